@@ -1,0 +1,57 @@
+# Two commands matter: `make run` serves the app, `make test` runs the whole suite.
+# Both build .venv first from the newest Python >= 3.12 they can find (pyenv's .python-version wins).
+
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test lint format bench browser clean
+
+run: $(STAMP)
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput -v 0
+	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) config.asgi:application
+
+test: $(TEST_STAMP) browser
+	$(PY) manage.py collectstatic --noinput -v 0
+	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+lint: $(TEST_STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+format: $(TEST_STAMP)
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+bench: $(TEST_STAMP)
+	$(PY) -m bench
+
+$(VENV)/bin/python:
+	@py=$$(for c in python3 python3.14 python3.13 python3.12 python; do \
+		command -v $$c >/dev/null 2>&1 && $$c -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null \
+		&& { echo $$c; break; }; done); \
+	test -n "$$py" || { echo "Python >= 3.12 is needed (python3.13 recommended)" >&2; exit 1; }; \
+	echo "Using $$($$py --version)"; $$py -m venv $(VENV)
+
+$(STAMP): $(VENV)/bin/python pyproject.toml
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	touch $@
+
+$(TEST_STAMP): $(STAMP)
+	$(PY) -m pip install -q -e '.[test]'
+	touch $@
+
+# Browser tests drive Debian's chromium; install it when we may (root with apt-get), never download one.
+browser:
+	@if [ ! -x /usr/bin/chromium ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi
+	@[ -x /usr/bin/chromium ] || echo "note: /usr/bin/chromium missing; browser tests will skip (install Debian's chromium)"
+
+clean:
+	rm -rf $(VENV) staticfiles db.sqlite3*

@@ -1,0 +1,59 @@
+"""The bench's few direct database steps, run as a subprocess with the server's environment.
+
+    python -m bench.djangoside rooms  < [{"width": 30, "height": 16, "mines": 99}, ...]
+    python -m bench.djangoside boards < ["<code>", ...]
+
+`rooms` makes rooms straight in the database, because the pages and the API create at most ten
+rooms a minute per address and the bench needs a hundred; every player still joins through the
+pages and plays with its session cookie. `boards` tells the load generator where the mines are
+(after the first reveal placed them), so its moves are always valid and never end a game.
+"""
+
+import json
+import os
+import sys
+
+
+def make_rooms(specs: list[dict[str, int]]) -> list[str]:
+    from games import services
+    from games.play import minesweeper
+
+    codes = []
+    for spec in specs:
+        settings = minesweeper.validate_settings(spec["width"], spec["height"], spec["mines"])
+        codes.append(services.create_room("minesweeper", settings, is_public=False).code)
+    return codes
+
+
+def boards(codes: list[str]) -> dict[str, dict[str, object]]:
+    from games.models import Room
+
+    found = {}
+    for room in Room.objects.filter(code__in=codes):
+        game = room.current_game()
+        state = game.state
+        found[room.code] = {
+            "width": state["width"],
+            "height": state["height"],
+            "version": game.version,
+            "mines": state["field"] or [],
+            "revealed": [cell for cells in state["revealed"].values() for cell in cells],
+            "flags": [cell for cells in state["flags"].values() for cell in cells],
+        }
+    return found
+
+
+def main() -> int:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    command = sys.argv[1]
+    data = json.load(sys.stdin)
+    result = make_rooms(data) if command == "rooms" else boards(data)
+    json.dump(result, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""Rendering cost per snapshot and per move fragment, in CPU time (so a busy machine barely moves
+it), through the kept cells (`games.rendering`) and plainly through the templates.
+
+    python -m bench.render            (run by `python -m bench` in a subprocess)
+
+Runs against a throwaway SQLite database; prints JSON.
+"""
+
+import json
+import os
+import sys
+import tempfile
+import time
+
+REPEATS = 30
+
+
+def cpu_ms(render, repeats: int = REPEATS) -> float:
+    render()  # warm: templates compiled, cells kept
+    started = time.process_time()
+    for _ in range(repeats):
+        render()
+    return round(1e3 * (time.process_time() - started) / repeats, 3)
+
+
+def measure() -> list[dict[str, object]]:
+    from games import services
+    from games.engine import minesweeper as engine
+    from games.messages import CellMove
+    from games.play import minesweeper
+
+    rows = []
+    for name, (width, height, mines) in {
+        "beginner": (9, 9, 10),
+        "expert": (30, 16, 99),
+        "custom 50x50": (50, 50, 500),
+    }.items():
+        room = services.create_room(
+            "minesweeper", minesweeper.validate_settings(width, height, mines)
+        )
+        player = services.join_room(room, "Ada")
+        services.play(room, player, CellMove("reveal", width // 2, height // 2))
+        game = room.current_game()
+        state = engine.from_dict(game.state)
+        hidden = next(c for c in range(width * height) if c not in state.revealed)
+        applied = minesweeper.apply(
+            game.state, CellMove("flag", hidden % width, hidden // width), 0, game.params
+        )
+        loss = minesweeper.apply(
+            game.state,
+            CellMove("reveal", *divmod(min(state.field.mines), width)[::-1]),
+            0,
+            game.params,
+        )
+        rows += board_rows(name, mines, room, game, player, applied, loss)
+    return rows
+
+
+def board_rows(name, mines, room, game, player, applied, loss) -> list[dict[str, object]]:
+    from games import rendering
+
+    rows = []
+    for label, render in (
+        ("snapshot", lambda: rendering.snapshot_html(room, game)),
+        ("flag fragment", lambda: rendering.move_html(room, game, applied, player)),
+        (f"loss fragment ({mines} mines)", lambda: rendering.move_html(room, game, loss, player)),
+    ):
+        rendering._verified.update(snapshot=True, move=True)
+        fast = cpu_ms(render)
+        rendering._verified.update(snapshot=False, move=False)
+        plain = cpu_ms(render, max(3, REPEATS // 5))
+        rows.append({"board": name, "what": label, "kept_cells_ms": fast, "plain_ms": plain})
+    return rows
+
+
+def main() -> int:
+    workdir = tempfile.mkdtemp(prefix="minesweeper-render-")
+    os.environ.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        SQLITE_PATH=os.path.join(workdir, "render.sqlite3"),
+        DEBUG="false",
+        SECRET_KEY="bench-only-" + "x" * 50,
+        SECURE_SSL_REDIRECT="false",
+        LOG_LEVEL="WARNING",
+    )
+    for key in ("DATABASE_URL", "REDIS_URL"):
+        os.environ.pop(key, None)
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+    from games import broadcast
+
+    broadcast.send = lambda room_id, html: None  # rendering only: nobody listens
+    json.dump(measure(), sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

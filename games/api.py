@@ -1,0 +1,278 @@
+"""The JSON API for bots and scripts: the same service layer as the browser, so moves made here
+appear live on every screen in the room. Schema and interactive docs at /api/docs."""
+
+import time
+from typing import Any, Literal
+
+from django.http import HttpRequest, HttpResponse
+from ninja import Field, NinjaAPI, Schema, Status
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.security import HttpBearer
+from pydantic import ConfigDict
+
+from . import autoplay, services
+from .messages import BadMessage, Command, parse_payload
+from .models import Player, Room
+from .play import rules_for
+from .play.common import Invalid, Refused, SettingsError
+from .play.minesweeper import NO_SAFE_CELL
+from .ratelimit import allow_room_creation
+from .state_views import board_rows, changed_summary
+
+api = NinjaAPI(
+    title="Minesweeper Live API",
+    version="1",
+    description=(
+        "Create rooms, join them and play moves. Moves go through the same service as the "
+        'browser, so everyone in the room sees them live. Errors are `{"error": "..."}`.'
+    ),
+    urls_namespace="api",
+)
+
+
+STRICT = ConfigDict(strict=True)
+"""JSON types as the schema says: `0.0` is not a boolean and `"3"` not a number (bots send JSON)."""
+
+
+class Error(Schema):
+    error: str
+
+
+class CreateRoom(Schema):
+    model_config = STRICT
+    game: Literal["minesweeper", "tictactoe"] = "minesweeper"
+    name: str = Field("Bot", min_length=1, max_length=24)
+    public: bool = False
+    # Minesweeper: a preset, or width, height and mines (at most width*height - 9).
+    preset: Literal["beginner", "intermediate", "expert"] | None = None
+    width: int | None = Field(None, ge=2, le=50)
+    height: int | None = Field(None, ge=2, le=50)
+    mines: int | None = Field(None, ge=1, le=2491)
+    mode: Literal["coop"] = "coop"
+    no_guess: bool = False
+    # Tic-tac-toe seats
+    x: Literal["human", "random", "perfect"] = "human"
+    o: Literal["human", "random", "perfect"] = "perfect"
+
+
+class Created(Schema):
+    code: str
+    url: str
+    player_token: str | None
+
+
+class Join(Schema):
+    model_config = STRICT
+    name: str = Field(min_length=1, max_length=24)
+
+
+class Joined(Schema):
+    player_token: str
+
+
+class PlayerOut(Schema):
+    name: str
+    seat: int
+    online: bool
+
+
+class RoomState(Schema):
+    game: str
+    number: int
+    status: str
+    version: int
+    width: int
+    height: int
+    mines_left: int | None = None
+    board: list[str]
+    players: list[PlayerOut]
+
+
+class MoveIn(Schema):
+    model_config = STRICT
+    action: str
+    x: int | None = None
+    y: int | None = None
+    cell: int | None = None
+
+
+class MoveOut(Schema):
+    version: int
+    status: str
+    changed: list[dict[str, Any]]
+
+
+class HintOut(Schema):
+    x: int
+    y: int
+
+
+class PlayerToken(HttpBearer):
+    def authenticate(self, request: HttpRequest, token: str) -> str | None:
+        return token or None
+
+
+def error(request: HttpRequest, message: str, status: int) -> HttpResponse:
+    return api.create_response(request, {"error": message}, status=status)
+
+
+@api.exception_handler(ValidationError)
+def invalid_body(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    first = exc.errors[0] if exc.errors else {}
+    where = ".".join(str(part) for part in first.get("loc", ()) if part not in ("body", "payload"))
+    return error(request, f"{where or 'body'}: {first.get('msg', 'invalid input')}", 400)
+
+
+@api.exception_handler(AuthenticationError)
+def no_token(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
+    return error(request, "Send your player token as 'Authorization: Bearer <token>'.", 401)
+
+
+@api.exception_handler(HttpError)
+def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    return error(request, str(exc), exc.status_code)
+
+
+def find_room(code: str) -> Room:
+    room = Room.objects.filter(code=code).first()
+    if room is None:
+        raise HttpError(404, "No room with that code.")
+    return room
+
+
+def room_settings(body: CreateRoom) -> dict[str, Any]:
+    rules = rules_for(body.game)
+    try:
+        if body.game == "tictactoe":
+            return rules.validate_settings(body.x, body.o)
+        size = rules.PRESETS.get(body.preset or "") or {
+            "width": body.width,
+            "height": body.height,
+            "mines": body.mines,
+        }
+        return rules.validate_settings(size["width"], size["height"], size["mines"], body.no_guess)
+    except SettingsError as exc:
+        raise HttpError(400, str(exc)) from None
+
+
+@api.post("/rooms", response={201: Created, 400: Error, 429: Error}, summary="Create a room")
+def create_room(request: HttpRequest, body: CreateRoom) -> Status:
+    """The creator takes the first seat that is a person (for tic-tac-toe: X if X is human, else O;
+    no seat when both are computers). At most 10 rooms a minute per client address (429)."""
+    if not allow_room_creation(request, time.time()):
+        raise HttpError(429, "Too many new rooms from your address: wait a minute.")
+    settings = room_settings(body)
+    try:
+        name = services.clean_nickname(body.name)
+    except services.NicknameError as exc:
+        raise HttpError(400, str(exc)) from None
+    room = services.create_room(body.game, settings, is_public=body.public)
+    token = None
+    if body.game == "minesweeper" or "human" in (body.x, body.o):
+        token = services.join_room(room, name).token
+    services.play_computer_turns(room)  # a computer holding X opens (two computers play it out)
+    url = request.build_absolute_uri(f"/r/{room.code}/")
+    return Status(201, {"code": room.code, "url": url, "player_token": token})
+
+
+@api.post(
+    "/rooms/{code}/join", response={200: Joined, 400: Error, 404: Error}, summary="Join a room"
+)
+def join_room(request: HttpRequest, code: str, body: Join) -> dict[str, str]:
+    room = find_room(code)
+    try:
+        return {"player_token": services.join_room(room, body.name).token}
+    except services.NicknameError as exc:
+        raise HttpError(400, str(exc)) from None
+
+
+@api.get("/rooms/{code}", response={200: RoomState, 404: Error}, summary="Read a room's game")
+def read_room(request: HttpRequest, code: str) -> dict[str, Any]:
+    """The board as text rows, as the terminal shows it: `#` hidden, `F` flag, `_` empty,
+    `1`-`8`, and after a loss `*` mine, `!` the exploded one, `X` a wrong flag. Tic-tac-toe rows
+    are three characters of `X`, `O` and `.`."""
+    room = find_room(code)
+    game = room.current_game()
+    rows, extra = board_rows(room.kind, game.state)
+    players = [
+        {"name": p.nickname, "seat": p.number, "online": p.online} for p in room.players.all()
+    ]
+    return {
+        "game": room.kind,
+        "number": game.number,
+        "status": game.status,
+        "version": game.version,
+        "board": rows,
+        "players": players,
+        **extra,
+    }
+
+
+@api.post(
+    "/rooms/{code}/moves",
+    auth=PlayerToken(),
+    response={200: MoveOut, 400: Error, 401: Error, 403: Error, 404: Error, 409: Error},
+    summary="Make a move",
+)
+def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
+    """Minesweeper: `{"action": "reveal"|"flag"|"chord", "x", "y"}`; tic-tac-toe:
+    `{"action": "mark", "cell": 0..8}`; either: `{"action": "new_game"}`. The host of a
+    Minesweeper room may send `{"action": "add_bot"}` or `{"action": "remove_bot"}`.
+    409 when the game's state refuses the move (game over, not your turn). In tic-tac-toe the
+    computer's reply is played before the answer and listed in `changed` after yours."""
+    room = find_room(code)
+    player = player_of(request, room)
+    try:
+        message = parse_payload(body.dict(exclude_none=True))
+        if isinstance(message, Command) and message.name in ("hint", "sync"):
+            raise BadMessage(
+                f'"{message.name}" is not a move here: ask for hints with POST '
+                "/api/rooms/<code>/hint, read the board with GET /api/rooms/<code>."
+            )
+        outcome = services.play(room, player, message)
+    except (BadMessage, Invalid) as exc:
+        raise HttpError(400, str(exc)) from None
+    except services.Forbidden as exc:
+        raise HttpError(403, str(exc)) from None
+    except Refused as exc:
+        raise HttpError(409, str(exc)) from None
+    changed = changed_summary(room.kind, outcome.applied)
+    for reply in services.play_computer_turns(room):  # tic-tac-toe only
+        changed += changed_summary(room.kind, reply.applied)
+    autoplay.wake(room, outcome.game)  # the Solver bot plays on live, if the room has it
+    game = room.current_game()
+    return {"version": game.version, "status": game.status, "changed": changed}
+
+
+@api.post(
+    "/rooms/{code}/hint",
+    auth=PlayerToken(),
+    response={200: HintOut, 400: Error, 401: Error, 403: Error, 404: Error, 409: Error},
+    summary="Ask for a hint",
+)
+def hint(request: HttpRequest, code: str) -> dict[str, int]:
+    """Minesweeper: `{"x", "y"}` of a hidden cell the public board proves safe (the revealed
+    numbers and the mine count; never flags). Everyone in the room sees it outlined and the
+    room's hint counter goes up. 409 when no cell can be proved safe (that still counts as a hint:
+    the room hears that a guess is needed) or when the game is over (not counted)."""
+    room = find_room(code)
+    player = player_of(request, room)
+    try:
+        outcome = services.ask_hint(room, player)
+    except Invalid as exc:
+        raise HttpError(400, str(exc)) from None
+    except services.Forbidden as exc:
+        raise HttpError(403, str(exc)) from None
+    except Refused as exc:
+        raise HttpError(409, str(exc)) from None
+    cell = outcome.applied.summary["hint"]
+    if cell is None:
+        raise HttpError(409, NO_SAFE_CELL)
+    return {"x": cell[0], "y": cell[1]}
+
+
+def player_of(request: HttpRequest, room: Room) -> Player:
+    player = services.find_player(room, request.auth)
+    if player is None:
+        raise HttpError(403, "That token is not a player in this room.")
+    return player

@@ -1,0 +1,105 @@
+"""Computer players, driven live from the websocket process: tic-tac-toe computers and the
+Minesweeper Solver bot.
+
+Whenever a computer may be due (a move or a new game through a socket, or a socket connecting),
+the consumer calls `schedule(room)`. One asyncio task per room and event loop then plays every
+computer move that falls due, each after a short pause, so people see the computer "think" and
+computer-against-computer rooms play themselves while anyone watches (and carry on after a restart,
+as soon as a socket reconnects).
+
+Every move goes through `services.computer_move(room, version)`, which does nothing unless the game
+is still at that version: drivers in several processes, or a rematch meanwhile, never play a move
+twice. The JSON API, which has no event loop to wait in, calls `services.play_computer_turns` for
+tic-tac-toe, and `wake` hands the Solver bot to the event loop its request thread serves.
+
+The Solver bot waits for a quiet moment: a person's move during its pause changes the version, so
+its move is dropped and the pause starts again. It plays when people stop for a second, never
+races them for a cell, and two drivers never double its pace. When nothing is provable it stops;
+the next move (through a socket or the API) schedules it again.
+"""
+
+import asyncio
+import contextvars
+import logging
+import os
+
+from asgiref.sync import SyncToAsync
+from channels.db import database_sync_to_async
+
+from . import services
+from .models import Game, Room
+
+log = logging.getLogger(__name__)
+
+DELAY = 0.5
+"""Seconds a tic-tac-toe computer "thinks" before its move appears (tests shorten it)."""
+SOLVER_DELAY = 1.0
+"""Seconds between the Solver bot's moves: about a person's pace, so people can follow and play
+along (tests shorten it)."""
+
+_tasks: dict[tuple[asyncio.AbstractEventLoop, int], asyncio.Task[None]] = {}
+_wanted: set[tuple[asyncio.AbstractEventLoop, int]] = set()
+
+
+def schedule(room: Room, game: Game | None = None) -> None:
+    """Make sure a driver looks at `room` soon; cheap to call after anything that may matter.
+
+    `game`, when the caller holds the game it just wrote. A Minesweeper room needs a driver only
+    with the Solver bot: its game's params say so, or else the room's settings (fresh when a
+    socket connects). That spares most rooms a query per move.
+    """
+    if room.kind == Room.Kind.MINESWEEPER:
+        settings = game.params if game is not None else room.settings
+        if not settings.get("bot"):
+            return
+    loop = asyncio.get_running_loop()
+    key = (loop, room.pk)
+    # Ask the running driver to look again even if it is about to stop: it re-checks after its
+    # last look, so a move committed meanwhile is never missed.
+    _wanted.add(key)
+    task = _tasks.get(key)
+    if task is None or task.done():
+        _tasks[key] = loop.create_task(_drive(room, key), name=f"autoplay-room-{room.pk}")
+
+
+def wake(room: Room, game: Game | None = None) -> None:
+    """`schedule` from a synchronous thread (the JSON API): on the event loop this thread works
+    for, when it serves one (Daphne); under WSGI and in scripts there is none, and nothing runs."""
+    local = SyncToAsync.threadlocal
+    loop = getattr(local, "main_event_loop", None)
+    if loop is None or getattr(local, "main_event_loop_pid", None) != os.getpid():
+        return
+    if loop.is_running():
+        # A fresh context: the request's would tie the driver's database calls to the request's
+        # executor, which is gone once the answer is sent.
+        loop.call_soon_threadsafe(schedule, room, game, context=contextvars.Context())
+
+
+async def _drive(room: Room, key: tuple[asyncio.AbstractEventLoop, int]) -> None:
+    try:
+        while key in _wanted:
+            _wanted.discard(key)
+            await _play_due_moves(room)
+    except Exception:
+        log.exception("computer player for room %s stopped", room.pk)
+    finally:
+        if _tasks.get(key) is asyncio.current_task():
+            del _tasks[key]
+        _wanted.discard(key)
+
+
+async def _play_due_moves(room: Room) -> None:
+    while True:
+        turn = await database_sync_to_async(services.computer_turn)(room)
+        if turn is None:
+            return
+        number, version = turn
+        await asyncio.sleep(SOLVER_DELAY if room.kind == Room.Kind.MINESWEEPER else DELAY)
+        await database_sync_to_async(services.computer_move)(room, version, game=number)
+
+
+def cancel_all() -> None:
+    """Stop this process's drivers (at shutdown). Nothing is lost: a move is only ever applied
+    whole, and the drivers of a restarted process resume as soon as sockets reconnect."""
+    for task in list(_tasks.values()):
+        task.cancel()

@@ -1,0 +1,174 @@
+"""The room websocket: parse a message, call the service, reply with an error to the sender alone.
+
+Group messages are already-rendered HTML (see `broadcast`); the handler only forwards them.
+"""
+
+import asyncio
+import logging
+import time
+from collections import Counter
+from collections.abc import Iterable
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from . import autoplay, broadcast, rendering, services, shutdown
+from .broadcast import LAYER_ERRORS
+from .messages import BadMessage, Command, Hover, parse_message
+from .models import Player, Room
+from .play.common import Invalid, Refused
+from .ratelimit import MESSAGES_BURST, MESSAGES_PER_SECOND, TokenBucket
+
+log = logging.getLogger(__name__)
+
+HOVER_INTERVAL = 0.1
+"""Pointer positions go out at most ten times a second per player; the last one always does."""
+ROOM_NOT_FOUND = 4404
+POLICY_VIOLATION = 1008
+TRY_AGAIN_LATER = 1013
+
+
+class RoomConsumer(AsyncWebsocketConsumer):
+    room: Room | None = None
+    player: Player | None = None
+    counted = False
+    """Whether this socket is in the presence counts (and must be taken out again)."""
+    pending_hover: Hover | None = None
+    hover_task: "asyncio.Task[None] | None" = None
+
+    async def __call__(self, scope, receive, send) -> None:
+        """The channel layer (Redis) can fail under an open socket or during its handshake.
+        Channels would then skip `disconnect` (the player stays "online" for ever) and Daphne log
+        a traceback per socket. Instead: one line, the presence count undone, and a close htmx
+        retries: a refused handshake before accept, 1013 (try again later) after."""
+        try:
+            await super().__call__(scope, receive, send)
+        except LAYER_ERRORS as error:
+            log.warning("room socket closed, channel layer unavailable: %s", error)
+            self._cancel_hover()
+            await forget_presence([self])
+            await send({"type": "websocket.close", "code": TRY_AGAIN_LATER})
+
+    async def connect(self) -> None:
+        code = self.scope["url_route"]["kwargs"]["code"]
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        watching = query.get("watch") == ["1"]
+        self.room, self.player = await database_sync_to_async(self._enter)(code, watching)
+        if self.room is None:
+            await self.close(code=ROOM_NOT_FOUND)
+            return
+        self.group = broadcast.group_name(self.room.pk)
+        self.last_hover = 0.0
+        self.bucket = TokenBucket.full(MESSAGES_BURST, MESSAGES_PER_SECOND, time.monotonic())
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        shutdown.track(self)
+        await self.send(text_data=await database_sync_to_async(broadcast.snapshot_html)(self.room))
+        await self._presence(+1)
+        autoplay.schedule(self.room)  # a computer may be due: resume after a restart, or start
+
+    def _enter(self, code: str, watching: bool) -> tuple[Room | None, Player | None]:
+        room = Room.objects.filter(code=code).first()
+        if room is None or watching:
+            return room, None
+        tokens = self.scope.get("session", {}).get("players", {})
+        return room, services.find_player(room, tokens.get(code))
+
+    async def disconnect(self, close_code: int) -> None:
+        shutdown.forget(self)
+        self._cancel_hover()
+        if self.room is None:
+            return
+        try:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+        finally:
+            if self.counted:
+                self.counted = False  # before the await: `forget_presence` may run meanwhile
+                await self._presence(-1)
+
+    async def _presence(self, delta: int) -> None:
+        roster = await database_sync_to_async(services.presence_changed)(
+            self.room, self.player, delta
+        )
+        if delta > 0:
+            self.counted = True
+        await self.channel_layer.group_send(self.group, {"type": "room.html", "html": roster})
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if not self.bucket.allow(time.monotonic()):
+            log.warning("closing a flooding socket in room %s", self.room.pk)
+            await self.close(code=POLICY_VIOLATION)
+            return
+        try:
+            message = parse_message(text_data)
+            if isinstance(message, Hover):
+                await self._hover(message)
+            elif isinstance(message, Command) and message.name == "sync":
+                await self.send(
+                    text_data=await database_sync_to_async(broadcast.snapshot_html)(self.room)
+                )
+            else:
+                outcome = await database_sync_to_async(services.play)(
+                    self.room, self.player, message
+                )
+                # The computer's reply, its opening after a rematch, or the Solver bot going on.
+                autoplay.schedule(self.room, outcome.game)
+        except (BadMessage, Invalid, Refused, services.Forbidden) as error:
+            await self.send(text_data=rendering.error_html(str(error)))
+
+    async def _hover(self, hover: Hover) -> None:
+        """Throttled with a trailing send: a position arriving within the interval waits for
+        its end, replacing any still waiting, so the cell the pointer rests on always goes out."""
+        if self.player is None:
+            return
+        self.pending_hover = hover
+        if self.hover_task is not None:
+            return  # the waiting send takes the newest position
+        wait = self.last_hover + HOVER_INTERVAL - time.monotonic()
+        if wait <= 0:
+            await self._send_hover()
+        else:
+            self.hover_task = asyncio.create_task(self._trailing_hover(wait))
+
+    async def _trailing_hover(self, wait: float) -> None:
+        await asyncio.sleep(wait)
+        self.hover_task = None
+        try:
+            await self._send_hover()
+        except LAYER_ERRORS as error:
+            log.warning("pointer position not sent, channel layer unavailable: %s", error)
+
+    async def _send_hover(self) -> None:
+        hover, self.pending_hover = self.pending_hover, None
+        if hover is None:
+            return
+        self.last_hover = time.monotonic()
+        html = rendering.cursor_html(self.player, hover.x, hover.y)
+        await self.channel_layer.group_send(self.group, {"type": "room.html", "html": html})
+
+    def _cancel_hover(self) -> None:
+        if self.hover_task is not None:
+            self.hover_task.cancel()
+            self.hover_task = None
+
+    async def room_html(self, event: dict[str, str]) -> None:
+        await self.send(text_data=event["html"])
+
+
+async def forget_presence(consumers: Iterable[RoomConsumer]) -> None:
+    """Take these sockets out of the presence counts at once, where their disconnect handler will
+    not run: their process is stopping (Daphne cancels the consumers first, see `shutdown`), or
+    their channel layer failed under them."""
+    players: Counter[int] = Counter()
+    spectators: Counter[int] = Counter()
+    for consumer in consumers:
+        if not consumer.counted:
+            continue
+        consumer.counted = False
+        if consumer.player is None:
+            spectators[consumer.room.pk] += 1
+        else:
+            players[consumer.player.pk] += 1
+    if players or spectators:
+        await database_sync_to_async(services.sockets_closed)(dict(players), dict(spectators))

@@ -1,0 +1,99 @@
+"""Client messages parsed once, at the edge, into small values (or a clear error).
+
+Browsers send form fields through htmx's websocket extension, so numbers may arrive as strings and
+a `HEADERS` object rides along; bots send plain JSON. Both end up as the same values here.
+"""
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+MAX_MESSAGE_BYTES = 8 * 1024
+CELL_ACTIONS = ("reveal", "flag", "chord")
+COMMANDS = ("new_game", "sync", "hint", "add_bot", "remove_bot")
+"""Messages that are not moves: `hint` asks for a provably safe cell (Minesweeper), `add_bot` and
+`remove_bot` seat or unseat the Solver bot (the host only)."""
+ACTIONS_HELP = "use reveal, flag, chord, mark, hint, add_bot, remove_bot, new_game or sync"
+
+
+class BadMessage(ValueError):
+    """The message is not one the room understands; the text is shown to its sender."""
+
+
+@dataclass(frozen=True, slots=True)
+class CellMove:
+    """A Minesweeper move on (x, y)."""
+
+    action: str
+    x: int
+    y: int
+
+
+@dataclass(frozen=True, slots=True)
+class SquareMove:
+    """A tic-tac-toe mark on square 0..8."""
+
+    cell: int
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """`new_game` may name the game it replaces, so two players clicking at once start one game;
+    `hint`, `add_bot`, `remove_bot` and `sync` carry nothing."""
+
+    name: str
+    game: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hover:
+    """Where a player's pointer rests: presence, never stored, never part of the game."""
+
+    x: int
+    y: int
+
+
+Message = CellMove | SquareMove | Command | Hover
+
+
+def parse_message(text: str | bytes | None) -> Message:
+    if text is None:
+        raise BadMessage("Send text frames containing JSON.")
+    if len(text) > MAX_MESSAGE_BYTES:
+        raise BadMessage(f"Message too large: the limit is {MAX_MESSAGE_BYTES} bytes.")
+    try:
+        data = json.loads(text)
+    except (ValueError, UnicodeDecodeError):
+        raise BadMessage("Message is not valid JSON.") from None
+    if not isinstance(data, dict):
+        raise BadMessage('Message must be a JSON object with an "action".')
+    return parse_payload(data)
+
+
+def parse_payload(data: dict[str, Any]) -> Message:
+    """A decoded JSON object (from a socket or the API) as a message value."""
+    action = data.get("action")
+    if not isinstance(action, str) or not action:
+        raise BadMessage(f'Missing "action": {ACTIONS_HELP}.')
+    if action in CELL_ACTIONS:
+        return CellMove(action, whole_number(data, "x"), whole_number(data, "y"))
+    if action == "hover":
+        return Hover(whole_number(data, "x"), whole_number(data, "y"))
+    if action == "mark":
+        return SquareMove(whole_number(data, "cell"))
+    if action in COMMANDS:
+        game = whole_number(data, "game") if data.get("game") not in (None, "") else None
+        return Command(action, game)
+    raise BadMessage(f"Unknown action {action[:40]!r}: {ACTIONS_HELP}.")
+
+
+def whole_number(data: dict[str, Any], key: str) -> int:
+    """An integer field; digit strings count (form fields arrive as text), anything else not."""
+    value = data.get(key)
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) <= 12:
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if value is None:
+        raise BadMessage(f'Missing "{key}": it must be a whole number.')
+    raise BadMessage(f'"{key}" must be a whole number, got {str(value)[:40]!r}.')

@@ -1,0 +1,148 @@
+"""Rooms, the people in them, their games and the move log each game replays from.
+
+A game's `state` is the engine's JSON form; the move log is the source of truth it can be rebuilt
+from (`seed` + moves), and `version` counts the moves so clients can spot a missed message.
+"""
+
+import secrets
+
+from django.db import models
+from django.db.models import Q
+
+from .palette import PALETTE_SIZE
+
+MAX_NICKNAME = 24
+
+
+def new_room_code() -> str:
+    """Unguessable: 16 random bytes, so a private room is as private as its link."""
+    return secrets.token_urlsafe(16)
+
+
+def new_player_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class Room(models.Model):
+    class Kind(models.TextChoices):
+        MINESWEEPER = "minesweeper", "Minesweeper"
+        TICTACTOE = "tictactoe", "Tic-tac-toe"
+
+    code = models.CharField(max_length=43, unique=True, default=new_room_code, editable=False)
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.MINESWEEPER)
+    settings = models.JSONField(default=dict, help_text="Parameters every new game starts from.")
+    is_public = models.BooleanField(default=True)
+    host = models.ForeignKey(
+        "Player", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    hints_used = models.PositiveIntegerField(default=0)
+    spectators = models.PositiveIntegerField(
+        default=0, help_text="Open spectator sockets, across every server process."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} room {self.code}"
+
+    def current_game(self) -> "Game":
+        return self.games.order_by("-number").first()
+
+
+class Player(models.Model):
+    class Role(models.TextChoices):
+        PLAYER = "player", "Player"
+        SPECTATOR = "spectator", "Spectator"
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="players")
+    number = models.PositiveIntegerField(help_text="Seat number; the engine's player id.")
+    nickname = models.CharField(max_length=MAX_NICKNAME)
+    colour = models.PositiveSmallIntegerField(default=0)
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.PLAYER)
+    token = models.CharField(max_length=40, unique=True, default=new_player_token, editable=False)
+    connections = models.PositiveIntegerField(
+        default=0, help_text="Open sockets; the player is online while this is above zero."
+    )
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [
+            models.UniqueConstraint(fields=["room", "number"], name="unique_seat_per_room"),
+            models.CheckConstraint(condition=Q(colour__lt=PALETTE_SIZE), name="colour_in_palette"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.nickname} in {self.room.code}"
+
+    @property
+    def online(self) -> bool:
+        return self.connections > 0
+
+    @property
+    def is_spectator(self) -> bool:
+        return self.role == self.Role.SPECTATOR
+
+
+class Game(models.Model):
+    class Status(models.TextChoices):
+        PLAYING = "playing", "Playing"
+        WON = "won", "Won"
+        LOST = "lost", "Lost"
+        DRAW = "draw", "Draw"
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="games")
+    number = models.PositiveIntegerField()
+    params = models.JSONField(default=dict)
+    seed = models.BigIntegerField()
+    state = models.JSONField()
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PLAYING)
+    version = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["room", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["room", "number"], name="unique_game_number_per_room"),
+        ]
+
+    def __str__(self) -> str:
+        return f"game {self.number} of {self.room.code} ({self.status})"
+
+    @property
+    def is_over(self) -> bool:
+        return self.status != self.Status.PLAYING
+
+    @property
+    def duration_seconds(self) -> int | None:
+        if self.started_at is None or self.finished_at is None:
+            return None
+        return int((self.finished_at - self.started_at).total_seconds())
+
+
+class Move(models.Model):
+    """One accepted move; `seq` equals the game's version right after it."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    seq = models.PositiveIntegerField()
+    player = models.ForeignKey(Player, null=True, on_delete=models.SET_NULL, related_name="+")
+    seat = models.PositiveIntegerField(help_text="The engine's player id, kept if the row goes.")
+    action = models.CharField(max_length=8)
+    x = models.IntegerField(null=True, blank=True)
+    y = models.IntegerField(null=True, blank=True)
+    cell = models.IntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seq"], name="unique_move_seq_per_game"),
+            models.CheckConstraint(condition=Q(seq__gt=0), name="move_seq_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.seq} {self.action} by seat {self.seat}"

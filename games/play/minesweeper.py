@@ -1,0 +1,171 @@
+"""Minesweeper rooms: validated settings, engine moves, the changed-cell summary, hints and the
+Solver bot.
+
+Hints and the bot see only what every player sees: the revealed numbers and the total mine count.
+Never the mine layout (that would leak it), and never flags (a player's flag can be wrong, and a
+proof built on a wrong flag is wrong).
+"""
+
+from dataclasses import replace
+from typing import Any
+
+from games.engine import minesweeper as engine
+from games.engine import solver
+from games.engine.errors import EngineError, GameOverError, GenerationError
+
+from ..messages import CellMove, Message
+from .common import COMPUTER_SEAT as COMPUTER_SEAT  # services log the bot's moves with it
+from .common import Applied, Invalid, Refused, SettingsError
+
+MAX_WIDTH = 50
+MAX_HEIGHT = 50
+"""Rooms render every cell in the page, so they stop well below the engine's 1000x1000."""
+NO_GUESS_MAX_DENSITY = 0.25
+"""Above about a quarter mines, no-guess boards get rare and generation would give up."""
+
+PRESETS = {
+    name: {"width": c.width, "height": c.height, "mines": c.mines}
+    for name, c in engine.PRESETS.items()
+}
+
+
+def validate_settings(width: Any, height: Any, mines: Any, no_guess: Any = False) -> dict[str, Any]:
+    """Room settings within the limits, or a SettingsError that says what is allowed."""
+    for name, value, limit in (("Width", width, MAX_WIDTH), ("Height", height, MAX_HEIGHT)):
+        if not isinstance(value, int) or isinstance(value, bool) or not 2 <= value <= limit:
+            raise SettingsError(f"{name} must be a whole number from 2 to {limit}.")
+    most = engine.max_mines(width, height)
+    if not isinstance(mines, int) or isinstance(mines, bool) or not 1 <= mines <= most:
+        raise SettingsError(
+            f"A {width}×{height} board takes 1 to {most} mines "
+            "(the first click and its neighbours are always clear)."
+        )
+    if not isinstance(no_guess, bool):
+        raise SettingsError("no_guess must be true or false.")
+    if no_guess and mines > NO_GUESS_MAX_DENSITY * width * height:
+        raise SettingsError(
+            f"No-guess boards allow at most {int(NO_GUESS_MAX_DENSITY * 100)}% mines: "
+            f"{int(NO_GUESS_MAX_DENSITY * width * height)} on {width}×{height}."
+        )
+    return {"width": width, "height": height, "mines": mines, "no_guess": no_guess}
+
+
+def config(settings: dict[str, Any]) -> engine.Config:
+    return engine.Config(
+        settings["width"], settings["height"], settings["mines"], settings.get("no_guess", False)
+    )
+
+
+def game_params(settings: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
+    """Every game of a room plays the room's settings."""
+    return settings
+
+
+def initial_state(settings: dict[str, Any], seed: int) -> dict[str, Any]:
+    return engine.to_dict(engine.new_game(config(settings), seed))
+
+
+def load(state: dict[str, Any]) -> engine.GameState:
+    return engine.from_dict(state)
+
+
+def apply(
+    state: dict[str, Any], message: Message, seat: int, params: dict[str, Any] | None = None
+) -> Applied:
+    if not isinstance(message, CellMove):
+        raise Invalid("This is a Minesweeper room: send reveal, flag or chord with x and y.")
+    game = engine.from_dict(state)
+    move = engine.Move(engine.Action(message.action), message.x, message.y, seat)
+    try:
+        new, events = engine.apply_move(game, move)
+    except GameOverError as error:
+        raise Refused(f"The game is over ({game.status.value}). Start a new game.") from error
+    except GenerationError as error:  # no-guess generation gave up
+        raise Refused(str(error)) from error
+    except EngineError as error:
+        raise Invalid(str(error).capitalize() + ".") from error
+    if not events:
+        return Applied(state, game.status.value, ())
+    revealed = sum(len(e.cells) for e in events if isinstance(e, engine.CellsRevealed))
+    summary = {"revealed": revealed, "first": game.field is None and new.field is not None}
+    return Applied(engine.to_dict(new), new.status.value, events, summary)
+
+
+# Hints and the Solver bot ------------------------------------------------------------------------
+
+BOT_NAME = "Solver bot"
+NO_SAFE_CELL = "No cell can be proved safe: this one is a guess."
+
+
+def has_bot(params: dict[str, Any]) -> bool:
+    """Whether the Solver bot plays this game (or, given the room's settings, the room's games)."""
+    return bool(params.get("bot"))
+
+
+def _clues(game: engine.GameState) -> dict[int, int]:
+    """The public board as the solver takes it: every revealed cell's number."""
+    assert game.field is not None
+    return {cell: game.field.counts[cell] for cell in game.revealed}
+
+
+def _centre(game: engine.GameState) -> int:
+    """Before the first reveal every cell is safe (mines are placed around it): take the middle."""
+    return game.grid.index(game.config.width // 2, game.config.height // 2)
+
+
+def hint(state: dict[str, Any]) -> tuple[int, int] | None:
+    """(x, y) of a hidden cell the public board proves safe (`solver.hint`), or None.
+
+    A hint is not a move: it changes no cell, so it stays out of the engine's state and the move
+    log, and replaying a game gives the same board with or without it. Only the room's counter
+    (`Room.hints_used`) remembers it. The cell may carry a (wrong) flag: flags are not evidence.
+    """
+    game = engine.from_dict(state)
+    if game.is_over:
+        raise Refused(f"The game is over ({game.status.value}). Start a new game.")
+    if game.field is None:
+        cell: int | None = _centre(game)
+    else:
+        cell = solver.hint(game.grid, _clues(game), frozenset(), game.config.mines)
+    return None if cell is None else game.grid.xy(cell)
+
+
+def bot_cell(game: engine.GameState) -> int | None:
+    """The Solver bot's next cell: the lowest one the public board proves safe, or None.
+
+    Flagged cells are skipped: revealing a flag does nothing, and lifting a person's flag (even a
+    wrong one) is theirs to do. With no flags this is exactly `solver.hint` on the public board.
+    """
+    if game.is_over:
+        return None
+    if game.field is None:
+        return _centre(game)
+    safe = solver.deduce(game.grid, _clues(game), frozenset(), game.config.mines).safe
+    unflagged = safe.difference(game.flags)
+    return min(unflagged) if unflagged else None
+
+
+def computer_to_move(state: dict[str, Any], params: dict[str, Any]) -> int | None:
+    """The cell the Solver bot would open now, or None: no bot, game over, or it would guess."""
+    if not has_bot(params):
+        return None
+    return bot_cell(engine.from_dict(state))
+
+
+def computer_move(
+    state: dict[str, Any], params: dict[str, Any], seed: int, version: int
+) -> tuple[CellMove, Applied] | None:
+    """The Solver bot's reveal, when it has a provably safe cell, else None.
+
+    It depends on the public board alone (`seed` and `version` are unused; the signature is the
+    one every kind's computer shares). The summary says `stuck` when the bot has nothing left to
+    prove after this move, so the room hears it once, with the move, not on every later look.
+    """
+    cell = computer_to_move(state, params)
+    if cell is None:
+        return None
+    x, y = engine.from_dict(state).grid.xy(cell)
+    message = CellMove("reveal", x, y)
+    applied = apply(state, message, COMPUTER_SEAT)
+    stuck = applied.status == "playing" and bot_cell(engine.from_dict(applied.state)) is None
+    return message, replace(applied, summary={**applied.summary, "stuck": stuck})

@@ -1,0 +1,299 @@
+"""HTML for Minesweeper rooms: the page and the websocket fragments share the same partials.
+
+Fragments are rendered once per move and sent to everyone in the room, so nothing here depends
+on who is looking; what differs per viewer (errors, the nickname form) is rendered elsewhere.
+
+Cells are the bulk of a snapshot (480 on an expert board) and of a cascade, and running the
+`cell` partial for each costs about 40 µs, so a snapshot took 20 ms of the thread every database
+call shares. A cell's markup depends only on (x, y, state, count), so each is rendered once by
+the same partial and kept; snapshots and moves render their template with no cells, then place the
+kept cells where the template's loop would have put them. The first snapshot and move of each
+process are also rendered the plain way and compared: if a template change ever makes them
+differ, this process logs it and renders everything the plain way.
+"""
+
+import logging
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.template.loader import render_to_string
+
+from games.engine import minesweeper as engine
+
+from .models import Game, Player, Room
+from .play import minesweeper as rules
+from .play.common import COMPUTER_SEAT, Applied
+
+TEMPLATE = "games/minesweeper.html"
+CELL_CACHE_LIMIT = 100_000
+"""Distinct cells kept: a 50x50 board has 2,500 positions in at most 15 looks (with and without
+hx-swap-oob); about 20 MB at most, and cleared whole when full."""
+
+log = logging.getLogger(__name__)
+_cells: dict[tuple[int, int, engine.CellState, int | None, bool], str] = {}
+_verified: dict[str, bool] = {}
+
+_LABELS = {
+    engine.CellState.HIDDEN: "hidden",
+    engine.CellState.FLAGGED: "flagged",
+    engine.CellState.MINE: "mine",
+    engine.CellState.EXPLODED: "exploded mine",
+    engine.CellState.WRONG_FLAG: "wrong flag, no mine",
+}
+
+
+def cell(
+    x: int, y: int, shown: engine.CellState, count: int | None, hint: bool = False
+) -> dict[str, Any]:
+    if shown is engine.CellState.REVEALED:
+        label = f"{count} adjacent mine{'s' if count != 1 else ''}" if count else "empty"
+    else:
+        label = _LABELS[shown]
+    return {
+        "x": x,
+        "y": y,
+        "state": shown.value,
+        "count": count,
+        "hint": hint,
+        "label": f"row {y + 1}, column {x + 1}, {label}" + (", hint: safe" if hint else ""),
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class BotSeat:
+    """The Solver bot where the templates expect a `Player`: roster, banner, narration."""
+
+    nickname: str = rules.BOT_NAME
+    colour: str = "bot"
+    number: int = COMPUTER_SEAT
+    online: bool = True
+    pk: None = None
+    is_bot: bool = True
+
+
+BOT = BotSeat()
+BOT_STUCK = f"{rules.BOT_NAME} is stuck: a guess is needed."
+
+
+def cell_html(x: int, y: int, shown: engine.CellState, count: int | None, oob: bool) -> str:
+    """The `cell` partial for this cell, rendered once per process and then kept."""
+    key = (x, y, shown, count, oob)
+    html = _cells.get(key)
+    if html is None:
+        if len(_cells) >= CELL_CACHE_LIMIT:
+            _cells.clear()
+        html = render_to_string(f"{TEMPLATE}#cell", {"c": cell(x, y, shown, count), "oob": oob})
+        _cells[key] = html
+    return html
+
+
+def _fill(html: str, marker: str, closed: bool, cells: Iterable[str]) -> str | None:
+    """`cells` placed inside (closed=False) or right after (closed=True) the empty element that
+    starts with `marker`, where the template's cell loop would have put them."""
+    start = html.find(marker)
+    if start < 0:
+        return None
+    end = html.find(">", start) + 1
+    if not html.startswith("</div>", end):
+        return None
+    at = end + 6 if closed else end
+    return html[:at] + "".join(cells) + html[at:]
+
+
+def _checked(kind: str, fast: str | None, plain: Callable[[], str]) -> str:
+    """The fast rendering, once it has matched the plain one in this process."""
+    trusted = _verified.get(kind)
+    if trusted is None:
+        slow = plain()
+        trusted = _verified[kind] = fast == slow
+        if not trusted:
+            log.warning("fast %s rendering differs from the template; rendering it plainly", kind)
+        return slow
+    return fast if trusted and fast is not None else plain()
+
+
+def board_rows(state: engine.GameState) -> list[list[dict[str, Any]]]:
+    return [
+        [cell(x, y, *shown) for x, shown in enumerate(row)]
+        for y, row in enumerate(engine.public_board(state))
+    ]
+
+
+def roster(room: Room, state: engine.GameState | None, bot: bool = False) -> dict[str, Any]:
+    """Players with their share of the board (the Solver bot last, when it plays), and the
+    spectator count."""
+    shares = Counter(state.revealed.values()) if state is not None else Counter()
+    # All seats, filtered here: one query whose cost is mostly the ORM building it, and a
+    # second filter added a third to that.
+    players = [
+        {"player": player, "revealed": shares.get(player.number, 0)}
+        for player in room.players.all()
+        if player.role == Player.Role.PLAYER
+    ]
+    if bot:
+        players.append(
+            {"player": BOT, "revealed": shares.get(COMPUTER_SEAT, 0), "doing": _bot_doing(state)}
+        )
+    return {"roster": players, "spectators": room.spectators, "bot": bot}
+
+
+def _bot_doing(state: engine.GameState | None) -> str:
+    """What the roster says the bot is up to: solving, or stuck until someone guesses."""
+    if state is None or state.is_over:
+        return "done"
+    return "stuck" if rules.bot_cell(state) is None else "solving"
+
+
+def game_context(room: Room, game: Game) -> dict[str, Any]:
+    """Everything the room page and a snapshot show."""
+    state = engine.from_dict(game.state)
+    return {**_around_board(room, game, state), "rows": board_rows(state)}
+
+
+def _around_board(room: Room, game: Game, state: engine.GameState) -> dict[str, Any]:
+    return {
+        "room": room,
+        "game": game,
+        "state": state,
+        "width": state.config.width,
+        "mines_left": state.mines_left,
+        "ended_by": _player(room, state.ended_by),
+        **roster(room, state, rules.has_bot(game.params)),
+        **banner(room, game, state),
+    }
+
+
+def banner(room: Room, game: Game, state: engine.GameState) -> dict[str, Any]:
+    if not state.is_over:
+        return {}
+    shares = Counter(state.revealed.values())
+    total = sum(shares.values()) or 1
+    players: dict[int, Player | BotSeat] = {p.number: p for p in room.players.all()}
+    players[COMPUTER_SEAT] = BOT
+    split = [
+        {"player": players.get(seat), "percent": round(100 * n / total)}
+        for seat, n in shares.most_common()
+    ]
+    return {"split": split}
+
+
+def _player(room: Room, seat: int | None) -> Player | None:
+    if seat is None:
+        return None
+    return room.players.filter(number=seat).first()
+
+
+def snapshot_html(room: Room, game: Game) -> str:
+    state = engine.from_dict(game.state)
+    context = {**_around_board(room, game, state), "rows": ()}
+    fast = _fill(
+        render_to_string(f"{TEMPLATE}#snapshot", context),
+        '<div id="board"',
+        False,
+        (
+            cell_html(x, y, shown, count, True)
+            for y, row in enumerate(engine.public_board(state))
+            for x, (shown, count) in enumerate(row)
+        ),
+    )
+
+    def plain() -> str:
+        return render_to_string(f"{TEMPLATE}#snapshot", {**context, "rows": board_rows(state)})
+
+    return _checked("snapshot", fast, plain)
+
+
+def move_html(room: Room, game: Game, applied: Applied, mover: Player | None) -> str:
+    """Only what the move changed: the cells, the counters, and the banner when it ends."""
+    state = engine.from_dict(applied.state)
+    changes = list(engine.changed_cells(state.grid, applied.events))
+    context = {
+        "room": room,
+        "game": game,
+        "state": state,
+        "cells": (),
+        "mines_left": state.mines_left,
+        "narration": narrate(mover, applied, state),
+        "ended_by": mover if state.is_over else None,
+        **roster(room, state, rules.has_bot(game.params)),
+        **banner(room, game, state),
+    }
+    fast = _fill(
+        render_to_string(f"{TEMPLATE}#move", context),
+        '<div id="game-meta"',
+        True,
+        (cell_html(c.x, c.y, c.state, c.count, True) for c in changes),
+    )
+
+    def plain() -> str:
+        cells = [cell(c.x, c.y, c.state, c.count) for c in changes]
+        return render_to_string(f"{TEMPLATE}#move", {**context, "cells": cells})
+
+    return _checked("move", fast, plain)
+
+
+def narrate(mover: Player | None, applied: Applied, state: engine.GameState) -> str:
+    """One line for screen readers and the activity line; `mover` is None for the Solver bot."""
+    name = mover.nickname if mover is not None else rules.BOT_NAME
+    if state.status is engine.Status.LOST:
+        return f"{name} hit a mine. Game over."
+    if state.status is engine.Status.WON:
+        return f"{name} cleared the board. You win!"
+    revealed = applied.summary.get("revealed", 0)
+    if revealed:
+        line = f"{name} revealed {revealed} cell{'s' if revealed != 1 else ''}."
+        return f"{line} {BOT_STUCK}" if applied.summary.get("stuck") else line
+    flag = next((e for e in applied.events if isinstance(e, engine.CellChange)), None)
+    if flag is not None and flag.state is engine.CellState.FLAGGED:
+        return f"{name} flagged row {flag.y + 1}, column {flag.x + 1}."
+    if flag is not None:
+        return f"{name} removed a flag."
+    return f"{name} moved."
+
+
+def roster_html(room: Room, game: Game) -> str:
+    state = engine.from_dict(game.state) if room.kind == Room.Kind.MINESWEEPER else None
+    context = {"room": room, "oob": True, **roster(room, state, rules.has_bot(game.params))}
+    return render_to_string(f"{TEMPLATE}#roster", context)
+
+
+def hint_html(room: Room, game: Game, asker: str, at: tuple[int, int] | None) -> str:
+    """The hinted cell outlined (`data-hint="true"`), who asked, and the room's hint counter.
+
+    Rendered from the board as it is now, after the commit: a cell revealed since the hint is
+    left alone. No `#game-meta`: a hint is not a move, so it has no version of its own, and the
+    highlight goes away by itself when the cell is next re-rendered (revealed, or a snapshot).
+    """
+    state = engine.from_dict(game.state)
+    cells = []
+    if at is None:
+        narration = f"{asker} asked for a hint. {rules.NO_SAFE_CELL}"
+    else:
+        x, y = at
+        narration = f"{asker} asked for a hint: row {y + 1}, column {x + 1} is safe."
+        shown, count = state.cell_state(state.grid.index(x, y))
+        if not state.is_over and shown is not engine.CellState.REVEALED:
+            cells.append(cell(x, y, shown, count, hint=True))
+    context = {"room": room, "game": game, "cells": cells, "narration": narration}
+    return render_to_string(f"{TEMPLATE}#hint", context)
+
+
+def bot_html(room: Room, game: Game, host: str, on: bool, stuck: bool) -> str:
+    """The roster with (or without) the Solver bot, and a line saying who changed it."""
+    state = engine.from_dict(game.state)
+    if on:
+        narration = f"{host} added the {rules.BOT_NAME}." + (f" {BOT_STUCK}" if stuck else "")
+    else:
+        narration = f"{host} removed the {rules.BOT_NAME}."
+    context = {"room": room, "narration": narration, **roster(room, state, on)}
+    return render_to_string(f"{TEMPLATE}#bot", context)
+
+
+def error_html(message: str) -> str:
+    return render_to_string("games/partials.html#error", {"error": message, "oob": True})
+
+
+def cursor_html(player: Player, x: int, y: int) -> str:
+    return render_to_string("games/partials.html#cursor", {"player": player, "x": x, "y": y})

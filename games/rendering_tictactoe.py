@@ -1,0 +1,218 @@
+"""HTML for tic-tac-toe rooms: the page and the websocket fragments share the same partials.
+
+Fragments go to everyone in the room, so nothing here depends on who is looking. What differs per
+viewer ("Your turn", "You win!", which squares you may click) rides along as data attributes
+(`data-you`, the seats in `#game-meta`) that `tictactoe.js` applies in the browser.
+"""
+
+import json
+from collections import Counter
+from typing import Any
+
+from django.template.loader import render_to_string
+
+from games.engine import tictactoe as engine
+
+from .models import Game, Player, Room
+from .play import tictactoe as rules
+from .play.common import Applied
+
+TEMPLATE = "games/tictactoe.html"
+
+CELL = 100
+"""Each square is 100 units of the strike line's viewBox (300 x 300)."""
+
+
+def square(board: engine.State, n: int, fresh: bool = False) -> dict[str, Any]:
+    mark = board.squares[n]
+    win = board.winning_line is not None and n in board.winning_line
+    what = "empty" if mark is None else mark.value
+    label = f"square {n + 1}, {what}" + (", winning line" if win else "")
+    return {
+        "n": n,
+        "mark": "" if mark is None else mark.value,
+        "win": win,
+        "label": label,
+        "fresh": fresh,
+    }
+
+
+def strike(board: engine.State) -> dict[str, int] | None:
+    """The line drawn through a win, from beyond its first square to beyond its last."""
+    if board.winning_line is None:
+        return None
+    first, _, last = board.winning_line
+    (x1, y1), (x2, y2) = _centre(first), _centre(last)
+    dx, dy = (x2 - x1) // 5, (y2 - y1) // 5  # reach a little past the centres
+    return {"x1": x1 - dx, "y1": y1 - dy, "x2": x2 + dx, "y2": y2 + dy}
+
+
+def _centre(n: int) -> tuple[int, int]:
+    return (n % 3) * CELL + CELL // 2, (n // 3) * CELL + CELL // 2
+
+
+def people(room: Room) -> dict[int, Player]:
+    return {p.number: p for p in room.players.filter(role=Player.Role.PLAYER)}
+
+
+def side_view(side: rules.Side, seated: dict[int, Player], both_computers: bool) -> dict[str, Any]:
+    """One side as the page names it: the person's nickname, or which computer."""
+    player = seated.get(side.seat) if side.seat is not None else None
+    if side.is_computer:
+        short = f"Computer {side.entrant}" if both_computers else "Computer"
+        name = f"{short} ({side.player})"
+    else:
+        name = short = player.nickname if player is not None else "Open seat"
+    return {
+        "mark": side.mark.value,
+        "entrant": side.entrant,
+        "kind": side.player,
+        "seat": side.seat,
+        "is_computer": side.is_computer,
+        "player": player,
+        "name": name,
+        "short": short,
+        "waiting": not side.is_computer and player is None,
+    }
+
+
+def views(room: Room, game: Game) -> dict[engine.Mark, dict[str, Any]]:
+    sides = rules.sides(game.params)
+    both = all(side.is_computer for side in sides.values())
+    seated = people(room)
+    return {mark: side_view(side, seated, both) for mark, side in sides.items()}
+
+
+def scoreboard(room: Room, board: engine.State, sides: dict[engine.Mark, dict[str, Any]]) -> dict:
+    """Wins per entrant and draws over the room's finished games (entrants swap marks each game,
+    so a win counts for whoever held the winning mark in that game)."""
+    wins: Counter[int] = Counter()
+    draws = 0
+    finished = room.games.exclude(status=Game.Status.PLAYING).values_list("state", "params")
+    for state, params in finished:
+        winner = state.get("winner")
+        if winner is None:
+            draws += 1
+        else:
+            wins[params[winner]["entrant"]] += 1
+    entrants = sorted(sides.values(), key=lambda view: view["entrant"])
+    playing = board.status is engine.Status.PLAYING
+    cards = [
+        {
+            **view,
+            "wins": wins[view["entrant"]],
+            "to_move": playing and view["mark"] == board.turn.value,
+        }
+        for view in entrants
+    ]
+    return {"entrants": cards, "draws": draws, "games_played": sum(wins.values()) + draws}
+
+
+def status(board: engine.State, sides: dict[engine.Mark, dict[str, Any]]) -> dict[str, Any]:
+    """The line above the board: whose turn, or how it ended; `you` holds per-seat variants."""
+    if board.status is engine.Status.DRAW:
+        return {"kind": "draw", "text": "It's a draw!", "you": {}}
+    if board.status is engine.Status.WON:
+        winner, loser = sides[board.winner], sides[board.winner.other]
+        you = {}
+        if winner["seat"] is not None:
+            you[winner["seat"]] = "You win!"
+        if loser["seat"] is not None:
+            you[loser["seat"]] = f"{winner['name']} wins this one."
+        return {
+            "kind": "won",
+            "text": f"{winner['name']} wins!",
+            "you": you,
+            "mark": winner["mark"],
+        }
+    side = sides[board.turn]
+    if side["is_computer"]:
+        return {
+            "kind": "thinking",
+            "text": f"{side['name']} is thinking",
+            "you": {},
+            "mark": side["mark"],
+        }
+    if side["waiting"]:
+        text = f"Waiting for a second player to join as {side['mark']}"
+        return {"kind": "waiting", "text": text, "you": {}, "mark": side["mark"]}
+    text = f"{side['name']} ({side['mark']}) to move"
+    return {"kind": "turn", "text": text, "you": {side["seat"]: "Your turn"}, "mark": side["mark"]}
+
+
+def roster(room: Room, game: Game) -> dict[str, Any]:
+    """Everyone with a seat or in the room, with the mark they hold this game."""
+    marks = {side.seat: side.mark.value for side in rules.sides(game.params).values()}
+    entries = [
+        {"player": player, "mark": marks.get(player.number, "")}
+        for player in room.players.filter(role=Player.Role.PLAYER)
+    ]
+    return {"roster": entries, "spectators": room.spectators}
+
+
+def _common(room: Room, game: Game, board: engine.State) -> dict[str, Any]:
+    sides = views(room, game)
+    state_line = status(board, sides)
+    return {
+        "room": room,
+        "game": game,
+        "board": board,
+        "sides": [sides[engine.Mark.X], sides[engine.Mark.O]],
+        "seats": [view["seat"] for view in sides.values() if view["seat"] is not None],
+        "turn_seat": sides[board.turn]["seat"] if board.status is engine.Status.PLAYING else None,
+        "status": state_line,
+        "you_json": json.dumps({str(seat): text for seat, text in state_line["you"].items()}),
+        **scoreboard(room, board, sides),
+    }
+
+
+def game_context(room: Room, game: Game) -> dict[str, Any]:
+    """Everything the room page and a snapshot show."""
+    board = engine.from_dict(game.state)
+    return {
+        **_common(room, game, board),
+        "squares": [square(board, n) for n in range(engine.SIZE)],
+        "strike": strike(board),
+        **roster(room, game),
+    }
+
+
+def snapshot_html(room: Room, game: Game) -> str:
+    return render_to_string(f"{TEMPLATE}#snapshot", game_context(room, game))
+
+
+def move_html(room: Room, game: Game, applied: Applied, mover: Player | None) -> str:
+    """The placed square, the status and score; at a win also the line and its squares."""
+    board = engine.from_dict(applied.state)
+    placed = applied.summary["square"]
+    changed = {placed} | set(board.winning_line or ())
+    context = {
+        **_common(room, game, board),
+        "squares": [square(board, n, fresh=n == placed) for n in sorted(changed)],
+        "strike": strike(board),
+        "narration": narrate(room, game, mover, applied, board),
+    }
+    return render_to_string(f"{TEMPLATE}#move", context)
+
+
+def narrate(
+    room: Room, game: Game, mover: Player | None, applied: Applied, board: engine.State
+) -> str:
+    """One line for screen readers and the activity line."""
+    mark = applied.summary["mark"]
+    side = views(room, game)[engine.Mark(mark)]
+    name = mover.nickname if mover is not None else side["name"]
+    line = f"{name} placed {mark} on square {applied.summary['square'] + 1}."
+    if board.status is engine.Status.WON:
+        return f"{line} {mark} wins!"
+    if board.status is engine.Status.DRAW:
+        return f"{line} It's a draw."
+    return line
+
+
+def roster_html(room: Room, game: Game) -> str:
+    """Presence changed or someone joined: the roster, and the names on the scoreboard and in
+    the status line (a person taking the open seat turns "Waiting for…" into their name)."""
+    board = engine.from_dict(game.state)
+    context = {**_common(room, game, board), **roster(room, game)}
+    return render_to_string(f"{TEMPLATE}#people", context)

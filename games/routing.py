@@ -1,0 +1,7 @@
+from django.urls import path
+
+from .consumers import RoomConsumer
+
+websocket_urlpatterns = [
+    path("ws/r/<str:code>/", RoomConsumer.as_asgi()),
+]

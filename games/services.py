@@ -1,0 +1,306 @@
+"""The one place where rooms and games are written.
+
+Every move, whether from a socket, the JSON API or the terminal, goes through `play`: lock the game row,
+run the engine, save the state, the move log row and the new version in one transaction, and
+broadcast only after the commit, so no screen ever shows a move the database does not have.
+"""
+
+import secrets
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F, Value
+from django.db.models.functions import Greatest
+from django.utils import timezone
+
+from . import broadcast
+from .messages import CellMove, Command, Message, SquareMove
+from .models import MAX_NICKNAME, Game, Move, Player, Room
+from .palette import colour_for_seat
+from .play import rules_for
+from .play.common import Applied, Invalid
+
+
+class Forbidden(PermissionError):
+    """The sender may not do this here (a spectator moving, a wrong token): HTTP 403."""
+
+
+class NicknameError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Outcome:
+    game: Game
+    applied: Applied
+
+
+def new_seed() -> int:
+    return secrets.randbits(62)
+
+
+def clean_nickname(raw: object) -> str:
+    """Trimmed, single-spaced, 1..24 characters; escaping is the templates' job."""
+    if not isinstance(raw, str):
+        raise NicknameError("Choose a nickname.")
+    name = " ".join(raw.split())
+    if not name:
+        raise NicknameError("Choose a nickname.")
+    if len(name) > MAX_NICKNAME:
+        raise NicknameError(f"Nicknames are at most {MAX_NICKNAME} characters.")
+    return name
+
+
+@transaction.atomic
+def create_room(kind: str, settings: dict[str, Any], *, is_public: bool = True) -> Room:
+    """A room with its first game; `settings` must already be validated by the kind's rules."""
+    room = Room.objects.create(kind=kind, settings=settings, is_public=is_public)
+    _create_game(room, number=1)
+    return room
+
+
+def _create_game(room: Room, number: int, previous: Game | None = None) -> Game:
+    """A new game; its params come from the room's settings and the previous game (tic-tac-toe
+    swaps sides on a rematch)."""
+    rules = rules_for(room.kind)
+    params = rules.game_params(room.settings, None if previous is None else previous.params)
+    seed = new_seed()
+    state = rules.initial_state(params, seed)
+    return Game.objects.create(room=room, number=number, params=params, seed=seed, state=state)
+
+
+@transaction.atomic
+def join_room(room: Room, nickname: str) -> Player:
+    """A new seat; the first player to join hosts the room."""
+    # Lock the room, not its last seat: PostgreSQL re-reads only the row it waited for, so two
+    # joins locking the old last seat would both take the next number (IntegrityError, a 500).
+    Room.objects.select_for_update().filter(pk=room.pk).values_list("pk").get()
+    last = Player.objects.filter(room=room).order_by("-number").first()
+    number = 0 if last is None else last.number + 1
+    player = Player.objects.create(
+        room=room, number=number, nickname=clean_nickname(nickname), colour=colour_for_seat(number)
+    )
+    if room.host_id is None:
+        Room.objects.filter(pk=room.pk, host__isnull=True).update(host=player)
+    transaction.on_commit(partial(broadcast.roster, room.pk))
+    return player
+
+
+def play(room: Room, player: Player | None, message: Message) -> Outcome:
+    """Apply one move or command for `player` (None for a spectator)."""
+    if isinstance(message, Command) and message.name == "new_game":
+        return start_next_game(room, player, replacing=message.game)
+    if isinstance(message, Command) and message.name == "hint":
+        return ask_hint(room, player)
+    if isinstance(message, Command) and message.name in ("add_bot", "remove_bot"):
+        return set_bot(room, player, message.name == "add_bot")
+    if not isinstance(message, CellMove | SquareMove):
+        raise Invalid("That is not a move.")
+    if player is None or player.is_spectator:
+        raise Forbidden("Spectators can watch but not play. Open the invite link to join.")
+    with transaction.atomic():
+        game = _lock_current_game(room)
+        applied = rules_for(room.kind).apply(game.state, message, player.number, game.params)
+        if applied.changed:
+            _record(game, player, message, applied)
+            transaction.on_commit(partial(broadcast.move, game, player, applied))
+    return Outcome(game, applied)
+
+
+def _lock_current_game(room: Room) -> Game:
+    """The room's current game, locked until the transaction ends (a no-op lock on SQLite,
+    where the immediate transaction already serialises writers)."""
+    return Game.objects.select_for_update().filter(room=room).order_by("-number").first()
+
+
+def _record(
+    game: Game, player: Player | None, message: Message, applied: Applied, seat: int | None = None
+) -> None:
+    """Save the new state and append the move; a computer's move has no player, only a seat."""
+    now = timezone.now()
+    game.state = applied.state
+    game.status = applied.status
+    game.version += 1
+    if game.started_at is None:
+        game.started_at = now
+    if applied.status != Game.Status.PLAYING:
+        game.finished_at = now
+    game.save(update_fields=["state", "status", "version", "started_at", "finished_at"])
+    Move.objects.create(
+        game=game,
+        seq=game.version,
+        player=player,
+        seat=player.number if player is not None else seat,
+        action=getattr(message, "action", "mark"),
+        x=getattr(message, "x", None),
+        y=getattr(message, "y", None),
+        cell=getattr(message, "cell", None),
+    )
+
+
+def start_next_game(room: Room, player: Player | None, replacing: int | None = None) -> Outcome:
+    """The next game with the room's settings, shown live to everyone in the room.
+
+    `replacing` names the game the sender saw; if another click already replaced it, nothing
+    happens, so a double click or two players at once start one new game, not two.
+    """
+    if player is None or player.is_spectator:
+        raise Forbidden("Spectators can watch but not start games.")
+    with transaction.atomic():
+        current = _lock_current_game(room)
+        if replacing is not None and replacing != current.number:
+            return Outcome(current, Applied(current.state, current.status, ()))
+        room.refresh_from_db(fields=["settings"])  # the host may have added the bot meanwhile
+        game = _create_game(room, number=current.number + 1, previous=current)
+        transaction.on_commit(partial(broadcast.snapshot, room.pk))
+    return Outcome(game, Applied(game.state, game.status, ()))
+
+
+def ask_hint(room: Room, player: Player | None) -> Outcome:
+    """A provably safe hidden cell for everyone in the room: `summary["hint"]` is its (x, y), or
+    None when the public board proves no cell safe (then a guess is needed).
+
+    Same locking path as a move (the game row), so the proof is about one consistent board. The
+    hint is not a move: no state, move log or version changes (see `rules.hint`); the room's
+    counter goes up, also when the answer is "guess", because that answer tells the room something
+    too. Everyone sees the cell highlighted and a line saying who asked.
+    """
+    rules = rules_for(room.kind)
+    if not hasattr(rules, "hint"):
+        raise Invalid("Hints are for Minesweeper rooms.")
+    if player is None or player.is_spectator:
+        raise Forbidden("Spectators can watch but not ask for hints. Open the invite link to join.")
+    with transaction.atomic():
+        game = _lock_current_game(room)
+        cell = rules.hint(game.state)  # Refused when the game is over: nothing counted
+        Room.objects.filter(pk=room.pk).update(hints_used=F("hints_used") + 1)
+        transaction.on_commit(partial(broadcast.hint, room.pk, player.nickname, cell))
+    return Outcome(game, Applied(game.state, game.status, (), {"hint": cell}))
+
+
+def set_bot(room: Room, player: Player | None, on: bool) -> Outcome:
+    """Seat (`on`) or unseat the Solver bot: the host only, Minesweeper rooms only.
+
+    Kept in the room's settings, so every later game has it, and in the current game's params,
+    which is what the live driver (`autoplay`) reads. Not a move: the version stays.
+    """
+    rules = rules_for(room.kind)
+    if not hasattr(rules, "has_bot"):
+        raise Invalid("The Solver bot plays Minesweeper rooms only.")
+    if player is None or player.is_spectator:
+        raise Forbidden("Spectators can watch but not add or remove the Solver bot.")
+    with transaction.atomic():
+        game = _lock_current_game(room)
+        fresh = Room.objects.select_for_update().get(pk=room.pk)
+        if fresh.host_id != player.pk:
+            raise Forbidden("Only the host can add or remove the Solver bot.")
+        if rules.has_bot(game.params) != on or rules.has_bot(fresh.settings) != on:
+            room.settings = fresh.settings = {**fresh.settings, "bot": on}
+            fresh.save(update_fields=["settings"])
+            game.params = {**game.params, "bot": on}
+            game.save(update_fields=["params"])
+            stuck = (
+                on and not game.is_over and rules.computer_to_move(game.state, game.params) is None
+            )
+            announce = partial(broadcast.bot_changed, room.pk, player.nickname, on, stuck)
+            transaction.on_commit(announce)
+    return Outcome(game, Applied(game.state, game.status, ()))
+
+
+def computer_turn(room: Room) -> tuple[int, int] | None:
+    """(game number, version) while the room's current game waits for a computer, else None."""
+    rules = rules_for(room.kind)
+    game = room.current_game()
+    if game is None or not hasattr(rules, "computer_to_move"):
+        return None
+    if rules.computer_to_move(game.state, game.params) is None:
+        return None
+    return game.number, game.version
+
+
+def computer_move(room: Room, expected_version: int, *, game: int | None = None) -> Outcome | None:
+    """Play the computer's move, through the same path as a person's: lock the game, run the
+    engine, log the move (no player, the computer seat), bump the version, broadcast after commit.
+
+    Nothing happens unless the current game (number `game`, when given) is still at
+    `expected_version` with a computer to move, so drivers racing in several processes (or a
+    person starting a rematch meanwhile) apply each computer move once.
+    """
+    rules = rules_for(room.kind)
+    if not hasattr(rules, "computer_move"):
+        return None
+    with transaction.atomic():
+        current = _lock_current_game(room)
+        if current is None or current.version != expected_version:
+            return None
+        if game is not None and current.number != game:
+            return None
+        chosen = rules.computer_move(current.state, current.params, current.seed, current.version)
+        if chosen is None:
+            return None
+        message, applied = chosen
+        _record(current, None, message, applied, seat=rules.COMPUTER_SEAT)
+        transaction.on_commit(partial(broadcast.move, current, None, applied))
+    return Outcome(current, applied)
+
+
+def play_computer_turns(room: Room) -> list[Outcome]:
+    """Every tic-tac-toe computer move now due, at once (no pause): for the JSON API, so a bot
+    playing the computer gets the reply in the same response. Computer against computer plays to
+    the end.
+
+    Minesweeper's Solver bot is left out on purpose: played out at once it would clear the whole
+    provable board before a bot author's next request. It plays only live, at a person's pace,
+    from the websocket process (`autoplay`).
+    """
+    if room.kind != Room.Kind.TICTACTOE:
+        return []
+    outcomes: list[Outcome] = []
+    for _ in range(10):  # a game has at most nine moves; the bound only guards against a bug
+        turn = computer_turn(room)
+        if turn is None:
+            break
+        outcome = computer_move(room, turn[1], game=turn[0])
+        if outcome is not None:
+            outcomes.append(outcome)
+    return outcomes
+
+
+def presence_changed(room: Room, player: Player | None, delta: int) -> str:
+    """Count an opened (+1) or closed (-1) socket; returns the new roster for the caller to send.
+
+    Sending is left to the (async) consumer: from here it would hop back onto the event loop,
+    which during shutdown has stopped, and the process would never exit.
+    """
+    if player is None:
+        Room.objects.filter(pk=room.pk).update(
+            spectators=Greatest(F("spectators") + delta, Value(0))
+        )
+    else:
+        Player.objects.filter(pk=player.pk).update(
+            connections=Greatest(F("connections") + delta, Value(0))
+        )
+    return broadcast.roster_html(room.pk)
+
+
+def sockets_closed(players: dict[int, int], spectators: dict[int, int]) -> None:
+    """Many sockets gone at once (their server process stopping): per player id and per room id
+    (spectators), how many. No roster is rendered; each room gets a fresh one as its clients
+    reconnect."""
+    with transaction.atomic():
+        for pk, count in players.items():
+            Player.objects.filter(pk=pk).update(
+                connections=Greatest(F("connections") - count, Value(0))
+            )
+        for pk, count in spectators.items():
+            Room.objects.filter(pk=pk).update(
+                spectators=Greatest(F("spectators") - count, Value(0))
+            )
+
+
+def find_player(room: Room, token: object) -> Player | None:
+    if not isinstance(token, str) or not token:
+        return None
+    return Player.objects.filter(room=room, token=token).first()

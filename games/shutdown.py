@@ -1,0 +1,71 @@
+"""Close every room socket with 1012 ("service restart") when Daphne stops.
+
+Daphne cancels its applications on shutdown and drops the connections without a close frame.
+Browsers would reconnect after that too (1006), but 1012 says what happened and works the same
+behind any proxy. Only under Daphne's Twisted reactor; test clients have none.
+
+Autobahn, under Daphne, refuses to send any close code but 1000 and 3000-4999, although RFC 6455
+and the IANA registry give servers 1008 (policy violation) and 1012 (service restart), and htmx
+reconnects only after 1006, 1011, 1012 and 1013. `install` lets exactly those registered codes
+through to the frame writer.
+"""
+
+import asyncio
+import contextvars
+import sys
+import weakref
+from typing import Any
+
+SERVICE_RESTART = 1012
+REGISTERED_SERVER_CODES = frozenset({1001, 1008, 1011, 1012, 1013})
+_live: "weakref.WeakSet[Any]" = weakref.WeakSet()
+
+
+def track(consumer: Any) -> None:
+    _live.add(consumer)
+
+
+def forget(consumer: Any) -> None:
+    _live.discard(consumer)
+
+
+def install() -> None:
+    """Register the goodbye before Daphne's own shutdown step cancels the consumers."""
+    if "twisted.internet.reactor" not in sys.modules:  # importing it would install a reactor
+        return
+    from daphne.ws_protocol import WebSocketProtocol
+    from twisted.internet import reactor
+
+    reactor.addSystemEventTrigger("before", "shutdown", _close_all)
+    original = WebSocketProtocol.serverClose
+
+    def server_close(protocol: Any, code: int | None = None) -> None:
+        if code in REGISTERED_SERVER_CODES:
+            protocol.sendCloseFrame(code=code, isReply=False)
+        else:
+            original(protocol, code)
+
+    WebSocketProtocol.serverClose = server_close
+
+
+def _close_all() -> Any:
+    from twisted.internet.defer import Deferred
+
+    sockets = list(_live)
+    if not sockets:
+        return None
+    return Deferred.fromFuture(asyncio.ensure_future(_goodbye(sockets)))
+
+
+async def _goodbye(sockets: list[Any]) -> None:
+    """1012 to every socket, and all of them out of the presence counts in one go: Daphne cancels
+    the consumers right after this, before their disconnect handlers would run, and the players
+    would stay "online" for ever. A moment for both before the reactor drops the connections."""
+    from .consumers import forget_presence  # the consumers import this module
+
+    closing = [asyncio.ensure_future(s.close(code=SERVICE_RESTART)) for s in sockets]
+    # In a fresh context: the reactor may run this trigger in one that asgiref has marked as
+    # waiting on its database thread, and it would then refuse the call ("would deadlock").
+    loop = asyncio.get_running_loop()
+    closing.append(loop.create_task(forget_presence(sockets), context=contextvars.Context()))
+    await asyncio.wait(closing, timeout=2)

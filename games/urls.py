@@ -1,0 +1,13 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("healthz", views.healthz, name="healthz"),
+    path("rooms/", views.create_room, name="create_room"),
+    path("rooms/live/", views.live_rooms, name="live_rooms"),
+    path("r/<str:code>/", views.room, name="room"),
+    path("r/<str:code>/join/", views.join, name="join"),
+    path("r/<str:code>/watch/", views.watch, name="watch"),
+]

@@ -1,0 +1,165 @@
+"""Pages: home (create and browse rooms), the room itself, its nickname step and its watch view."""
+
+import time
+from collections.abc import Callable
+from functools import wraps
+
+from django.db.models import Count, Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from . import broadcast, services
+from .forms import CreateMinesweeperRoomForm, CreateTicTacToeRoomForm, NicknameForm
+from .models import Player, Room
+from .ratelimit import allow_room_creation
+
+LIVE_ROOMS_SHOWN = 20
+ROOMS_REMEMBERED = 30
+CREATE_FORMS: dict[str, type[CreateMinesweeperRoomForm] | type[CreateTicTacToeRoomForm]] = {
+    Room.Kind.MINESWEEPER: CreateMinesweeperRoomForm,
+    Room.Kind.TICTACTOE: CreateTicTacToeRoomForm,
+}
+"""The home page's create form per game; the `game` field of the POST picks one."""
+"""Seats kept per browser session; the oldest are forgotten first."""
+
+
+def remember_seat(request: HttpRequest, room: Room, player: Player) -> None:
+    """The session maps room codes to seat tokens, which the websocket reads to know who you are."""
+    seats = dict(request.session.get("players", {}))
+    seats[room.code] = player.token
+    request.session["players"] = dict(list(seats.items())[-ROOMS_REMEMBERED:])
+    request.session["nickname"] = player.nickname
+
+
+def find_room(code: str) -> Room | None:
+    return Room.objects.filter(code=code).first()
+
+
+def seat_of(request: HttpRequest, room: Room) -> Player | None:
+    return services.find_player(room, request.session.get("players", {}).get(room.code))
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    return render(request, "games/home.html", home_context(request))
+
+
+def home_context(
+    request: HttpRequest, game: str = Room.Kind.MINESWEEPER, bound: object = None
+) -> dict[str, object]:
+    """Both create forms (the page shows the chosen game's fields), one of them bound after a
+    failed POST, plus the live rooms."""
+    initial = {"nickname": request.session.get("nickname", "")}
+    forms = {kind: form_class(initial=initial) for kind, form_class in CREATE_FORMS.items()}
+    if bound is not None:
+        forms[game] = bound
+    return {
+        "game": game,
+        "form": forms[Room.Kind.MINESWEEPER],
+        "ttt_form": forms[Room.Kind.TICTACTOE],
+        "active_form": forms[game],
+        **live_rooms_context(),
+    }
+
+
+def live_rooms_context() -> dict[str, object]:
+    rooms = (
+        Room.objects.filter(is_public=True)
+        .annotate(online=Count("players", filter=Q(players__connections__gt=0)))
+        .filter(Q(online__gt=0) | Q(spectators__gt=0))
+        .order_by("-created_at")[:LIVE_ROOMS_SHOWN]
+    )
+    return {"live_rooms": [(room, room.current_game()) for room in rooms]}
+
+
+@require_GET
+def live_rooms(request: HttpRequest) -> HttpResponse:
+    return render(request, "games/home.html#live_rooms", live_rooms_context())
+
+
+@require_POST
+def create_room(request: HttpRequest) -> HttpResponse:
+    if not allow_room_creation(request, time.time()):
+        return render(request, "games/too_many.html", status=429)
+    game = request.POST.get("game") or Room.Kind.MINESWEEPER
+    form_class = CREATE_FORMS.get(game)
+    if form_class is None:
+        context = {**home_context(request), "game_error": "Choose Minesweeper or Tic-tac-toe."}
+        return render(request, "games/home.html", context, status=400)
+    form = form_class(request.POST)
+    if not form.is_valid():
+        return render(request, "games/home.html", home_context(request, game, form), status=400)
+    data = form.cleaned_data
+    room = services.create_room(game, data["settings"], is_public=data["is_public"])
+    remember_seat(request, room, services.join_room(room, data["nickname"]))
+    return redirect("room", code=room.code)
+
+
+def with_room(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Look the room up by its code, or answer with the friendly 404 (in DEBUG too)."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, code: str) -> HttpResponse:
+        room = find_room(code)
+        return not_found(request) if room is None else view(request, room)
+
+    return wrapper
+
+
+@require_GET
+@with_room
+def room(request: HttpRequest, room: Room) -> HttpResponse:
+    player = seat_of(request, room)
+    if player is None:
+        nickname = request.session.get("nickname")
+        if not nickname:
+            return render(request, "games/join.html", {"room": room, "form": NicknameForm()})
+        player = services.join_room(room, nickname)
+        remember_seat(request, room, player)
+    return render_room(request, room, player)
+
+
+@require_POST
+@with_room
+def join(request: HttpRequest, room: Room) -> HttpResponse:
+    form = NicknameForm(request.POST)
+    if not form.is_valid():
+        return render(request, "games/join.html", {"room": room, "form": form}, status=400)
+    try:
+        player = services.join_room(room, form.cleaned_data["nickname"])
+    except services.NicknameError as error:
+        form.add_error("nickname", str(error))
+        return render(request, "games/join.html", {"room": room, "form": form}, status=400)
+    remember_seat(request, room, player)
+    return redirect("room", code=room.code)
+
+
+@require_GET
+@with_room
+def watch(request: HttpRequest, room: Room) -> HttpResponse:
+    return render_room(request, room, None)
+
+
+def render_room(request: HttpRequest, room: Room, player: Player | None) -> HttpResponse:
+    context = {
+        **broadcast.renderer(room.kind).game_context(room, room.current_game()),
+        "me": player,
+        "watching": player is None,
+        "invite_url": request.build_absolute_uri(f"/r/{room.code}/"),
+        "watch_url": request.build_absolute_uri(f"/r/{room.code}/watch/"),
+    }
+    return render(request, f"games/{room.kind}_room.html", context)
+
+
+@require_GET
+def healthz(request: HttpRequest) -> HttpResponse:
+    """For load balancers and compose health checks: the process answers and the database too."""
+    Room.objects.exists()
+    return HttpResponse("ok", content_type="text/plain")
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """The friendly page for unknown rooms, in DEBUG too; it says nothing about other rooms."""
+    return render(request, "games/404.html", status=404)

@@ -1,0 +1,121 @@
+// What every live room page needs beyond htmx: the socket (captured from htmx's wsOpen event),
+// the connection line, version checks (ask for a snapshot after a gap) and the invite link's copy
+// button. A game's own script (room.js, tictactoe.js) adds its input and per-viewer touches:
+//   const live = LiveRoom(roomElement, afterEveryMessage);  live.send({action: ...});
+window.LiveRoom = function (room, onUpdate) {
+  "use strict";
+  // htmx's websocket extension reconnects after these close codes, with jittered backoff.
+  const RETRIED = [1006, 1011, 1012, 1013];
+  const TRY_AGAIN_LATER = 1013; // the server is up but its channel layer (Redis) is not
+  const UNAVAILABLE_AFTER = 2; // reconnects in a row that never opened
+  const MAX_RECONNECT_MS = 5000;
+  let socket = null;
+  let seen = readMeta();
+  let opened = false; // whether the current connection attempt opened
+  let failures = 0;
+  let syncing = false; // a snapshot was asked for and has not arrived yet
+
+  // Full jitter as htmx does it, but capped at 5 s instead of 64 s, so a player is back within
+  // seconds of the server. (base.html's htmx-config must not set wsReconnectDelay: htmx merges
+  // it after this script runs.)
+  if (window.htmx) {
+    window.htmx.config.wsReconnectDelay = (retries) =>
+      Math.random() * Math.min(MAX_RECONNECT_MS, 1000 * 2 ** retries);
+  }
+
+  function readMeta() {
+    const meta = document.getElementById("game-meta");
+    return meta ? { game: +meta.dataset.game, version: +meta.dataset.version } : { game: 0, version: 0 };
+  }
+
+  function send(message) {
+    if (!socket) return false;
+    socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  function setConnection(state, text) {
+    const line = document.getElementById("connection");
+    if (!line) return;
+    line.dataset.state = state;
+    line.textContent = text;
+  }
+
+  // --- the connection line ----------------------------------------------------------------------
+  // "Live" only once the snapshot the server sends on every (re)connect is on screen: before
+  // that the board may be stale, and the snapshot replaces it anyway. When reconnecting keeps
+  // failing, or the server says its channel layer is down (1013), say so: the page still shows
+  // the last board, and it comes back by itself.
+  room.addEventListener("htmx:wsConnecting", () => { opened = false; });
+  room.addEventListener("htmx:wsOpen", (event) => {
+    socket = event.detail.socketWrapper;
+    opened = true;
+    failures = 0;
+    syncing = false; // every connection starts with a snapshot anyway
+    setConnection("connecting", "Syncing…");
+  });
+  room.addEventListener("htmx:wsClose", (event) => {
+    const code = event.detail.event.code;
+    if (!opened) failures += 1;
+    if (code === TRY_AGAIN_LATER) failures = Math.max(failures, UNAVAILABLE_AFTER);
+    if (!RETRIED.includes(code)) {
+      setConnection("closed", "Disconnected — reload the page to rejoin");
+    } else if (failures >= UNAVAILABLE_AFTER) {
+      setConnection("unavailable", "Live updates unavailable — retrying…");
+    } else {
+      setConnection("reconnecting", "Reconnecting…");
+    }
+  });
+
+  // --- versions -----------------------------------------------------------------------------
+  // A move message names its game and version. Older ones are stale (a snapshot covered them);
+  // a jump means the at-most-once channel layer dropped one (or two server processes' messages
+  // crossed), so ask for a fresh snapshot, once: later messages are dropped until it arrives.
+  room.addEventListener("htmx:wsBeforeMessage", (event) => {
+    const match = /id="game-meta"[^>]*data-game="(\d+)" data-version="(\d+)"/.exec(event.detail.message);
+    if (!match) return;
+    const game = +match[1];
+    const version = +match[2];
+    const isSnapshot = event.detail.message.includes('id="board"');
+    if (isSnapshot || game > seen.game) return;
+    if (game < seen.game || version <= seen.version) {
+      event.preventDefault();
+    } else if (version > seen.version + 1) {
+      event.preventDefault();
+      if (!syncing) syncing = send({ action: "sync" });
+    }
+  });
+
+  room.addEventListener("htmx:wsAfterMessage", (event) => {
+    if (event.detail.message.includes('id="board"')) {
+      syncing = false;
+      setConnection("live", "Live");
+    }
+    const meta = document.getElementById("game-meta");
+    const board = document.getElementById("board");
+    if (meta && board) {
+      seen = readMeta();
+      board.dataset.version = meta.dataset.version;
+      board.dataset.status = meta.dataset.status;
+      board.dataset.game = meta.dataset.game;
+    }
+    if (onUpdate) onUpdate(event);
+  });
+
+  // --- invite link ----------------------------------------------------------------------------
+  document.addEventListener("click", async (event) => {
+    const button = event.target.closest("[data-copy]");
+    if (!button) return;
+    const input = document.querySelector(button.dataset.copy);
+    input.select();
+    try {
+      await navigator.clipboard.writeText(input.value);
+    } catch {
+      document.execCommand("copy");
+    }
+    button.textContent = "Copied!";
+    setTimeout(() => { button.textContent = "Copy"; }, 1500);
+  });
+
+  return { send: send };
+};

@@ -1,0 +1,50 @@
+"""Shared fixtures. Plain `make test` runs on SQLite and the in-memory channel layer; CI sets
+DATABASE_URL and REDIS_URL so the very same tests run on PostgreSQL and channels-redis."""
+
+import os
+
+import pytest
+from django.contrib.sessions.backends.db import SessionStore
+
+IN_CI = os.environ.get("CI", "").lower() == "true"
+ORIGIN = "http://127.0.0.1:8000"
+
+
+def skip_or_fail(reason: str) -> None:
+    """Outside CI a missing service skips with its reason; under CI=true it fails the test."""
+    if IN_CI:
+        pytest.fail(f"{reason} (CI must run this test)")
+    pytest.skip(reason)
+
+
+def session_cookie(seats: dict[str, str]) -> bytes:
+    """A real session holding seat tokens, as the room page would have stored them."""
+    session = SessionStore()
+    session["players"] = seats
+    session.create()
+    return f"sessionid={session.session_key}".encode()
+
+
+@pytest.fixture(autouse=True)
+def fresh_channel_layer():
+    """Each test gets its own channel layer: channels-redis binds its locks and pools to the
+    event loop that first used them, and every async test runs on a loop of its own."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
+
+
+@pytest.fixture(autouse=True)
+def no_room_cap(settings):
+    """Tests create many rooms a minute; the test of the cap itself lowers it again. (Clearing the
+    cache instead would flush the Redis database the channel layer shares in CI.)"""
+    settings.ROOMS_PER_MINUTE = 100_000
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    """Browser tests last: Playwright's sync API keeps an event loop running in the main thread
+    for the rest of the session, which async tests after it could not start their own in."""
+    items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)

@@ -1,0 +1,87 @@
+"""Hints and the Solver bot in Chromium: the host seats the bot, it plays live at a person's pace,
+a hint outlines a safe cell on every screen, and the buttons show only to those who may use them."""
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .test_rooms import invite_link, join_room, next_safe_cell, shot, wait_until_live
+
+pytestmark = pytest.mark.e2e
+
+
+def version(page: Page) -> str:
+    return page.locator("#game-meta").get_attribute("data-version")
+
+
+def create_no_guess_room(page: Page, nickname: str) -> str:
+    """An intermediate no-guess room: the bot never gets stuck on it, so the scene is certain."""
+    page.goto("/")
+    page.get_by_label("Your nickname").fill(nickname)
+    page.locator('input[name="preset"][value="intermediate"]').check()
+    page.get_by_label(re.compile("No guessing")).check()
+    page.get_by_role("button", name="Create room").click()
+    expect(page).to_have_url(re.compile(r"/r/[\w-]+/$"))
+    wait_until_live(page)
+    return page.locator(".room").get_attribute("data-room")
+
+
+def test_the_bot_plays_and_a_hint_lights_up_on_every_screen(
+    new_context, game_db, screenshots, publish_screenshot
+):
+    ana = new_context(viewport={"width": 1280, "height": 1000}).new_page()
+    code = create_no_guess_room(ana, "Ana")
+    bo = join_room(new_context(), invite_link(ana), "Bo")
+    watcher = new_context().new_page()
+    watcher.goto(f"/r/{code}/watch/")
+    wait_until_live(watcher)
+
+    # Only the host sees the bot button; spectators see no Hint button, but the counter.
+    expect(ana.get_by_role("button", name="Add Solver bot")).to_be_visible()
+    expect(bo.get_by_role("button", name="Add Solver bot")).to_be_hidden()
+    expect(watcher.get_by_role("button", name="Hint")).to_be_hidden()
+    expect(watcher.locator(".hints-used")).to_have_text("Hints used: 0")
+
+    ana.locator("#cell-8-8").click()
+    expect(ana.locator("#cell-8-8")).to_have_attribute("data-state", "revealed")
+    for _ in range(2):
+        x, y = next_safe_cell(game_db, code)
+        bo.locator(f"#cell-{x}-{y}").click()
+        expect(bo.locator(f"#cell-{x}-{y}")).to_have_attribute("data-state", "revealed")
+
+    ana.get_by_role("button", name="Add Solver bot").click()
+    bot = watcher.locator('.roster-bot[data-seat="bot"]')
+    expect(bot).to_contain_text("Solver bot")
+    expect(ana.get_by_role("button", name="Remove Solver bot")).to_be_visible()
+    for _ in range(3):  # about a second apart: wait for three bot moves
+        before = version(ana)
+        expect(ana.locator("#game-meta")).not_to_have_attribute("data-version", before)
+    expect(ana.locator("#narration")).to_contain_text("Solver bot")
+
+    # Right after a bot move there is a second before the next: ask for a hint in it.
+    before = version(ana)
+    expect(ana.locator("#game-meta")).not_to_have_attribute("data-version", before)
+    ana.get_by_role("button", name="Hint").click()
+    for page in (ana, bo, watcher):
+        expect(page.locator('.cell[data-hint="true"]')).to_have_count(1)
+        expect(page.locator(".hints-used")).to_have_text("Hints used: 1")
+    expect(ana.locator("#narration")).to_have_text(
+        re.compile(r"^Ana asked for a hint: row \d+, column \d+ is safe\.$")
+    )
+    hinted = ana.locator('.cell[data-hint="true"]')
+    x, y = int(hinted.get_attribute("data-x")), int(hinted.get_attribute("data-y"))
+    ana.mouse.move(0, 0)
+    shot(ana, screenshots, "minesweeper-hint-and-bot")
+    shot(watcher, screenshots, "minesweeper-hint-spectator")  # the bot may have moved by now
+    assert (x, y) in set(game_db.safe_cells(code))
+
+    # The bot opens the hinted cell itself (it is the lowest provable one); the outline goes.
+    expect(watcher.locator(f"#cell-{x}-{y}")).to_have_attribute("data-state", "revealed")
+    expect(watcher.locator(f"#cell-{x}-{y}")).not_to_have_attribute("data-hint", "true")
+    expect(bot.locator(".share")).not_to_have_text("0")
+
+    # Removing it stops it (and keeps it from playing on while later tests run).
+    ana.get_by_role("button", name="Remove Solver bot").click()
+    expect(watcher.locator(".roster-bot")).to_have_count(0)
+    expect(watcher.locator("#narration")).to_have_text("Ana removed the Solver bot.")

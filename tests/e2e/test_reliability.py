@@ -1,0 +1,237 @@
+"""What a player sees when the live path breaks: a missed message, a server restart, Redis down.
+
+The gap test uses the session's Daphne. The others need servers they can stop: two Daphnes of
+their own (tests/servers.py) sharing a fresh database and a private redis-server, so the page's
+server can go away while moves go on through the other one, and Redis can die without touching
+the shared one. Every wait is an auto-waiting `expect` or `wait_for_function`.
+"""
+
+import json
+import re
+import signal
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from games.engine import minesweeper as engine
+from tests import servers
+from tests.conftest import skip_or_fail
+from tests.e2e.conftest import EXPECTED_CONSOLE_ERRORS
+from tests.servers import Daphne, GameDatabase, RedisServer
+
+pytestmark = pytest.mark.e2e
+
+BACK_MS = 15_000
+"""Reconnecting waits up to 5 s between tries (live.js), plus a server's start."""
+
+DROP_NEXT_MOVE = """() => {
+    // As if the channel layer had lost the next move message: nothing in the page sees it.
+    const room = document.querySelector(".room");
+    window.droppedVersion = null;
+    room.addEventListener("htmx:wsBeforeMessage", function drop(event) {
+        const meta = /id="game-meta"[^>]*data-version="(\\d+)"/.exec(event.detail.message);
+        if (!meta || event.detail.message.includes('id="board"')) return;
+        room.removeEventListener("htmx:wsBeforeMessage", drop, true);
+        window.droppedVersion = +meta[1];
+        event.preventDefault();
+        event.stopImmediatePropagation();
+    }, true);
+}"""
+
+RECORD_CONNECTION = """() => {
+    // Every state the connection line goes through, however briefly.
+    const line = document.getElementById("connection");
+    window.connectionStates = [];
+    new MutationObserver(() => {
+        window.connectionStates.push({state: line.dataset.state, text: line.textContent});
+    }).observe(line, {attributes: true, childList: true, characterData: true, subtree: true});
+}"""
+
+BOARD = """() => Object.fromEntries([...document.querySelectorAll("#board .cell")].map(
+    (c) => [`${c.dataset.x},${c.dataset.y}`, [c.dataset.state, c.dataset.count ?? null]]))"""
+
+
+@pytest.fixture
+def expected_console_errors() -> re.Pattern[str]:
+    """Chromium logs every refused websocket handshake and dropped connection as an error, and
+    htmx logs its htmx:wsError event itself (as "[object Event]")."""
+    return re.compile(
+        EXPECTED_CONSOLE_ERRORS.pattern
+        + r"|WebSocket connection to 'ws://127\.0\.0\.1:\d+/ws/r/[\w-]+/' failed"
+        + r"|^\[object Event\]$"
+    )
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+
+def api(base_url: str, path: str, body: dict, token: str = "") -> dict:
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(base_url + path, json.dumps(body).encode(), headers)
+    with urllib.request.urlopen(request, timeout=15) as response:
+        return json.loads(response.read())
+
+
+def create_room(page: Page, base_url: str, nickname: str = "Ana") -> str:
+    page.goto(base_url + "/")
+    page.get_by_label("Your nickname").fill(nickname)
+    page.get_by_role("button", name="Create room").click()
+    expect(page).to_have_url(re.compile(r"/r/[\w-]+/$"))
+    expect(page.locator("#connection")).to_have_attribute("data-state", "live")
+    return page.locator(".room").get_attribute("data-room")
+
+
+def cell(page: Page, x: int, y: int):
+    return page.locator(f"#cell-{x}-{y}")
+
+
+def stored_board(game_db: GameDatabase, code: str) -> dict[str, list]:
+    """The stored game as every player may see it, keyed like the page's `BOARD`."""
+    state = engine.from_dict(game_db.state(code))
+    return {
+        f"{x},{y}": [shown.value, str(count) if shown is engine.CellState.REVEALED else None]
+        for y, row in enumerate(engine.public_board(state))
+        for x, (shown, count) in enumerate(row)
+    }
+
+
+def hidden_cells(game_db: GameDatabase, code: str) -> list[tuple[int, int]]:
+    board = stored_board(game_db, code)
+    return [
+        tuple(map(int, key.split(","))) for key, (state, _) in board.items() if state == "hidden"
+    ]
+
+
+# --- a missed message ---------------------------------------------------------------------------
+
+
+def test_a_page_that_misses_a_move_asks_for_a_snapshot_and_ends_up_right(
+    new_context, live_server_url, game_db
+):
+    page = new_context().new_page()
+    sent: list[str] = []
+    page.on("websocket", lambda socket: socket.on("framesent", lambda frame: sent.append(frame)))
+    code = create_room(page, live_server_url)
+    bot = api(live_server_url, f"/api/rooms/{code}/join", {"name": "Bot"})["player_token"]
+
+    def move(action: str, x: int, y: int) -> None:
+        api(live_server_url, f"/api/rooms/{code}/moves", {"action": action, "x": x, "y": y}, bot)
+
+    move("reveal", 4, 4)
+    expect(page.locator("#board")).to_have_attribute("data-version", "1")
+    first, second, third = hidden_cells(game_db, code)[:3]
+
+    page.evaluate(DROP_NEXT_MOVE)
+    move("flag", *first)
+    page.wait_for_function("window.droppedVersion === 2")
+    expect(cell(page, *first)).to_have_attribute("data-state", "hidden")  # it never arrived
+    assert not any('"sync"' in frame for frame in sent)
+
+    move("flag", *second)
+    move("flag", *third)
+    expect(page.locator("#board")).to_have_attribute("data-version", "4")
+    assert any(json.loads(frame).get("action") == "sync" for frame in sent)
+    expect(cell(page, *first)).to_have_attribute("data-state", "flagged")
+    assert page.evaluate(BOARD) == stored_board(game_db, code)
+    expect(page.locator("#connection")).to_have_attribute("data-state", "live")
+
+
+# --- servers that go away ---------------------------------------------------------------------
+
+
+@dataclass
+class Stack:
+    """A private Redis and two Daphnes on one fresh database: the page talks to `a`."""
+
+    redis: RedisServer
+    a: Daphne
+    b: Daphne
+    db: GameDatabase
+
+    def ensure_running(self) -> None:
+        for process in (self.redis, self.a, self.b):
+            if not process.running:
+                process.start()
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    folder: Path = tmp_path_factory.mktemp("reliability")
+    try:
+        redis = RedisServer(folder / "redis.log")
+        env = servers.database_env(folder, "reliability", REDIS_URL=redis.url)
+    except servers.ServiceUnavailable as error:
+        skip_or_fail(str(error))
+    stack = Stack(
+        redis, Daphne(env, folder / "a.log"), Daphne(env, folder / "b.log"), GameDatabase(env)
+    )
+    try:
+        servers.migrate(env)
+        stack.ensure_running()
+        yield stack
+    finally:
+        for process in (stack.a, stack.b, stack.redis):
+            process.stop()
+        servers.drop_database(env)
+
+
+def test_a_page_shows_reconnecting_while_its_server_restarts_and_catches_up(
+    new_context, stack, screenshots
+):
+    stack.ensure_running()
+    page = new_context().new_page()
+    code = create_room(page, stack.a.url)
+    bot = api(stack.b.url, f"/api/rooms/{code}/join", {"name": "Bot"})["player_token"]
+    api(stack.b.url, f"/api/rooms/{code}/moves", {"action": "reveal", "x": 4, "y": 4}, bot)
+    expect(page.locator("#board")).to_have_attribute("data-version", "1")
+    page.evaluate(RECORD_CONNECTION)
+
+    assert stack.a.stop(signal.SIGTERM) == 0
+    page.wait_for_function(
+        "window.connectionStates.some((s) => s.state === 'reconnecting'"
+        " && s.text === 'Reconnecting…')"
+    )
+    expect(page.locator("#connection")).to_be_visible()
+    page.screenshot(path=screenshots / "reconnecting.png", animations="disabled")
+    x, y = hidden_cells(stack.db, code)[0]
+    api(stack.b.url, f"/api/rooms/{code}/moves", {"action": "flag", "x": x, "y": y}, bot)
+
+    stack.a.start()
+    expect(page.locator("#connection")).to_have_attribute("data-state", "live", timeout=BACK_MS)
+    expect(page.locator("#connection")).to_have_text("Live")
+    expect(cell(page, x, y)).to_have_attribute("data-state", "flagged")
+    expect(page.locator("#board")).to_have_attribute("data-version", "2")
+    assert page.evaluate(BOARD) == stored_board(stack.db, code)
+    states = page.evaluate("window.connectionStates.map((s) => s.state)")
+    assert states[0] == "reconnecting" and states[-2:] == ["connecting", "live"], states
+
+
+def test_a_page_says_live_updates_are_unavailable_while_redis_is_down(
+    new_context, stack, screenshots
+):
+    stack.ensure_running()
+    page = new_context().new_page()
+    code = create_room(page, stack.a.url)
+    bot = api(stack.b.url, f"/api/rooms/{code}/join", {"name": "Bot"})["player_token"]
+
+    stack.redis.stop(signal.SIGKILL)
+    line = page.locator("#connection")
+    expect(line).to_have_attribute("data-state", "unavailable")
+    expect(line).to_have_text("Live updates unavailable — retrying…")
+    page.screenshot(path=screenshots / "live-unavailable.png", animations="disabled")
+    # Moves still go in (the JSON API needs no Redis); the page cannot hear of them yet.
+    moved = api(stack.b.url, f"/api/rooms/{code}/moves", {"action": "flag", "x": 0, "y": 0}, bot)
+    assert moved["version"] == 1
+    expect(cell(page, 0, 0)).to_have_attribute("data-state", "hidden")
+
+    stack.redis.start()
+    expect(line).to_have_attribute("data-state", "live", timeout=BACK_MS)
+    expect(line).to_have_text("Live")
+    expect(cell(page, 0, 0)).to_have_attribute("data-state", "flagged")
+    expect(page.locator("#board")).to_have_attribute("data-version", "1")

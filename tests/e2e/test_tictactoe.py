@@ -1,0 +1,130 @@
+"""Tic-tac-toe in Chromium: against the perfect computer, between two people, and computers
+playing each other live on a spectator's screen. Every wait is an auto-waiting `expect`."""
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.e2e
+
+FINISHED = '#board:not([data-status="playing"])'
+
+
+def create_room(page: Page, nickname: str, x: str, o: str) -> None:
+    page.goto("/")
+    page.locator('input[name="game"][value="tictactoe"]').check()
+    expect(page.locator("#tictactoe-fields")).to_be_visible()
+    expect(page.locator("#minesweeper-fields")).to_be_hidden()
+    page.get_by_label("Your nickname").fill(nickname)
+    page.locator('select[name="x"]').select_option(x)
+    page.locator('select[name="o"]').select_option(o)
+    page.get_by_role("button", name="Create room").click()
+    expect(page).to_have_url(re.compile(r"/r/[\w-]+/$"))
+    wait_until_live(page)
+
+
+def wait_until_live(page: Page) -> None:
+    expect(page.locator("#connection")).to_have_attribute("data-state", "live")
+    expect(page.locator("#board")).to_be_visible()
+
+
+def square(page: Page, n: int):
+    return page.locator(f"#square-{n}")
+
+
+def shot(page: Page, screenshots, name: str) -> None:
+    page.mouse.move(0, 0)
+    page.screenshot(path=screenshots / f"{name}.png", animations="disabled")
+
+
+def test_a_person_does_not_beat_the_perfect_computer(new_context, screenshots):
+    page = new_context().new_page()
+    create_room(page, "Ana", x="human", o="perfect")
+    expect(page.locator("#status")).to_have_text(re.compile("Your turn"))
+    expect(page.locator(".contender.me")).to_contain_text("Ana")
+    moves = 0
+    while True:
+        expect(page.locator(f".room.my-turn, {FINISHED}").first).to_be_attached()
+        if page.locator(FINISHED).count():
+            break
+        version = page.locator("#game-meta").get_attribute("data-version")
+        # Ana tries the first free square each time: the computer must punish or block it.
+        page.locator('.square[data-mark=""]').first.click()
+        expect(page.locator("#game-meta")).not_to_have_attribute("data-version", version)
+        moves += 1
+        assert moves <= 5
+    status = page.locator("#status .status-words")
+    expect(status).to_have_text(
+        re.compile(r"^(Computer \(perfect\) wins this one\.|It's a draw!)$")
+    )
+    if page.locator("#board").get_attribute("data-status") == "won":
+        expect(page.locator('.square[data-win="true"][data-mark="O"]')).to_have_count(3)
+        expect(page.locator("#strike line")).to_be_attached()
+    expect(page.get_by_role("button", name="Rematch")).to_be_visible()
+    shot(page, screenshots, "tictactoe-vs-perfect")
+
+    # The rematch swaps sides: the computer holds X now and opens by itself.
+    page.get_by_role("button", name="Rematch").click()
+    expect(page.locator("#game-meta")).to_have_attribute("data-game", "2")
+    expect(page.locator('.square[data-mark="X"]')).to_have_count(1)
+    expect(page.locator("#status")).to_have_text(re.compile("Your turn"))
+    expect(page.locator('.contender.me[data-mark="O"]')).to_be_visible()
+
+
+def test_two_people_play_and_the_third_only_watches(new_context, screenshots):
+    ana = new_context().new_page()
+    create_room(ana, "Ana", x="human", o="human")
+    expect(ana.locator("#status")).to_contain_text("Your turn")
+    invite = ana.locator("#invite-link").input_value()
+
+    bo = new_context(color_scheme="dark").new_page()
+    bo.goto(invite)
+    bo.get_by_label("Nickname").fill("Bo")
+    bo.get_by_role("button", name="Join game").click()
+    wait_until_live(bo)
+    expect(bo.locator("#status")).to_contain_text("Ana (X) to move")
+
+    square(ana, 4).click()
+    expect(square(bo, 4)).to_have_attribute("data-mark", "X")
+    expect(bo.locator("#status")).to_contain_text("Your turn")
+    expect(ana.locator("#status")).to_contain_text("Bo (O) to move")
+    square(bo, 0).click()
+    expect(square(ana, 0)).to_have_attribute("data-mark", "O")
+
+    cy = new_context().new_page()
+    cy.goto(invite)
+    cy.get_by_label("Nickname").fill("Cy")
+    cy.get_by_role("button", name="Join game").click()
+    wait_until_live(cy)
+    expect(cy.locator(".mode-pill")).to_contain_text("both seats taken")
+    square(cy, 8).click()
+    expect(cy.locator("#room-error")).to_contain_text("no seat in this game")
+    expect(square(ana, 8)).to_have_attribute("data-mark", "")
+    shot(ana, screenshots, "tictactoe-two-people")
+    shot(bo, screenshots, "tictactoe-two-people-dark")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_computers_play_each_other_live_for_a_spectator(new_context, screenshots, scheme):
+    host = new_context().new_page()
+    create_room(host, "Host", x="random", o="perfect")
+    watch_url = host.get_by_role("link", name="Watch link").get_attribute("href")
+    host.close()
+
+    viewer = new_context(color_scheme=scheme).new_page()
+    viewer.goto(watch_url)
+    wait_until_live(viewer)
+    expect(viewer.locator(".mode-pill")).to_have_text("Spectating")
+    # Moves arrive one by one, each after the computer's pause...
+    expect(viewer.locator('.square[data-mark="X"]').first).to_be_attached()
+    expect(viewer.locator("#status")).to_contain_text(re.compile("thinking|wins|draw"))
+    # ...until the game ends by itself, with nobody clicking anything.
+    expect(viewer.locator(FINISHED)).to_be_attached(timeout=20_000)
+    expect(viewer.locator("#status .status-words")).to_have_text(
+        re.compile(r"^(Computer 2 \(perfect\) wins!|It's a draw!)$")
+    )
+    marks = viewer.locator('.square:not([data-mark=""])').count()
+    assert 5 <= marks <= 9
+    expect(viewer.locator(".rematch")).to_be_hidden()
+    shot(viewer, screenshots, f"tictactoe-computers-{scheme}")

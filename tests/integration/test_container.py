@@ -1,0 +1,78 @@
+"""The container's own Daphne command line (the Dockerfile's CMD), run here on 127.0.0.1.
+
+Options in the image change how every socket behaves, and compose cannot run in the test
+environment, so the command's options are taken from the Dockerfile itself.
+"""
+
+import asyncio
+import json
+
+import pytest
+import websockets
+
+from tests import servers
+from tests.conftest import skip_or_fail
+from tests.servers import Daphne
+
+from .clients import HttpSession, api
+
+pytestmark = pytest.mark.integration
+
+
+def dockerfile_daphne_options() -> list[str]:
+    """The CMD's options, without the address, port and application (the test picks those)."""
+    line = next(
+        line
+        for line in (servers.ROOT / "Dockerfile").read_text().splitlines()
+        if line.startswith("CMD ")
+    )
+    command = json.loads(line.removeprefix("CMD "))
+    assert command[0] == "daphne" and command[-1] == "config.asgi:application", command
+    options, rest = [], command[1:-1]
+    while rest:
+        option = rest.pop(0)
+        if option in ("-b", "--bind", "-p", "--port"):
+            rest.pop(0)
+        else:
+            options.append(option)
+    return options
+
+
+@pytest.fixture
+def container_daphne(tmp_path):
+    try:
+        env = servers.database_env(tmp_path, "container")
+    except servers.ServiceUnavailable as error:
+        skip_or_fail(str(error))
+    try:
+        servers.migrate(env)
+        with Daphne(env, tmp_path / "daphne.log", options=dockerfile_daphne_options()) as daphne:
+            yield daphne
+    finally:
+        servers.drop_database(env)
+
+
+async def test_the_container_command_sends_the_largest_snapshots_and_cascades(container_daphne):
+    """A 50x50 board: its snapshot and its first cascade are the biggest messages (~0.5 MB)."""
+    daphne = container_daphne
+    status, room = await asyncio.to_thread(
+        api, daphne.url, "POST", "/api/rooms", {"width": 50, "height": 50, "mines": 1}
+    )
+    assert status == 201, room
+    url = f"{daphne.ws_url}/ws/r/{room['code']}/?watch=1"
+    async with websockets.connect(url, origin=daphne.url, max_size=None) as socket:
+        snapshot = await asyncio.wait_for(socket.recv(), 10)
+        assert 'id="board"' in snapshot and len(snapshot) > 300_000
+        status, moved = await asyncio.to_thread(
+            api,
+            daphne.url,
+            "POST",
+            f"/api/rooms/{room['code']}/moves",
+            {"action": "reveal", "x": 25, "y": 25},
+            room["player_token"],
+        )
+        assert status == 200 and len(moved["changed"]) > 2000
+        while 'data-version="1"' not in (cascade := await asyncio.wait_for(socket.recv(), 10)):
+            pass  # roster updates
+        assert len(cascade) > 300_000
+    assert HttpSession(daphne.url).request("/healthz")[0] == 200

@@ -1,0 +1,357 @@
+"""Real server processes for tests: Daphne, a private redis-server, and fresh databases.
+
+Browser tests and the cluster tests run the app the way production does, as separate processes
+that share a database and (optionally) Redis. This module is the one copy of that plumbing:
+
+    env = database_env(tmp_path, "cluster")   # a fresh PostgreSQL database or SQLite file
+    migrate(env)
+    with Daphne(env, tmp_path / "a.log") as server:
+        server.url, server.ws_url               # http://127.0.0.1:<port>, ws://...
+        server.stop(signal.SIGTERM)             # returns the exit status
+        server.start()                          # again, on the same port
+
+Every process started here is also stopped when the test process exits (and, on Linux, gets
+SIGTERM if the test process dies first), so none outlives a run. Nothing here touches the shared
+PostgreSQL or Redis beyond databases it created itself: tests that need Redis to fail start a
+`RedisServer` of their own and stop that one.
+"""
+
+import atexit
+import contextlib
+import ctypes
+import json
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any, Self
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+HOST = "127.0.0.1"
+START_SECONDS = 30
+STOP_SECONDS = 10
+
+
+class ServiceUnavailable(RuntimeError):
+    """A service a test needs is missing (PostgreSQL down, no redis-server binary)."""
+
+
+class ServerFailed(RuntimeError):
+    """A process did not start, or did not stop; the message carries the end of its log."""
+
+
+_children: list[subprocess.Popen[bytes]] = []
+
+
+def _die_with_parent() -> None:
+    """Linux: the child gets SIGTERM when the test process dies, even by SIGKILL. (Strictly, when
+    the thread that started it ends: start servers from the main thread, not a worker's.)"""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+@atexit.register
+def _stop_children() -> None:
+    for child in _children:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        return probe.getsockname()[1]
+
+
+def port_open(port: int) -> bool:
+    try:
+        socket.create_connection((HOST, port), timeout=0.5).close()
+        return True
+    except OSError:
+        return False
+
+
+def unique_name(prefix: str) -> str:
+    """Names of databases and key prefixes that no concurrent test run shares."""
+    return f"{prefix}_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+
+
+class Process:
+    """One child process listening on a fixed 127.0.0.1 port, restartable on that port."""
+
+    name = "process"
+
+    def __init__(self, log: Path, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.log = log
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def command(self) -> list[str]:
+        raise NotImplementedError
+
+    def environment(self) -> dict[str, str] | None:
+        return None
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def start(self, timeout: float = START_SECONDS) -> Self:
+        if self.running:
+            raise ServerFailed(f"{self.name} on {self.port} is already running")
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        with self.log.open("ab") as output:
+            self.process = subprocess.Popen(
+                self.command(),
+                cwd=ROOT,
+                env=self.environment(),
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                preexec_fn=_die_with_parent,
+            )
+        _children.append(self.process)
+        self.wait_ready(timeout)
+        return self
+
+    def wait_ready(self, timeout: float = START_SECONDS) -> None:
+        """Until the port accepts connections; fails at once if the process exits."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not self.running:
+                code = self.process.returncode if self.process else None
+                raise ServerFailed(f"{self.name} exited with {code}:\n{self.log_tail()}")
+            if port_open(self.port):
+                return
+            time.sleep(0.05)  # polling a port that is not open yet, bounded by the deadline
+        self.stop(signal.SIGKILL)
+        raise ServerFailed(
+            f"{self.name} did not listen on {self.port} within {timeout}s:\n{self.log_tail()}"
+        )
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = STOP_SECONDS) -> int | None:
+        """Send `sig` and wait for the exit; SIGKILL after `timeout`. Returns the exit status
+        (negative for a signal, as with Popen), None if it was not running."""
+        if self.process is None:
+            return None
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            try:
+                self.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.process in _children:
+            _children.remove(self.process)
+        return self.process.returncode
+
+    def restart(self, sig: int = signal.SIGTERM) -> Self:
+        self.stop(sig)
+        return self.start()
+
+    def log_tail(self, chars: int = 4000) -> str:
+        try:
+            return self.log.read_text(errors="replace")[-chars:]
+        except FileNotFoundError:
+            return "(no log)"
+
+    def __enter__(self) -> Self:
+        if not self.running:
+            self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+class Daphne(Process):
+    """The app under Daphne, as `make run` and the container serve it."""
+
+    name = "daphne"
+
+    def __init__(
+        self, env: dict[str, str], log: Path, port: int | None = None, options: list[str] = ()
+    ) -> None:
+        super().__init__(log, port)
+        self.env = env
+        self.options = list(options)
+        """More command-line options, e.g. the Dockerfile's."""
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "daphne", "-b", HOST, "-p", str(self.port)] + [
+            *self.options,
+            "config.asgi:application",
+        ]
+
+    def environment(self) -> dict[str, str]:
+        return self.env
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://{HOST}:{self.port}"
+
+
+class RedisServer(Process):
+    """A private, throwaway redis-server: the one a test may stop (never the shared one)."""
+
+    name = "redis-server"
+
+    def __init__(self, log: Path, port: int | None = None) -> None:
+        if shutil.which("redis-server") is None:
+            raise ServiceUnavailable("redis-server is not installed")
+        super().__init__(log, port)
+
+    def command(self) -> list[str]:
+        return ["redis-server", "--port", str(self.port), "--bind", HOST] + [
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ]
+
+    @property
+    def url(self) -> str:
+        return f"redis://{HOST}:{self.port}/0"
+
+
+# --- databases --------------------------------------------------------------------------------
+
+
+def server_env(**overrides: str) -> dict[str, str]:
+    """This process's environment for a server, with test-friendly limits."""
+    env = dict(os.environ)
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    env["ROOMS_PER_MINUTE"] = "100000"  # every test creates rooms from 127.0.0.1
+    # Concurrent test runs may share one Redis; their room ids collide, their prefixes do not.
+    env["CHANNEL_LAYER_PREFIX"] = unique_name("test")
+    env.update(overrides)
+    return env
+
+
+def database_env(folder: Path, suffix: str, **overrides: str) -> dict[str, str]:
+    """Environment for servers sharing a fresh database: `<name>_<suffix>_<pid>_<random>` on
+    the PostgreSQL of DATABASE_URL when it is set (as in CI), else a SQLite file (WAL) in
+    `folder`. Drop the PostgreSQL one with `drop_database(env)` when done."""
+    env = server_env(**overrides)
+    url = env.get("DATABASE_URL")
+    if not url:
+        folder.mkdir(parents=True, exist_ok=True)
+        env["SQLITE_PATH"] = str(folder / f"{suffix}.sqlite3")
+        return env
+    parts = urlsplit(url)
+    name = unique_name(f"{parts.path.lstrip('/')}_{suffix}")
+    recreate_postgres_database(_admin_url(url), name)
+    env["DATABASE_URL"] = urlunsplit(parts._replace(path="/" + name))
+    return env
+
+
+def _admin_url(url: str) -> str:
+    return urlunsplit(urlsplit(url)._replace(path="/postgres"))
+
+
+def recreate_postgres_database(admin_url: str, name: str) -> None:
+    import psycopg
+    from psycopg import sql
+
+    try:
+        connection = psycopg.connect(admin_url, autocommit=True, connect_timeout=5)
+    except psycopg.OperationalError as error:
+        raise ServiceUnavailable(f"PostgreSQL is not reachable: {error}") from None
+    with connection:
+        connection.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
+        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+
+def drop_database(env: dict[str, str]) -> None:
+    """Drop a PostgreSQL database made by `database_env` (SQLite files go with their folder)."""
+    url = env.get("DATABASE_URL")
+    if not url:
+        return
+    import psycopg
+    from psycopg import sql
+
+    name = urlsplit(url).path.lstrip("/")
+    with (
+        contextlib.suppress(psycopg.OperationalError),
+        psycopg.connect(_admin_url(url), autocommit=True, connect_timeout=5) as connection,
+    ):
+        connection.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
+
+
+def migrate(env: dict[str, str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if done.returncode:
+        raise ServerFailed(f"migrate failed:\n{done.stdout}\n{done.stderr}")
+
+
+class GameDatabase:
+    """Read-only access to the servers' database (the test process never uses their ORM)."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.url = env.get("DATABASE_URL", "")
+        self.sqlite_path = env.get("SQLITE_PATH", "")
+
+    GAME = (
+        "SELECT g.id, g.state, g.version, g.seed, g.status FROM games_game g "
+        "JOIN games_room r ON r.id = g.room_id WHERE r.code = {p} ORDER BY g.number DESC LIMIT 1"
+    )
+    MOVES = "SELECT seq, seat, action, x, y FROM games_move WHERE game_id = {p} ORDER BY seq"
+
+    def query(self, sql: str, *params: object) -> list[tuple[Any, ...]]:
+        if self.url:
+            import psycopg
+
+            with psycopg.connect(self.url) as connection:
+                return connection.execute(sql.format(p="%s"), params).fetchall()
+        with contextlib.closing(sqlite3.connect(self.sqlite_path, timeout=10)) as connection:
+            return connection.execute(sql.format(p="?"), params).fetchall()
+
+    def game(self, code: str) -> dict[str, Any]:
+        """The room's current game: id, state (decoded), version, seed and status."""
+        rows = self.query(self.GAME, code)
+        assert rows, f"no game for room {code!r}"
+        game_id, state, version, seed, status = rows[0]
+        state = state if isinstance(state, dict) else json.loads(state)
+        return {"id": game_id, "state": state, "version": version, "seed": seed, "status": status}
+
+    def moves(self, game_id: int) -> list[tuple[int, int, str, int, int]]:
+        """The move log: (seq, seat, action, x, y) in order."""
+        return [tuple(row) for row in self.query(self.MOVES, game_id)]
+
+    def state(self, code: str) -> dict[str, Any]:
+        return self.game(code)["state"]
+
+    def mines(self, code: str) -> list[tuple[int, int]]:
+        """The (x, y) of every mine; mines exist only once the first reveal happened."""
+        state = self.state(code)
+        assert state["field"] is not None, "no mines yet: reveal a cell first"
+        width = state["width"]
+        return [(cell % width, cell // width) for cell in state["field"]]
+
+    def safe_cells(self, code: str) -> list[tuple[int, int]]:
+        state = self.state(code)
+        mines = set(self.mines(code))
+        cells = ((x, y) for y in range(state["height"]) for x in range(state["width"]))
+        return [cell for cell in cells if cell not in mines]

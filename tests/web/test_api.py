@@ -1,0 +1,126 @@
+"""The JSON API: the contract's status codes and bodies, and moves that reach browsers live."""
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from games.engine import minesweeper as engine
+from games.models import Game, Room
+
+from .helpers import cell_states, connect, receive_until
+
+pytestmark = pytest.mark.django_db
+
+
+def create(client, **body):
+    return client.post(
+        "/api/rooms", {"game": "minesweeper", **body}, content_type="application/json"
+    )
+
+
+def move(client, code, token, **body):
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return client.post(
+        f"/api/rooms/{code}/moves", body, content_type="application/json", headers=headers
+    )
+
+
+@pytest.fixture
+def room(client):
+    created = create(client, preset="beginner", name="Robo")
+    assert created.status_code == 201
+    return created.json()
+
+
+def test_create_join_read_and_move(client, room):
+    assert room["url"].endswith(f"/r/{room['code']}/")
+    joined = client.post(
+        f"/api/rooms/{room['code']}/join", {"name": "Bo"}, content_type="application/json"
+    )
+    assert joined.status_code == 200 and joined.json()["player_token"] != room["player_token"]
+    state = client.get(f"/api/rooms/{room['code']}").json()
+    assert state["board"] == ["#########"] * 9
+    assert (state["status"], state["version"], state["mines_left"]) == ("playing", 0, 10)
+    assert [p["name"] for p in state["players"]] == ["Robo", "Bo"]
+    answer = move(client, room["code"], room["player_token"], action="reveal", x=4, y=4)
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["version"] == 1 and body["status"] == "playing"
+    assert {"x": 4, "y": 4, "state": "revealed", "count": 0} in body["changed"]
+    board = client.get(f"/api/rooms/{room['code']}").json()["board"]
+    assert board[4][4] == "_"
+    assert all(ch in "#_12345678" for row in board for ch in row)
+
+
+def test_custom_sizes_and_their_limits(client):
+    assert create(client, width=30, height=20, mines=100).status_code == 201
+    for body, message in [
+        (
+            {"width": 5000, "height": 3, "mines": 1},
+            "width: Input should be less than or equal to 50",
+        ),
+        ({"width": 40, "height": 1, "mines": 1}, "height"),
+        ({"width": 9, "height": 9, "mines": 81}, "takes 1 to 72"),
+        ({"width": 9, "height": 9}, "takes 1 to 72"),
+        ({"preset": "huge"}, "preset"),
+        ({"game": "chess"}, "game"),
+        ({"width": "nine", "height": 9, "mines": 10}, "width"),
+    ]:
+        response = create(client, **body)
+        assert response.status_code == 400, body
+        assert message in response.json()["error"]
+    assert Room.objects.count() == 1
+
+
+def test_error_codes(client, room):
+    code, token = room["code"], room["player_token"]
+    assert client.get("/api/rooms/nope").status_code == 404
+    assert move(client, "nope", token, action="reveal", x=0, y=0).status_code == 404
+    assert move(client, code, None, action="reveal", x=0, y=0).status_code == 401
+    assert move(client, code, "wrong", action="reveal", x=0, y=0).status_code == 403
+    for body in ({"action": "reveal", "x": 9, "y": 0}, {"action": "dance"}, {"x": 1}):
+        response = move(client, code, token, **body)
+        assert response.status_code == 400
+        assert response.json()["error"]
+    move(client, code, token, action="reveal", x=4, y=4)
+    game = Game.objects.get(room__code=code)
+    mine = min(engine.from_dict(game.state).field.mines)
+    assert (
+        move(client, code, token, action="reveal", x=mine % 9, y=mine // 9).json()["status"]
+        == "lost"
+    )
+    refused = move(client, code, token, action="reveal", x=0, y=0)
+    assert refused.status_code == 409 and "over" in refused.json()["error"]
+    assert client.get(f"/api/rooms/{code}").json()["board"][mine // 9][mine % 9] == "!"
+    assert move(client, code, token, action="new_game").json()["version"] == 0
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_api_moves_appear_live_in_browsers(async_client):
+    created = await async_client.post(
+        "/api/rooms", {"game": "minesweeper", "preset": "beginner"}, content_type="application/json"
+    )
+    body = created.json()
+    room = await sync_to_async(Room.objects.get)(code=body["code"])
+    spectator = await connect(room, watch=True)
+    response = await async_client.post(
+        f"/api/rooms/{room.code}/moves",
+        {"action": "flag", "x": 2, "y": 3},
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {body['player_token']}"},
+    )
+    assert response.status_code == 200
+    assert cell_states(await receive_until(spectator, 'id="game-meta"'))[(2, 3)] == "flagged"
+    await spectator.disconnect()
+
+
+def test_schema_and_docs_are_served(client):
+    schema = client.get("/api/openapi.json").json()
+    assert set(schema["paths"]) == {
+        "/api/rooms",
+        "/api/rooms/{code}",
+        "/api/rooms/{code}/join",
+        "/api/rooms/{code}/moves",
+        "/api/rooms/{code}/hint",
+    }
+    docs = client.get("/api/docs")
+    assert docs.status_code == 200 and b"swagger-ui" in docs.content

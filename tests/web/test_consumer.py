@@ -1,0 +1,179 @@
+"""The room websocket driven for real: broadcasts reach everyone, errors reach only their sender."""
+
+import re
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from config.asgi import application
+from games.engine import minesweeper as engine
+from games.models import Game, Move
+
+from .helpers import cell_states, connect, drain, receive_until, send
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def current_game(room) -> Game:
+    return Game.objects.filter(room=room).order_by("-number").first()
+
+
+async def test_a_reveal_reaches_both_players_and_a_spectator(room, ana, bo):
+    sockets = [await connect(room, ana), await connect(room, bo), await connect(room, watch=True)]
+    await send(sockets[0], action="reveal", x=4, y=4)
+    for socket in sockets:
+        message = await receive_until(socket, 'id="game-meta"')
+        assert 'data-version="1"' in message
+        assert cell_states(message)[(4, 4)] == "revealed"
+        assert "Ana revealed" in message
+    game = await database_sync_to_async(current_game)(room)
+    assert game.version == 1
+    for socket in sockets:
+        await socket.disconnect()
+
+
+async def test_form_fields_arrive_as_strings_with_htmx_headers(room, ana):
+    socket = await connect(room, ana)
+    await send(socket, action="reveal", x="2", y="3", HEADERS={"HX-Request": "true"})
+    message = await receive_until(socket, 'id="game-meta"')
+    assert cell_states(message)[(2, 3)] == "revealed"
+    await socket.disconnect()
+
+
+@pytest.mark.parametrize(
+    ("frame", "expected"),
+    [
+        ("not json", "not valid JSON"),
+        ("[1, 2]", "JSON object"),
+        ('{"x": 1}', 'Missing \\"action\\"|Missing &quot;action&quot;'),
+        ('{"action": "explode", "x": 1, "y": 1}', "Unknown action"),
+        ('{"action": "reveal", "x": "one", "y": 1}', "whole number"),
+        ('{"action": "reveal", "x": 1.5, "y": 1}', "whole number"),
+        ('{"action": "reveal", "x": 99, "y": 1}', "off the board"),
+        ('{"action": "reveal", "x": -1, "y": 0}', "off the board"),
+        ('{"action": "mark", "cell": 3}', "Minesweeper room"),
+    ],
+)
+async def test_bad_messages_get_an_error_for_the_sender_alone(
+    room, ana, bo, frame, expected, caplog
+):
+    sender, other = await connect(room, ana), await connect(room, bo)
+    await drain(sender)
+    await drain(other)
+    await sender.send_to(text_data=frame)
+    error = await receive_until(sender, 'id="room-error"')
+    assert re.search(expected, error), error
+    assert await other.receive_nothing(timeout=0.3)
+    game = await database_sync_to_async(current_game)(room)
+    assert game.version == 0
+    assert await database_sync_to_async(Move.objects.count)() == 0
+    # The connection goes on: a valid move still works.
+    await send(sender, action="flag", x=0, y=0)
+    assert cell_states(await receive_until(sender, 'id="game-meta"'))[(0, 0)] == "flagged"
+    assert not [r for r in caplog.records if r.exc_info or r.levelname in ("ERROR", "CRITICAL")]
+    await sender.disconnect()
+    await other.disconnect()
+
+
+async def test_oversized_frames_are_refused(room, ana):
+    socket = await connect(room, ana)
+    await socket.send_to(text_data='{"action": "sync", "pad": "' + "x" * 9000 + '"}')
+    assert "too large" in await receive_until(socket, 'id="room-error"')
+    await socket.disconnect()
+
+
+async def test_a_spectator_cannot_move(room, ana):
+    spectator = await connect(room, watch=True)
+    await send(spectator, action="reveal", x=1, y=1)
+    assert "Spectators can watch" in await receive_until(spectator, 'id="room-error"')
+    await send(spectator, action="new_game")
+    assert "Spectators can watch" in await receive_until(spectator, 'id="room-error"')
+    game = await database_sync_to_async(current_game)(room)
+    assert (game.version, game.number) == (0, 1)
+    await spectator.disconnect()
+
+
+async def test_moves_after_the_end_are_refused(room, ana):
+    socket = await connect(room, ana)
+    await send(socket, action="reveal", x=4, y=4)
+    await receive_until(socket, 'id="game-meta"')
+    game = await database_sync_to_async(current_game)(room)
+    mine = min(engine.from_dict(game.state).field.mines)
+    x, y = mine % 9, mine // 9
+    await send(socket, action="reveal", x=x, y=y)
+    lost = await receive_until(socket, 'data-status="lost"')
+    assert cell_states(lost)[(x, y)] == "exploded"
+    await send(socket, action="reveal", x=0, y=0)
+    assert "The game is over" in await receive_until(socket, 'id="room-error"')
+    game = await database_sync_to_async(current_game)(room)
+    assert game.version == 2
+    await socket.disconnect()
+
+
+async def test_new_game_reaches_everyone_once(room, ana, bo):
+    first, second = await connect(room, ana), await connect(room, bo)
+    await send(first, action="new_game", game="1")
+    await send(second, action="new_game", game="1")  # a simultaneous click: no second new game
+    for socket in (first, second):
+        snapshot = await receive_until(socket, 'id="board"')
+        assert 'data-game="2"' in snapshot
+    await drain(first)
+    game = await database_sync_to_async(current_game)(room)
+    assert game.number == 2
+    await first.disconnect()
+    await second.disconnect()
+
+
+async def test_sync_sends_a_snapshot_to_the_sender_only(room, ana, bo):
+    first, second = await connect(room, ana), await connect(room, bo)
+    await drain(first)
+    await drain(second)
+    await send(first, action="sync")
+    assert 'id="board"' in await first.receive_from()
+    assert await second.receive_nothing(timeout=0.3)
+    await first.disconnect()
+    await second.disconnect()
+
+
+async def test_hover_outlines_reach_the_others(room, ana, bo):
+    first, second = await connect(room, ana), await connect(room, bo)
+    await send(first, action="hover", x=3, y=5)
+    cursor = await receive_until(second, 'id="cursor-feed"')
+    assert 'data-x="3"' in cursor and 'data-y="5"' in cursor and 'data-name="Ana"' in cursor
+    await first.disconnect()
+    await second.disconnect()
+
+
+async def test_roster_shows_who_is_online(room, ana, bo):
+    first = await connect(room, ana)
+    second = await connect(room, bo)
+    roster = await receive_until(first, 'data-seat="1" data-online="true"')
+    assert "Bo" in roster and 'data-seat="0" data-online="true"' in roster
+    await second.disconnect()
+    roster = await receive_until(first, 'data-seat="1" data-online="false"')
+    assert "Bo" in roster
+    await first.disconnect()
+
+
+async def test_unknown_room_closes_the_socket():
+    communicator = WebsocketCommunicator(
+        application, "/ws/r/not-a-room/", headers=[(b"origin", b"http://127.0.0.1:8000")]
+    )
+    connected, code = await communicator.connect()
+    assert not connected
+    assert code == 4404
+
+
+async def test_a_missing_origin_is_refused(room):
+    communicator = WebsocketCommunicator(application, f"/ws/r/{room.code}/")
+    connected, _ = await communicator.connect()
+    assert not connected
+
+
+async def test_a_foreign_origin_is_refused(room):
+    communicator = WebsocketCommunicator(
+        application, f"/ws/r/{room.code}/", headers=[(b"origin", b"https://evil.example")]
+    )
+    connected, _ = await communicator.connect()
+    assert not connected

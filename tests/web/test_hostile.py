@@ -1,0 +1,121 @@
+"""Hostile clients: floods, room spam, fuzzed frames, and settings fit for production."""
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+
+import pytest
+from asgiref.sync import sync_to_async
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games import services
+from games.models import Game, Move, Room
+from games.ratelimit import TokenBucket
+
+from .helpers import connect, drain, make_room, send
+
+ROOMS_PER_MINUTE = 10
+
+
+def test_token_bucket_lets_bursts_through_and_stops_floods():
+    bucket = TokenBucket.full(capacity=5, rate=2, now=0)
+    assert all(bucket.allow(0) for _ in range(5))
+    assert not bucket.allow(0)
+    assert bucket.allow(0.5)  # one token back after half a second at 2/s
+    assert not bucket.allow(0.5)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_flood_closes_the_socket_with_1008():
+    room = await sync_to_async(make_room)()
+    player = await sync_to_async(services.join_room)(room, "Flood")
+    socket = await connect(room, player)
+    for _ in range(200):
+        await send(socket, action="sync")
+    closed = None
+    while closed is None:
+        output = await socket.receive_output(timeout=5)
+        if output["type"] == "websocket.close":
+            closed = output
+    assert closed["code"] == 1008
+
+
+@pytest.mark.django_db
+def test_room_creation_is_capped_per_address_and_minute(client, settings):
+    settings.ROOMS_PER_MINUTE = ROOMS_PER_MINUTE
+    # A counter of its own: under CI the counters live in Redis and outlast a single run.
+    client.defaults["REMOTE_ADDR"] = f"test-{uuid.uuid4()}"
+    data = {"nickname": "Spam", "preset": "beginner"}
+    codes = [client.post("/rooms/", data).status_code for _ in range(ROOMS_PER_MINUTE)]
+    assert codes == [302] * ROOMS_PER_MINUTE
+    refused = client.post("/rooms/", data)
+    assert refused.status_code == 429 and "Slow down" in refused.content.decode()
+    api = client.post("/api/rooms", {"preset": "beginner"}, content_type="application/json")
+    assert api.status_code == 429 and "wait a minute" in api.json()["error"]
+    assert Room.objects.count() == ROOMS_PER_MINUTE
+
+
+frames = st.one_of(
+    st.text(max_size=200),
+    st.binary(max_size=64).map(lambda b: b.decode("latin-1")),
+    st.dictionaries(
+        st.sampled_from(["action", "x", "y", "cell", "game", "HEADERS", "extra"]),
+        st.one_of(
+            st.sampled_from(["reveal", "flag", "chord", "mark", "new_game", "sync", "hover", "?"]),
+            st.integers(min_value=-(2**70), max_value=2**70),
+            st.floats(allow_nan=True),
+            st.text(max_size=20),
+            st.none(),
+            st.booleans(),
+            st.lists(st.integers(), max_size=3),
+        ),
+        max_size=5,
+    ).map(json.dumps),
+)
+
+
+@pytest.mark.django_db(transaction=True)
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(batch=st.lists(frames, min_size=1, max_size=8))
+async def test_fuzzed_frames_from_a_spectator_never_change_the_game_or_break_the_socket(batch):
+    room = await sync_to_async(make_room)()
+    spectator = await connect(room, watch=True)
+    for frame in batch:
+        await spectator.send_to(text_data=frame or " ")  # the test client refuses an empty frame
+    await send(spectator, action="sync")
+    replies = await drain(spectator)
+    assert any('id="board"' in reply for reply in replies)  # still connected and answering
+    game = await sync_to_async(Game.objects.get)(room=room)
+    assert (game.version, game.number) == (0, 1)
+    assert await sync_to_async(Move.objects.count)() == 0
+    await spectator.disconnect()
+
+
+def test_production_settings_pass_the_deploy_check():
+    env = {
+        **os.environ,
+        "DEBUG": "false",
+        "SECRET_KEY": "a-long-random-production-secret-for-the-deploy-check-0123456789",
+        "ALLOWED_HOSTS": "mines.example.org",
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_refuses_to_start_with_the_development_key():
+    env = {**os.environ, "DEBUG": "false"}
+    env.pop("SECRET_KEY", None)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"], env=env, capture_output=True, text=True, check=False
+    )
+    assert result.returncode != 0 and "Set SECRET_KEY" in result.stderr

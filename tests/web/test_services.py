@@ -1,0 +1,140 @@
+"""The one write path: move log, versions, replay, refusals, and writers racing for one game."""
+
+import threading
+
+import pytest
+from django.db import connection
+
+from games import services
+from games.engine import minesweeper as engine
+from games.messages import CellMove, Command
+from games.models import Game, Move
+from games.play.common import Invalid, Refused
+
+from .helpers import make_room
+
+
+def current(room) -> Game:
+    return Game.objects.filter(room=room).order_by("-number").first()
+
+
+def hidden_cells(room) -> list[tuple[int, int]]:
+    state = engine.from_dict(current(room).state)
+    width = state.config.width
+    return [
+        (cell % width, cell // width)
+        for cell in range(state.grid.size)
+        if state.cell_state(cell)[0] is engine.CellState.HIDDEN
+    ]
+
+
+def replay(game: Game) -> engine.GameState:
+    settings = game.params
+    config = engine.Config(settings["width"], settings["height"], settings["mines"])
+    moves = [
+        engine.Move(engine.Action(m.action), m.x, m.y, m.seat)
+        for m in Move.objects.filter(game=game).order_by("seq")
+    ]
+    return engine.replay(config, game.seed, moves)
+
+
+@pytest.mark.django_db
+def test_moves_are_logged_with_contiguous_sequence_numbers_and_replay_exactly():
+    room = make_room()
+    ana = services.join_room(room, "Ana")
+    bo = services.join_room(room, "Bo")
+    services.play(room, ana, CellMove("reveal", 4, 4))
+    (x1, y1), (x2, y2) = hidden_cells(room)[:2]
+    services.play(room, bo, CellMove("flag", x1, y1))
+    services.play(room, ana, CellMove("flag", x1, y1))  # toggles the flag off again
+    services.play(room, bo, CellMove("flag", x2, y2))
+    game = current(room)
+    assert game.version == 4
+    assert list(Move.objects.filter(game=game).values_list("seq", flat=True)) == [1, 2, 3, 4]
+    assert engine.to_dict(replay(game)) == game.state
+    assert game.started_at is not None and game.finished_at is None
+
+
+@pytest.mark.django_db
+def test_a_move_that_changes_nothing_is_not_logged():
+    room = make_room()
+    ana = services.join_room(room, "Ana")
+    services.play(room, ana, CellMove("reveal", 4, 4))
+    outcome = services.play(room, ana, CellMove("chord", 4, 4))  # a zero cell: nothing to chord
+    assert not outcome.applied.changed
+    assert current(room).version == 1
+    assert Move.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_spectators_and_finished_games_are_refused_without_change():
+    room = make_room()
+    ana = services.join_room(room, "Ana")
+    with pytest.raises(services.Forbidden):
+        services.play(room, None, CellMove("reveal", 1, 1))
+    services.play(room, ana, CellMove("reveal", 4, 4))
+    with pytest.raises(Invalid, match="off the board"):
+        services.play(room, ana, CellMove("reveal", 9, 0))
+    mine = min(engine.from_dict(current(room).state).field.mines)
+    services.play(room, ana, CellMove("reveal", mine % 9, mine // 9))
+    lost = current(room)
+    assert lost.status == "lost" and lost.finished_at is not None
+    with pytest.raises(Refused, match="game is over"):
+        services.play(room, ana, CellMove("reveal", 0, 0))
+    assert current(room).version == lost.version == 2
+
+
+@pytest.mark.django_db
+def test_new_game_keeps_settings_and_starts_once_per_click():
+    room = make_room(16, 16, 40)
+    ana = services.join_room(room, "Ana")
+    services.play(room, ana, Command("new_game", game=1))
+    services.play(room, ana, Command("new_game", game=1))  # the same click twice
+    game = current(room)
+    assert game.number == 2
+    assert (game.params["width"], game.params["mines"]) == (16, 40)
+    assert game.seed != Game.objects.get(room=room, number=1).seed
+
+
+@pytest.mark.django_db
+def test_nicknames_are_trimmed_and_limited():
+    room = make_room()
+    assert services.join_room(room, "  Ana   Lee ").nickname == "Ana Lee"
+    for bad in ("", "   ", "x" * 25, None):
+        with pytest.raises(services.NicknameError):
+            services.join_room(room, bad)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_writers_lose_no_update():
+    """Threads with their own connections toggle flags at once: every move lands exactly once."""
+    room = make_room(20, 20, 40)
+    players = [services.join_room(room, f"P{n}") for n in range(4)]
+    services.play(room, players[0], CellMove("reveal", 10, 10))
+    hidden = hidden_cells(room)
+    errors = []
+
+    def worker(player, cells):
+        try:
+            for x, y in cells:
+                services.play(room, player, CellMove("flag", x, y))
+        except Exception as exc:  # surfaced by the assertion below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [
+        threading.Thread(target=worker, args=(p, hidden[n * 15 : n * 15 + 15]))
+        for n, p in enumerate(players)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    game = current(room)
+    assert game.version == 1 + 60
+    seqs = list(Move.objects.filter(game=game).order_by("seq").values_list("seq", flat=True))
+    assert seqs == list(range(1, 62))
+    assert len(engine.from_dict(game.state).flags) == 60
+    assert engine.to_dict(replay(game)) == game.state

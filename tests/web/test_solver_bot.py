@@ -1,0 +1,242 @@
+"""The Solver bot: a computer teammate in co-op Minesweeper that opens only provably safe cells,
+from the public board alone, at a person's pace, through the same path as every move."""
+
+import asyncio
+import re
+
+import pytest
+from channels.db import database_sync_to_async
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games import autoplay, services
+from games.engine import minesweeper as engine
+from games.engine import solver
+from games.messages import CellMove, Command
+from games.models import Game, Move, Room
+from games.play import minesweeper as rules
+from games.play.common import COMPUTER_SEAT, Invalid
+
+from .helpers import connect, drain, make_room, receive_until, send
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+STUCK_SEED = 11
+"""On a beginner board from this seed the bot opens four cells from the centre and gets stuck;
+a person revealing (4, 8) gives it the last safe cell to prove."""
+SOLVED_SEED = 0
+"""On a beginner board from this seed the bot clears the board by itself (eleven moves)."""
+
+
+@pytest.fixture(autouse=True)
+async def quick_bot(monkeypatch):
+    """The bot's one-second pace is for people; tests need no drama. Drivers still running when a
+    test ends are stopped before its database goes away."""
+    monkeypatch.setattr(autoplay, "SOLVER_DELAY", 0.01)
+    yield
+    tasks = list(autoplay._tasks.values())
+    autoplay.cancel_all()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def current(room: Room) -> Game:
+    return Game.objects.filter(room=room).order_by("-number").first()
+
+
+def seeded(room: Room, seed: int) -> None:
+    """The current game replays this seed (mines are placed at the first reveal from it)."""
+    game = current(room)
+    state = engine.to_dict(engine.new_game(rules.config(room.settings), seed))
+    Game.objects.filter(pk=game.pk).update(seed=seed, state=state)
+
+
+def public_hint(state: dict) -> int | None:
+    """`solver.hint` on what the players see: revealed numbers and the mine count."""
+    game = engine.from_dict(state)
+    if game.field is None:
+        return game.grid.index(game.config.width // 2, game.config.height // 2)
+    clues = {cell: game.field.counts[cell] for cell in game.revealed}
+    return solver.hint(game.grid, clues, frozenset(), game.config.mines)
+
+
+# The bot's choices ------------------------------------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    size=st.sampled_from([(9, 9, 10), (8, 8, 12), (16, 16, 40), (12, 6, 14)]),
+    seed=st.integers(0, 2**32),
+)
+@pytest.mark.django_db(transaction=False)
+def test_the_bot_plays_solver_hint_on_the_public_board_and_never_loses(size, seed):
+    width, height, mines = size
+    params = {"width": width, "height": height, "mines": mines, "bot": True}
+    state = rules.initial_state(params, seed)
+    moves = 0
+    while (chosen := rules.computer_move(state, params, seed, moves)) is not None:
+        message, applied = chosen
+        grid = engine.from_dict(state).grid
+        assert grid.index(message.x, message.y) == public_hint(state)
+        assert message.action == "reveal" and applied.status != "lost"
+        state, moves = applied.state, moves + 1
+        if applied.summary["stuck"]:
+            assert rules.computer_to_move(state, params) is None
+    game = engine.from_dict(state)
+    assert moves >= 1 and set(game.revealed.values()) == {COMPUTER_SEAT}
+    assert game.status is engine.Status.WON or rules.bot_cell(game) is None
+
+
+def test_the_bot_waits_without_the_flag_on_a_proven_safe_cell():
+    params = {"width": 9, "height": 9, "mines": 10, "bot": True}
+    state = rules.initial_state(params, STUCK_SEED)
+    _, applied = rules.computer_move(state, params, STUCK_SEED, 0)
+    game = engine.from_dict(applied.state)
+    first = rules.bot_cell(game)
+    assert first is not None
+    x, y = game.grid.xy(first)
+    flagged, _ = engine.apply_move(game, engine.Move(engine.Action.FLAG, x, y))  # a wrong flag
+    assert rules.bot_cell(flagged) != first
+    assert rules.computer_to_move(applied.state, {**params, "bot": False}) is None
+
+
+# Who may seat it --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def room():
+    return make_room()
+
+
+@pytest.fixture
+def host(room):
+    return services.join_room(room, "Ana")
+
+
+@pytest.fixture
+def guest(room, host):
+    return services.join_room(room, "Bo")
+
+
+async def test_only_the_host_adds_and_removes_the_bot_and_everyone_sees_it(room, host, guest):
+    await database_sync_to_async(seeded)(room, STUCK_SEED)
+    await database_sync_to_async(services.play)(room, host, CellMove("reveal", 0, 0))
+    ana, bo, spectator = (
+        await connect(room, host),
+        await connect(room, guest),
+        await connect(room, watch=True),
+    )
+    everyone = (ana, bo, spectator)
+    for socket in everyone:
+        await drain(socket)
+
+    for socket, text in ((bo, "Only the host"), (spectator, "Spectators can watch")):
+        await send(socket, action="add_bot")
+        assert text in await receive_until(socket, 'id="room-error"')
+        for other in everyone:
+            if other is not socket:
+                assert await other.receive_nothing(timeout=0.1)
+    assert not await database_sync_to_async(lambda: current(room).params.get("bot"))()
+
+    await send(ana, action="add_bot")
+    for socket in everyone:
+        message = await receive_until(socket, "added the Solver bot")
+        assert "Ana added the Solver bot." in message
+        assert re.search(r'data-seat="bot".*Solver bot', message, re.S)
+        assert 'value="remove_bot"' in message
+    fresh = await database_sync_to_async(Room.objects.get)(pk=room.pk)
+    assert fresh.settings["bot"] is True
+    assert (await database_sync_to_async(current)(room)).params["bot"] is True
+
+    await send(ana, action="remove_bot")
+    for socket in everyone:
+        message = await receive_until(socket, "removed the Solver bot")
+        assert "Ana removed the Solver bot." in message
+        assert 'data-seat="bot"' not in message and 'value="add_bot"' in message
+    fresh = await database_sync_to_async(Room.objects.get)(pk=room.pk)
+    assert fresh.settings["bot"] is False
+    for socket in everyone:
+        await socket.disconnect()
+
+
+def test_new_games_keep_the_bot_and_tic_tac_toe_has_none(room, host, guest):
+    services.play(room, host, Command("add_bot"))
+    services.play(room, guest, Command("new_game", game=1))  # a stale room object is fine
+    assert current(room).number == 2 and current(room).params["bot"] is True
+    tictactoe = services.create_room("tictactoe", {"x": "human", "o": "human"})
+    ana = services.join_room(tictactoe, "Ana")
+    with pytest.raises(Invalid, match="Minesweeper rooms only"):
+        services.set_bot(tictactoe, ana, True)
+
+
+def test_the_bot_moves_once_per_version_and_never_through_the_api_helper(room, host):
+    services.set_bot(room, host, True)
+    assert services.computer_turn(room) == (1, 0)
+    assert services.play_computer_turns(room) == []  # Minesweeper's bot plays only live
+    assert services.computer_move(room, 3) is None  # a stale version: another driver moved
+    assert services.computer_move(room, 0, game=2) is None
+    assert services.computer_move(room, 0, game=1) is not None
+    assert services.computer_move(room, 0, game=1) is None  # a second driver: already played
+    move = Move.objects.get(game=current(room))
+    assert (move.player, move.seat, move.action, move.x, move.y) == (
+        None,
+        COMPUTER_SEAT,
+        "reveal",
+        4,
+        4,
+    )
+
+
+# Playing live -----------------------------------------------------------------------------------
+
+
+async def test_the_bot_stops_when_it_would_guess_and_resumes_after_progress(room, host):
+    await database_sync_to_async(seeded)(room, STUCK_SEED)
+    ana, spectator = await connect(room, host), await connect(room, watch=True)
+    await send(ana, action="add_bot")
+    message = await receive_until(spectator, "Solver bot is stuck: a guess is needed.")
+    assert re.search(r"Solver bot revealed \d+ cells?\. Solver bot is stuck", message)
+    assert re.search(r'data-seat="bot" data-doing="stuck"', message)
+    game = await database_sync_to_async(current)(room)
+    moves = await database_sync_to_async(list)(Move.objects.filter(game=game).order_by("seq"))
+    assert len(moves) == 4 and game.version == 4
+    assert all((m.player_id, m.seat) == (None, COMPUTER_SEAT) for m in moves)
+    share = len(engine.from_dict(game.state).revealed)
+    assert re.search(rf'data-seat="bot".*?class="share"[^>]*>{share}<', message, re.S)
+
+    # Nothing is provable, so the bot sits still until a person makes progress.
+    await drain(spectator)
+    await send(ana, action="reveal", x=4, y=8)
+    await receive_until(spectator, "Ana revealed")
+    message = await receive_until(spectator, "Solver bot (revealed|cleared)")
+    assert 'data-version="6"' in message  # (here its one move wins the game)
+    move = await database_sync_to_async(Move.objects.get)(game=game, seq=6)
+    assert (move.player_id, move.seat) == (None, COMPUTER_SEAT)
+    for socket in (ana, spectator):
+        await socket.disconnect()
+
+
+async def test_the_bot_can_clear_a_board_and_takes_its_share(room, host):
+    await database_sync_to_async(seeded)(room, SOLVED_SEED)
+    ana = await connect(room, host)
+    await send(ana, action="add_bot")
+    message = await receive_until(ana, "Solver bot cleared the board. You win!")
+    assert re.search(r'class="shares".*Solver bot <strong>100%</strong>', message, re.S)
+    game = await database_sync_to_async(current)(room)
+    assert game.status == "won"
+    await ana.disconnect()
+
+
+async def test_an_api_move_wakes_the_bot_on_the_servers_event_loop(room, host, async_client):
+    """The API has no socket to schedule from: its request thread hands the driver to the event
+    loop it serves (here the test's), and the bot plays live as through a socket."""
+    await database_sync_to_async(seeded)(room, SOLVED_SEED)
+    spectator = await connect(room, watch=True)  # before the bot: connecting wakes nothing
+    answer = await async_client.post(
+        f"/api/rooms/{room.code}/moves",
+        {"action": "add_bot"},
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {host.token}"},
+    )
+    assert answer.status_code == 200 and answer.json()["version"] == 0
+    assert "Solver bot revealed" in await receive_until(spectator, "Solver bot revealed")
+    await spectator.disconnect()

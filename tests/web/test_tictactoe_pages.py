@@ -1,0 +1,172 @@
+"""Tic-tac-toe pages: the create form on the home page, the room page and its markup contract."""
+
+import re
+
+import pytest
+
+from games import services
+from games.messages import SquareMove
+from games.models import Game, Player, Room
+from games.play import tictactoe as rules
+
+pytestmark = pytest.mark.django_db
+
+
+def create(client, **fields):
+    data = {"game": "tictactoe", "nickname": "Ana", "x": "human", "o": "perfect", **fields}
+    return client.post("/rooms/", data)
+
+
+def room_of(response) -> Room:
+    assert response.status_code == 302, response.content.decode()[:2000]
+    return Room.objects.get(code=response["Location"].split("/")[2])
+
+
+def test_home_offers_both_games_and_the_seat_pickers(client):
+    html = client.get("/").content.decode()
+    assert 'name="game" value="minesweeper" checked' in html
+    assert 'name="game" value="tictactoe"' in html
+    for name in ("x", "o"):
+        assert f'<select name="{name}">' in html
+    for label in ("Person", "Computer (random)", "Computer (perfect)"):
+        assert label in html
+    assert 'id="tictactoe-fields" data-game="tictactoe" hidden' in html
+
+
+def test_creating_a_tictactoe_room_seats_the_creator_on_the_person_side(client):
+    room = room_of(create(client, x="perfect", o="human", is_public="on"))
+    assert (room.kind, room.settings, room.is_public) == (
+        "tictactoe",
+        {"x": "perfect", "o": "human"},
+        True,
+    )
+    ana = Player.objects.get(room=room)
+    assert (ana.nickname, ana.number) == ("Ana", 0)
+    params = Game.objects.get(room=room).params
+    assert params["O"]["seat"] == ana.number and params["X"]["seat"] is None
+    page = client.get(f"/r/{room.code}/").content.decode()
+    assert "Playing as" in page
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"x": "robot"}, "Select a valid choice. robot is not one of the available choices."),
+        ({"o": ""}, "This field is required."),
+        ({"nickname": ""}, "This field is required."),
+    ],
+)
+def test_bad_seat_values_are_refused_and_create_nothing(client, fields, message):
+    response = create(client, **fields)
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert message in html
+    assert 'name="game" value="tictactoe" checked' in html  # the form stays on tic-tac-toe
+    assert 'id="tictactoe-fields" data-game="tictactoe">' in html
+    assert not Room.objects.exists()
+
+
+def test_an_unknown_game_is_refused(client):
+    response = create(client, game="chess")
+    assert response.status_code == 400
+    assert "Choose Minesweeper or Tic-tac-toe." in response.content.decode()
+    assert not Room.objects.exists()
+
+
+def test_minesweeper_is_still_the_default_game(client):
+    response = client.post("/rooms/", {"nickname": "Ana", "preset": "beginner"})
+    assert room_of(response).kind == "minesweeper"
+
+
+def test_the_room_page_follows_the_square_contract_and_has_the_live_parts(client):
+    room = room_of(create(client))
+    html = client.get(f"/r/{room.code}/").content.decode()
+    found = re.findall(r'id="square-(\d)" data-mark="([XO]?)"', html)
+    assert found == [(str(n), "") for n in range(9)]
+    assert 'aria-label="square 1, empty"' in html
+    assert re.search(
+        r'id="board" class="ttt-board"[^>]*data-game="1" data-version="0" data-status="playing"',
+        html,
+    )
+    assert re.search(
+        r'id="game-meta" hidden data-game="1" data-version="0" data-status="playing"', html
+    )
+    for part in (
+        'id="room-error"',
+        'id="scoreboard"',
+        'id="status"',
+        'id="roster"',
+        'aria-live="polite"',
+    ):
+        assert part in html
+    assert f'ws-connect="/ws/r/{room.code}/"' in html
+    assert f"/r/{room.code}/watch/" in html
+    for asset in ("tictactoe.css", "live.js", "tictactoe.js"):  # names carry a content hash
+        stem, ext = asset.split(".")
+        assert re.search(rf"/static/games/{stem}\.(\w+\.)?{ext}", html)
+    assert "Ana (X) to move" in html and "Computer (perfect)" in html
+
+
+def test_the_tictactoe_stylesheet_is_only_on_tictactoe_pages(client):
+    assert "tictactoe.css" not in client.get("/").content.decode()
+    minesweeper = room_of(client.post("/rooms/", {"nickname": "Ana", "preset": "beginner"}))
+    assert "tictactoe.css" not in client.get(f"/r/{minesweeper.code}/").content.decode()
+
+
+def test_a_third_visitor_joins_but_is_told_both_seats_are_taken(client, django_user_model):
+    room = room_of(create(client, o="human"))
+    services.join_room(room, "Bo")
+    from django.test import Client
+
+    visitor = Client()
+    visitor.post(f"/r/{room.code}/join/", {"nickname": "Cy"})
+    html = visitor.get(f"/r/{room.code}/").content.decode()
+    assert "Watching as" in html and "both seats taken" in html
+
+
+def test_spectators_get_a_page_without_a_seat_or_rematch(client):
+    room = room_of(create(client, x="random", o="perfect"))
+    services.play_computer_turns(room)
+    html = client.get(f"/r/{room.code}/watch/").content.decode()
+    assert "Spectating" in html
+    assert 'ws-connect="/ws/r/' in html and "?watch=1" in html
+    assert 'data-seat=""' in html
+    assert re.search(r'id="board"[^>]*data-status="(won|draw)"', html)
+
+
+def test_nicknames_are_escaped_on_the_scoreboard(client):
+    room = room_of(create(client, nickname="<b>Ana</b>"))
+    html = client.get(f"/r/{room.code}/").content.decode()
+    assert "&lt;b&gt;Ana&lt;/b&gt; (X) to move" in html
+    assert "<b>Ana</b>" not in html
+
+
+def test_live_rooms_describe_who_plays(client):
+    room = room_of(create(client, is_public="on"))
+    Player.objects.filter(room=room).update(connections=1)
+    live = client.get("/rooms/live/").content.decode()
+    assert "Tic-tac-toe" in live and "person vs perfect computer" in live
+
+
+def test_the_scoreboard_counts_over_the_rooms_games(client):
+    room = room_of(create(client, x="human", o="human"))
+    ana = Player.objects.get(room=room)
+    bo = services.join_room(room, "Bo")
+    for player, cell in [(ana, 0), (bo, 3), (ana, 1), (bo, 4), (ana, 2)]:  # Ana (X) wins
+        services.play(room, player, SquareMove(cell))
+    services.start_next_game(room, ana, replacing=1)
+    draw = [(bo, 4), (ana, 0), (bo, 8), (ana, 2), (bo, 1), (ana, 7), (bo, 6), (ana, 5), (bo, 3)]
+    for player, cell in draw:  # Bo holds X now
+        services.play(room, player, SquareMove(cell))
+    assert Game.objects.get(room=room, number=2).status == Game.Status.DRAW
+    services.start_next_game(room, bo, replacing=2)
+    html = client.get(f"/r/{room.code}/").content.decode()
+    cards = re.findall(
+        r'class="contender[^"]*" data-mark="([XO])" data-seat="(\d)".*?contender-name"[^>]*>([^<]+)<'
+        r'.*?contender-wins"[^>]*>(\d+)<',
+        html,
+        re.S,
+    )
+    assert cards == [("X", "0", "Ana", "1"), ("O", "1", "Bo", "0")]  # game 3: Ana holds X again
+    assert re.search(r'class="draws-count">1<', html)
+    assert rules.sides(Game.objects.get(room=room, number=3).params)[rules.engine.Mark.X].seat == 0

@@ -1,0 +1,276 @@
+"""Tic-tac-toe rooms over real websockets: people, computers, refusals and rematches."""
+
+import re
+
+import pytest
+from channels.db import database_sync_to_async
+
+from games import autoplay, services
+from games.models import Game, Move
+from games.play import tictactoe as rules
+
+from .helpers import connect, drain, receive_until, send
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+FINISHED = r'id="game-meta"[^>]*data-status="(won|draw)"'
+
+
+@pytest.fixture(autouse=True)
+def quick_computers(monkeypatch):
+    """The computers' half-second pause is for people; tests need no drama."""
+    monkeypatch.setattr(autoplay, "DELAY", 0.01)
+
+
+def make_room(x: str = "human", o: str = "human"):
+    return services.create_room("tictactoe", rules.validate_settings(x, o))
+
+
+def current(room) -> Game:
+    return Game.objects.filter(room=room).order_by("-number").first()
+
+
+def squares(html: str) -> dict[int, str]:
+    return {int(n): mark for n, mark in re.findall(r'id="square-(\d)" data-mark="([XO]?)"', html)}
+
+
+def version(html: str) -> int:
+    return int(re.search(r'id="game-meta"[^>]*data-version="(\d+)"', html)[1])
+
+
+@pytest.fixture
+def room():
+    """A tic-tac-toe room: overrides the Minesweeper `room` of tests/web/conftest.py."""
+    return make_room()
+
+
+@pytest.fixture
+def ana(room):
+    return services.join_room(room, "Ana")
+
+
+@pytest.fixture
+def bo(room):
+    return services.join_room(room, "Bo")
+
+
+async def test_two_people_and_a_spectator_see_every_mark(room, ana, bo):
+    sockets = [await connect(room, ana), await connect(room, bo), await connect(room, watch=True)]
+    await send(sockets[0], action="mark", cell=4)
+    for socket in sockets:
+        message = await receive_until(socket, 'id="game-meta"')
+        assert squares(message) == {4: "X"}
+        assert "Ana placed X on square 5." in message
+        assert "Bo (O) to move" in message
+    await send(sockets[1], action="mark", cell="0", HEADERS={"HX-Request": "true"})
+    for socket in sockets:
+        message = await receive_until(socket, 'data-version="2"')
+        assert squares(message) == {0: "O"}
+    game = await database_sync_to_async(current)(room)
+    assert game.version == 2
+    for socket in sockets:
+        await socket.disconnect()
+
+
+async def test_the_snapshot_shows_the_board_scores_and_whose_turn(room, ana, bo):
+    await database_sync_to_async(services.play)(room, ana, services.SquareMove(2))
+    socket = await connect(room, watch=True)
+    await send(socket, action="sync")
+    snapshot = await receive_until(socket, 'id="board"')
+    assert squares(snapshot) == {n: ("X" if n == 2 else "") for n in range(9)}
+    assert 'aria-label="square 3, X"' in snapshot and 'aria-label="square 1, empty"' in snapshot
+    assert 'id="scoreboard"' in snapshot and 'id="room-error"' in snapshot
+    assert "Bo (O) to move" in snapshot
+    assert re.search(
+        r'id="game-meta"[^>]*data-turn-seat="1" data-x-seat="0" data-o-seat="1"', snapshot
+    )
+    await socket.disconnect()
+
+
+async def refused(sender, others, room, frame: dict, text: str) -> None:
+    """The sender alone hears why; nothing changes and nobody else hears anything."""
+    before = await database_sync_to_async(current)(room)
+    await send(sender, **frame)
+    error = await receive_until(sender, 'id="room-error"')
+    assert re.search(text, error), error
+    for other in others:
+        assert await other.receive_nothing(timeout=0.1)
+    after = await database_sync_to_async(current)(room)
+    assert (after.version, after.state) == (before.version, before.state)
+
+
+async def test_refusals_reach_only_their_sender_and_change_nothing(room, ana, bo):
+    cy = await database_sync_to_async(services.join_room)(room, "Cy")
+    first, second, third = (
+        await connect(room, ana),
+        await connect(room, bo),
+        await connect(room, cy),
+    )
+    spectator = await connect(room, watch=True)
+    everyone = [first, second, third, spectator]
+
+    def others(socket):
+        return [s for s in everyone if s is not socket]
+
+    async def settle():
+        for socket in everyone:
+            await drain(socket)
+
+    await settle()
+    await refused(second, others(second), room, {"action": "mark", "cell": 4}, "not your turn")
+    await send(first, action="mark", cell=4)
+    await settle()
+    await refused(second, others(second), room, {"action": "mark", "cell": 4}, "already taken by X")
+    await refused(third, others(third), room, {"action": "mark", "cell": 0}, "no seat in this game")
+    await refused(spectator, others(spectator), room, {"action": "mark", "cell": 0}, "Spectators")
+    await refused(second, others(second), room, {"action": "mark", "cell": 9}, "off the board")
+    await refused(second, others(second), room, {"action": "reveal", "x": 0, "y": 0}, "tic-tac-toe")
+    for socket in everyone:
+        await socket.disconnect()
+
+
+async def test_the_perfect_computer_replies_to_a_person():
+    room = await database_sync_to_async(make_room)("human", "perfect")
+    ana = await database_sync_to_async(services.join_room)(room, "Ana")
+    socket = await connect(room, ana)
+    await send(socket, action="mark", cell=0)
+    reply = await receive_until(socket, 'data-version="2"')
+    assert squares(reply) == {4: "O"}  # the centre is the only drawing answer to a corner
+    assert "Computer (perfect) placed O on square 5." in reply
+    assert "Ana (X) to move" in reply
+    move = await database_sync_to_async(Move.objects.get)(game__room=room, seq=2)
+    assert (move.player_id, move.seat) == (None, rules.COMPUTER_SEAT)
+    await socket.disconnect()
+
+
+async def test_while_the_computer_thinks_the_page_says_so():
+    room = await database_sync_to_async(make_room)("human", "random")
+    ana = await database_sync_to_async(services.join_room)(room, "Ana")
+    socket = await connect(room, ana)
+    await send(socket, action="mark", cell=8)
+    mine = await receive_until(socket, 'data-version="1"')
+    assert "Computer (random) is thinking" in mine
+    await receive_until(socket, 'data-version="2"')
+    await socket.disconnect()
+
+
+async def test_the_computer_opens_when_a_person_connects():
+    """A computer holding X moves without anyone sending anything: on connect (or after a
+    restart) the driver notices it is due."""
+    room = await database_sync_to_async(make_room)("perfect", "human")
+    ana = await database_sync_to_async(services.join_room)(room, "Ana")
+    socket = await connect(room, ana)
+    opening = await receive_until(socket, 'data-version="1"')
+    assert list(squares(opening).values()) == ["X"]
+    assert "Ana (O) to move" in opening
+    await socket.disconnect()
+
+
+async def test_computer_against_computer_plays_itself_while_someone_watches():
+    room = await database_sync_to_async(make_room)("random", "perfect")
+    spectator = await connect(room, watch=True)
+    final = await receive_until(spectator, FINISHED)
+    game = await database_sync_to_async(current)(room)
+    assert game.is_over and version(final) == game.version
+    assert await database_sync_to_async(Move.objects.filter(game=game).count)() == game.version
+    assert "Computer 1 (random) wins" not in final  # random never beats perfect
+    await spectator.disconnect()
+
+
+async def test_two_watchers_do_not_make_the_computers_move_twice():
+    room = await database_sync_to_async(make_room)("perfect", "perfect")
+    first, second = await connect(room, watch=True), await connect(room, watch=True)
+    await receive_until(first, FINISHED)
+    await receive_until(second, FINISHED)
+    game = await database_sync_to_async(current)(room)
+    assert (game.status, game.version) == (Game.Status.DRAW, 9)
+    seqs = await database_sync_to_async(list)(
+        Move.objects.filter(game=game).values_list("seq", flat=True)
+    )
+    assert seqs == list(range(1, 10))
+    await first.disconnect()
+    await second.disconnect()
+
+
+async def play_x_win(first, second) -> str:
+    """X takes the top row while O plays the middle row; returns X's winning message."""
+    for socket, cell in [(first, 0), (second, 3), (first, 1), (second, 4)]:
+        await send(socket, action="mark", cell=cell)
+        await receive_until(first, f'data-version="{version_after(cell)}"')
+    await send(first, action="mark", cell=2)
+    return await receive_until(second, FINISHED)
+
+
+def version_after(cell: int) -> int:
+    return {0: 1, 3: 2, 1: 3, 4: 4}[cell]
+
+
+async def test_a_win_highlights_the_line_and_offers_a_rematch_that_swaps_sides(room, ana, bo):
+    first, second = await connect(room, ana), await connect(room, bo)
+    won = await play_x_win(first, second)
+    for n in (0, 1, 2):
+        assert re.search(rf'id="square-{n}" data-mark="X" data-cell="{n}" data-win="true"', won)
+    assert 'id="strike"' in won and "<line" in won
+    assert "Ana wins!" in won
+    assert '"0": "You win!"' in won.replace("&quot;", '"')
+    assert 'name="action" value="new_game"' in won and 'name="game" value="1"' in won
+    await send(second, action="new_game", game="1")
+    snapshot = await receive_until(first, 'id="board"')
+    assert re.search(
+        r'data-game="2" data-version="0"[^>]*data-turn-seat="1" data-x-seat="1"', snapshot
+    )
+    assert "Bo (X) to move" in snapshot
+    await send(first, action="mark", cell=4)
+    assert "not your turn" in await receive_until(first, 'id="room-error"')
+    await send(second, action="mark", cell=4)
+    assert squares(await receive_until(first, 'data-version="1"')) == {4: "X"}
+    await first.disconnect()
+    await second.disconnect()
+
+
+async def test_a_rematch_against_the_computer_lets_it_open():
+    room = await database_sync_to_async(make_room)("human", "perfect")
+    ana = await database_sync_to_async(services.join_room)(room, "Ana")
+    socket = await connect(room, ana)
+    await send(socket, action="new_game", game="1")
+    await receive_until(socket, 'data-game="2" data-version="0"')
+    opening = await receive_until(socket, 'data-game="2" data-version="1"')
+    assert list(squares(opening).values()) == ["X"]
+    await socket.disconnect()
+
+
+async def test_the_scoreboard_counts_wins_per_player_and_draws(room, ana, bo):
+    first, second = await connect(room, ana), await connect(room, bo)
+    won = await play_x_win(first, second)
+    assert scores(won) == {"Ana": 1, "Bo": 0, "draws": 0}
+    await send(first, action="new_game", game="1")
+    await receive_until(second, 'data-game="2" data-version="0"')
+    # Bo holds X now; Bo wins down the left column.
+    for socket, cell, seq in [(second, 0, 1), (first, 1, 2), (second, 3, 3), (first, 4, 4)]:
+        await send(socket, action="mark", cell=cell)
+        await receive_until(first, f'data-game="2" data-version="{seq}"')
+    await send(second, action="mark", cell=6)
+    won = await receive_until(first, FINISHED)
+    assert scores(won) == {"Ana": 1, "Bo": 1, "draws": 0}
+    assert "Bo wins!" in won
+    await first.disconnect()
+    await second.disconnect()
+
+
+def scores(html: str) -> dict[str, int]:
+    names = re.findall(r'class="contender-name"[^>]*>([^<]+)<', html)
+    wins = [int(n) for n in re.findall(r'class="contender-wins"[^>]*>(\d+)<', html)]
+    draws = int(re.search(r'class="draws-count">(\d+)<', html)[1])
+    return {**dict(zip(names, wins, strict=True)), "draws": draws}
+
+
+async def test_a_person_joining_fills_the_open_seat_on_every_screen(room, ana):
+    socket = await connect(room, ana)
+    await send(socket, action="mark", cell=0)
+    assert "Waiting for a second player to join as O" in await receive_until(
+        socket, 'data-version="1"'
+    )
+    await database_sync_to_async(services.join_room)(room, "Bo")
+    roster = await receive_until(socket, 'id="roster"')
+    assert "Bo (O) to move" in roster and "Open seat" not in roster
+    await socket.disconnect()

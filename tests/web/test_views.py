@@ -1,0 +1,122 @@
+"""Pages: creating rooms, the nickname step, watching, unknown codes and escaping."""
+
+import re
+
+import pytest
+
+from games.models import Game, Player, Room
+
+pytestmark = pytest.mark.django_db
+
+
+def main_of(html: str) -> str:
+    return html.split("<main", 1)[1].split("</main>", 1)[0]
+
+
+def create(client, **fields):
+    data = {"nickname": "Ana", "preset": "beginner", "is_public": "on", **fields}
+    return client.post("/rooms/", data)
+
+
+def test_home_offers_presets_and_lists_live_public_rooms(client):
+    page = client.get("/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    for label in ("Beginner", "Intermediate", "Expert", "Custom"):
+        assert label in html
+    room = Room.objects.get(code=create(client)["Location"].split("/")[2])
+    Player.objects.filter(room=room).update(connections=1)
+    live = client.get("/rooms/live/").content.decode()
+    assert f"/r/{room.code}/watch/" in live
+    assert "1 playing" in live
+
+
+def test_private_rooms_are_not_listed(client):
+    response = client.post("/rooms/", {"nickname": "Ana", "preset": "beginner"})
+    room = Room.objects.get(code=response["Location"].split("/")[2])
+    Player.objects.filter(room=room).update(connections=1)
+    assert room.is_public is False
+    assert room.code not in client.get("/rooms/live/").content.decode()
+
+
+def test_creating_a_room_seats_the_creator_and_shows_the_board(client):
+    response = create(client)
+    assert response.status_code == 302
+    code = response["Location"].split("/")[2]
+    assert len(code) >= 22  # 16 random bytes
+    page = client.get(response["Location"]).content.decode()
+    assert page.count('class="cell"') == 81
+    assert re.search(r'id="board"[^>]*data-version="0"[^>]*data-status="playing"', page)
+    assert "Playing as" in page and "Ana" in page
+    assert f"/r/{code}/watch/" in page
+    assert Game.objects.get(room__code=code).number == 1
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"preset": "custom", "width": "500", "height": "10", "mines": "5"}, "Width must be"),
+        ({"preset": "custom", "width": "10", "height": "0", "mines": "5"}, "Height must be"),
+        ({"preset": "custom", "width": "10", "height": "10", "mines": "95"}, "takes 1 to 91"),
+        ({"preset": "custom", "width": "10", "height": "10", "mines": ""}, "takes 1 to 91"),
+        (
+            {"preset": "custom", "width": "10", "height": "10", "mines": "40", "no_guess": "on"},
+            "No-guess boards allow at most 25%",
+        ),
+        ({"nickname": ""}, "required"),
+    ],
+)
+def test_bad_settings_get_a_clear_message_and_create_nothing(client, fields, message):
+    response = create(client, **fields)
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert Room.objects.count() == 0
+
+
+def test_a_newcomer_picks_a_nickname_once(client, django_user_model):
+    code = create(client)["Location"].split("/")[2]
+    from django.test import Client
+
+    friend = Client()
+    assert "Pick a nickname" in friend.get(f"/r/{code}/").content.decode()
+    assert friend.post(f"/r/{code}/join/", {"nickname": "Bo"}).status_code == 302
+    assert "Playing as" in friend.get(f"/r/{code}/").content.decode()
+    other = create(friend)["Location"]  # the session remembers the nickname
+    assert "Playing as" in friend.get(other).content.decode()
+    assert list(Player.objects.filter(room__code=code).values_list("nickname", flat=True)) == [
+        "Ana",
+        "Bo",
+    ]
+
+
+def test_nicknames_are_escaped_in_pages(client):
+    payload = '<img src=x onerror="alert(1)">'
+    code = create(client, nickname=payload[:24])["Location"].split("/")[2]
+    page = client.get(f"/r/{code}/").content.decode()
+    assert "<img src=x" not in page
+    assert "&lt;img src=x" in page
+
+
+def test_watching_needs_no_nickname_and_offers_no_seat(client):
+    code = create(client)["Location"].split("/")[2]
+    from django.test import Client
+
+    page = Client().get(f"/r/{code}/watch/").content.decode()
+    assert "Spectating" in page
+    assert "?watch=1" in page
+    assert Player.objects.filter(room__code=code).count() == 1
+
+
+@pytest.mark.parametrize("path", ["/r/unknown/", "/r/unknown/watch/", "/r/AAAAAAAAAAAAAAAAAAAAAA/"])
+def test_unknown_rooms_get_a_friendly_404_that_reveals_nothing(client, path):
+    response = client.get(path)
+    assert response.status_code == 404
+    assert "Nothing here" in response.content.decode()
+    # The page is the same for every unknown code: it tells nothing about which codes exist.
+    other = client.get(path.replace("unknown", "another")).content.decode()
+    assert main_of(other) == main_of(response.content.decode())
+
+
+def test_pages_carry_a_strict_content_security_policy(client):
+    policy = client.get("/")["Content-Security-Policy"]
+    assert "script-src 'self'" in policy and "unsafe-inline" not in policy
