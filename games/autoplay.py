@@ -22,6 +22,8 @@ import asyncio
 import contextvars
 import logging
 import os
+from collections.abc import Coroutine
+from typing import Any
 
 from asgiref.sync import SyncToAsync
 from channels.db import database_sync_to_async
@@ -90,16 +92,34 @@ async def _drive(room: Room, key: tuple[asyncio.AbstractEventLoop, int]) -> None
 
 async def _play_due_moves(room: Room) -> None:
     while True:
-        turn = await database_sync_to_async(services.computer_turn)(room)
+        turn = await _to_the_end(database_sync_to_async(services.computer_turn)(room))
         if turn is None:
             return
         number, version = turn
         await asyncio.sleep(SOLVER_DELAY if room.kind == Room.Kind.MINESWEEPER else DELAY)
-        await database_sync_to_async(services.computer_move)(room, version, game=number)
+        await _to_the_end(
+            database_sync_to_async(services.computer_move)(room, version, game=number)
+        )
 
 
-def cancel_all() -> None:
-    """Stop this process's drivers (at shutdown). Nothing is lost: a move is only ever applied
-    whole, and the drivers of a restarted process resume as soon as sockets reconnect."""
-    for task in list(_tasks.values()):
+async def _to_the_end[T](step: Coroutine[Any, Any, T]) -> T:
+    """Await a database step; if the driver is cancelled meanwhile, wait for the step to finish
+    before giving up. Its thread runs on regardless of cancellation, so without this whoever stops
+    a driver would think it stopped while its transaction still holds locks."""
+    running = asyncio.ensure_future(step)
+    try:
+        return await asyncio.shield(running)
+    except asyncio.CancelledError:
+        await asyncio.wait([running])
+        raise
+
+
+async def stop() -> None:
+    """Stop the drivers of the running event loop and wait until none is touching the database.
+    Nothing is lost: a move is only ever applied whole, and drivers resume as soon as a socket
+    connects again."""
+    loop = asyncio.get_running_loop()
+    mine = [task for (owner, _), task in list(_tasks.items()) if owner is loop]
+    for task in mine:
         task.cancel()
+    await asyncio.gather(*mine, return_exceptions=True)

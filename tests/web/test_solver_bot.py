@@ -3,6 +3,7 @@ from the public board alone, at a person's pace, through the same path as every 
 
 import asyncio
 import re
+import threading
 
 import pytest
 from channels.db import database_sync_to_async
@@ -34,9 +35,7 @@ async def quick_bot(monkeypatch):
     test ends are stopped before its database goes away."""
     monkeypatch.setattr(autoplay, "SOLVER_DELAY", 0.01)
     yield
-    tasks = list(autoplay._tasks.values())
-    autoplay.cancel_all()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    await autoplay.stop()
 
 
 def current(room: Room) -> Game:
@@ -240,3 +239,26 @@ async def test_an_api_move_wakes_the_bot_on_the_servers_event_loop(room, host, a
     assert answer.status_code == 200 and answer.json()["version"] == 0
     assert "Solver bot revealed" in await receive_until(spectator, "Solver bot revealed")
     await spectator.disconnect()
+
+
+async def test_stopping_the_drivers_waits_for_the_move_in_flight(room, host, monkeypatch):
+    """A cancelled driver's database thread runs on; `stop` must not return while it holds the
+    transaction, or whatever comes next (a shutdown, a test's flush) runs into its locks."""
+    await database_sync_to_async(seeded)(room, SOLVED_SEED)
+    entered, release, finished = threading.Event(), threading.Event(), []
+    real_move = services.computer_move
+
+    def held_move(*args, **kwargs):
+        entered.set()
+        release.wait(timeout=10)
+        finished.append(real_move(*args, **kwargs))
+        return finished[-1]
+
+    monkeypatch.setattr(services, "computer_move", held_move)
+    await database_sync_to_async(services.set_bot)(room, host, True)
+    autoplay.schedule(room)
+    assert await asyncio.to_thread(entered.wait, 10), "the driver never started its move"
+    threading.Timer(0.2, release.set).start()  # the move ends only after `stop` was asked
+    await autoplay.stop()
+    assert len(finished) == 1 and finished[0] is not None
+    assert await database_sync_to_async(Move.objects.filter(game__room=room).count)() == 1

@@ -17,9 +17,12 @@ FINISHED = r'id="game-meta"[^>]*data-status="(won|draw)"'
 
 
 @pytest.fixture(autouse=True)
-def quick_computers(monkeypatch):
-    """The computers' half-second pause is for people; tests need no drama."""
+async def quick_computers(monkeypatch):
+    """The computers' half-second pause is for people; tests need no drama. Drivers still running
+    when a test ends are stopped before its database goes away."""
     monkeypatch.setattr(autoplay, "DELAY", 0.01)
+    yield
+    await autoplay.stop()
 
 
 def make_room(x: str = "human", o: str = "human"):
