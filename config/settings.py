@@ -102,6 +102,10 @@ else:
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": SQLITE_PATH,
             "OPTIONS": SQLITE_OPTIONS,
+            # Kept open between calls: a socket's database work all runs on one thread per
+            # process, and reopening (with its pragmas) cost 2-3 ms per move. Threads of HTTP
+            # requests take theirs away with them; a SQLite connection is only a file handle.
+            "CONN_MAX_AGE": 600,
             # A file, not memory, so threads in the tests share it; one per test process.
             "TEST": {
                 "NAME": os.environ.get(
@@ -137,7 +141,7 @@ if REDIS_URL:
             del CHANNEL_LAYERS["default"]["CONFIG"][_option]
 else:
     CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1000}}
+        "default": {"BACKEND": "games.layers.LocalChannelLayer", "CONFIG": {"capacity": 1000}}
     }
 
 # The cache holds rate-limit counters; Redis shares them between processes in production.

@@ -98,9 +98,9 @@ def renderer(kind: str) -> ModuleType:
     return rendering
 
 
-def move(game: Game, player: Player | None, applied: Applied) -> None:
-    """A move's fragments; `player` is None for a computer's move."""
-    room = Room.objects.get(pk=game.room_id)
+def move(room: Room, game: Game, player: Player | None, applied: Applied) -> None:
+    """A move's fragments; `player` is None for a computer's move. `room` is the mover's copy,
+    maybe minutes old: renderers take from it only what never changes, and fetch the rest."""
     send(room.pk, renderer(room.kind).move_html(room, game, applied, player))
 
 

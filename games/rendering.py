@@ -217,7 +217,7 @@ def move_html(room: Room, game: Game, applied: Applied, mover: Player | None) ->
         "mines_left": state.mines_left,
         "narration": narrate(mover, applied, state),
         "ended_by": mover if state.is_over else None,
-        **roster(room, state, rules.has_bot(game.params)),
+        **_roster_change(room, game, applied, mover, state),
         **banner(room, game, state),
     }
     fast = _fill(
@@ -232,6 +232,21 @@ def move_html(room: Room, game: Game, applied: Applied, mover: Player | None) ->
         return render_to_string(f"{TEMPLATE}#move", {**context, "cells": cells})
 
     return _checked("move", fast, plain)
+
+
+def _roster_change(
+    room: Room, game: Game, applied: Applied, mover: Player | None, state: engine.GameState
+) -> dict[str, Any]:
+    """What a move changes in the roster: only the mover's share of the board, and only when it
+    revealed cells. Presence, seats and the bot come in fragments of their own, so the roster (a
+    query, and about 500 of a flag's 1,300 bytes) is re-sent only in rooms with the Solver bot,
+    whose "solving / stuck" can change with any move. `room` may be the mover's old copy."""
+    if rules.has_bot(game.params):
+        return roster(Room.objects.get(pk=room.pk), state, bot=True)  # presence as it is now
+    if mover is None or not applied.summary.get("revealed"):
+        return {}
+    mine = sum(1 for seat in state.revealed.values() if seat == mover.number)
+    return {"share": {"seat": mover.number, "revealed": mine}}
 
 
 def narrate(mover: Player | None, applied: Applied, state: engine.GameState) -> str:

@@ -183,6 +183,7 @@ def snapshot_html(room: Room, game: Game) -> str:
 
 def move_html(room: Room, game: Game, applied: Applied, mover: Player | None) -> str:
     """The placed square, the status and score; at a win also the line and its squares."""
+    room = Room.objects.get(pk=room.pk)  # seats, names and scores as they are now
     board = engine.from_dict(applied.state)
     placed = applied.summary["square"]
     changed = {placed} | set(board.winning_line or ())

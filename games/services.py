@@ -105,7 +105,7 @@ def play(room: Room, player: Player | None, message: Message) -> Outcome:
         applied = rules_for(room.kind).apply(game.state, message, player.number, game.params)
         if applied.changed:
             _record(game, player, message, applied)
-            transaction.on_commit(partial(broadcast.move, game, player, applied))
+            transaction.on_commit(partial(broadcast.move, room, game, player, applied))
     return Outcome(game, applied)
 
 
@@ -242,7 +242,7 @@ def computer_move(room: Room, expected_version: int, *, game: int | None = None)
             return None
         message, applied = chosen
         _record(current, None, message, applied, seat=rules.COMPUTER_SEAT)
-        transaction.on_commit(partial(broadcast.move, current, None, applied))
+        transaction.on_commit(partial(broadcast.move, room, current, None, applied))
     return Outcome(current, applied)
 
 

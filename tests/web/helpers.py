@@ -10,7 +10,7 @@ from channels.testing import WebsocketCommunicator
 from config.asgi import application
 from games import services
 from games.engine import minesweeper as engine
-from games.models import Player, Room
+from games.models import Game, Player, Room
 from games.play import minesweeper
 from tests.conftest import ORIGIN, session_cookie
 
@@ -80,3 +80,15 @@ def fifty_fifty() -> dict:
         revealed=MappingProxyType({0: 0, 1: 0, 3: 0, 4: 0}),
     )
     return engine.to_dict(state)
+
+
+SOLVED_SEED = 0
+"""On a beginner board from this seed, revealing the centre leaves a provably safe cell, and the
+Solver bot clears the board by itself from there (eleven moves)."""
+
+
+def seeded(room: Room, seed: int) -> None:
+    """The current game replays this seed (mines are placed at the first reveal from it)."""
+    game = room.games.order_by("-number").first()
+    state = engine.to_dict(engine.new_game(minesweeper.config(room.settings), seed))
+    Game.objects.filter(pk=game.pk).update(seed=seed, state=state)

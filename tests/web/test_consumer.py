@@ -33,6 +33,29 @@ async def test_a_reveal_reaches_both_players_and_a_spectator(room, ana, bo):
         await socket.disconnect()
 
 
+async def test_a_move_carries_the_movers_share_not_the_whole_roster(room, ana, bo):
+    """Presence and seats have fragments of their own: a move updates only the count of cells
+    its mover has revealed, by id, and a flag leaves the roster alone."""
+    sockets = [await connect(room, ana), await connect(room, watch=True)]
+    await send(sockets[0], action="reveal", x=4, y=4)
+    messages = [await receive_until(socket, 'id="game-meta"') for socket in sockets]
+    game = await database_sync_to_async(current_game)(room)
+    state = engine.from_dict(game.state)
+    revealed = len(state.revealed)
+    for message in messages:
+        assert 'id="roster"' not in message
+        share = re.search(
+            r'<span class="share" id="share-(\d+)"[^>]*hx-swap-oob="true">(\d+)<', message
+        )
+        assert share is not None and share.groups() == ("0", str(revealed))
+    hidden = next(cell for cell in range(81) if cell not in state.revealed)
+    await send(sockets[0], action="flag", x=hidden % 9, y=hidden // 9)
+    message = await receive_until(sockets[1], 'data-version="2"')
+    assert 'id="roster"' not in message and 'class="share"' not in message
+    for socket in sockets:
+        await socket.disconnect()
+
+
 async def test_form_fields_arrive_as_strings_with_htmx_headers(room, ana):
     socket = await connect(room, ana)
     await send(socket, action="reveal", x="2", y="3", HEADERS={"HX-Request": "true"})

@@ -33,8 +33,7 @@ def fragments(monkeypatch):
     """Every move fragment, checked against the plain rendering as it is made."""
     sent = []
 
-    def checked_move(game, player, applied):
-        room = game.room
+    def checked_move(room, game, player, applied):
         fast, plain = fast_and_plain(lambda: rendering.move_html(room, game, applied, player))
         assert fast == plain
         sent.append(fast)

@@ -15,7 +15,7 @@ from games.models import Game, Move, Room
 from games.play import minesweeper as rules
 from games.play.common import Invalid
 
-from .helpers import connect, drain, fifty_fifty, receive_until, send
+from .helpers import SOLVED_SEED, connect, drain, fifty_fifty, receive_until, seeded, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -107,6 +107,7 @@ def test_no_hint_on_a_fifty_fifty():
 
 
 async def test_a_hint_reaches_everyone_and_counts(room, ana, bo):
+    await database_sync_to_async(seeded)(room, SOLVED_SEED)  # a board with a hint after (4, 4)
     await database_sync_to_async(reveal)(room, ana, 4, 4)
     before = await database_sync_to_async(current)(room)
     sockets = [await connect(room, ana), await connect(room, bo), await connect(room, watch=True)]

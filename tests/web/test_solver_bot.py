@@ -18,15 +18,13 @@ from games.models import Game, Move, Room
 from games.play import minesweeper as rules
 from games.play.common import COMPUTER_SEAT, Invalid
 
-from .helpers import connect, drain, make_room, receive_until, send
+from .helpers import SOLVED_SEED, connect, drain, make_room, receive_until, seeded, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 STUCK_SEED = 11
 """On a beginner board from this seed the bot opens four cells from the centre and gets stuck;
 a person revealing (4, 8) gives it the last safe cell to prove."""
-SOLVED_SEED = 0
-"""On a beginner board from this seed the bot clears the board by itself (eleven moves)."""
 
 
 @pytest.fixture(autouse=True)
@@ -40,13 +38,6 @@ async def quick_bot(monkeypatch):
 
 def current(room: Room) -> Game:
     return Game.objects.filter(room=room).order_by("-number").first()
-
-
-def seeded(room: Room, seed: int) -> None:
-    """The current game replays this seed (mines are placed at the first reveal from it)."""
-    game = current(room)
-    state = engine.to_dict(engine.new_game(rules.config(room.settings), seed))
-    Game.objects.filter(pk=game.pk).update(seed=seed, state=state)
 
 
 def public_hint(state: dict) -> int | None:
