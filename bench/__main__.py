@@ -1,6 +1,6 @@
 """Load benchmark: starts the app itself, measures it, prints a table, writes JSON.
 
-    python -m bench [--only SECTION ...] [--what-if] [--profile] [--quick] [--json PATH]
+    python -m bench [--only SECTION ...] [--profile] [--quick] [--json PATH]
     make bench
 
 Sections (all by default, about five minutes on two cores):
@@ -8,14 +8,14 @@ Sections (all by default, about five minutes on two cores):
               and rendering CPU per snapshot and fragment (bench.render)
   embedded    one Daphne, SQLite in a temp dir, in-memory layer: latency with 2/20/100 clients,
               bytes per move and per snapshot, resident memory per idle connection
-  production  two Daphnes, PostgreSQL (database minesweeper_bench, made afresh) and Redis:
-              latency with 2/20/100 clients split across both, then throughput of 100 rooms x 2
-              players stepping up the offered load until p99 passes 100 ms
-  pubsub      the same on RedisPubSubChannelLayer (REDIS_CHANNEL_LAYER=pubsub): latency with 100
+  production  two Daphnes, PostgreSQL (database minesweeper_bench, made afresh) and Redis with
+              the default RedisPubSubChannelLayer: latency with 2/20/100 clients split across
+              both, then throughput of 100 rooms x 2 players stepping up the offered load until
+              p99 passes 100 ms
+  core        the same on RedisChannelLayer (REDIS_CHANNEL_LAYER=core): latency with 100
               clients, and throughput
 `--priority` runs the bench and its Daphnes at nice -10 (root only), for a shared machine where
-other work would otherwise show up as latency. `--what-if` measures embedded latency with changes the bench cannot
-make itself (see bench/settings.py): SQLite connections kept open, in-memory layer cleaning less.
+other work would otherwise show up as latency.
 `--profile` attaches py-spy to the Daphnes during one throughput run and writes flame graphs.
 
 Every loop is bounded in count and time; Daphne processes die with the bench, Ctrl-C included.
@@ -42,7 +42,7 @@ from .profile import summarise
 
 RESULTS = Path(__file__).resolve().parent / "results"
 BUDGET_SECONDS = 330
-SECTIONS = ("engine", "embedded", "production", "pubsub")
+SECTIONS = ("engine", "embedded", "production", "core")
 LATENCY_CLIENTS = (2, 20, 100)
 MOVES_PER_SECOND = 20.0
 
@@ -106,26 +106,6 @@ async def embedded_section(workdir: Path, logdir: Path, quick: bool) -> dict[str
         server.stop()
 
 
-WHAT_IFS = (
-    {"BENCH_SQLITE_CONN_MAX_AGE": "600"},
-    {"BENCH_SQLITE_CONN_MAX_AGE": "600", "BENCH_INMEMORY_CLEAN_EVERY": "1"},
-)
-
-
-async def what_if_section(workdir: Path, logdir: Path, quick: bool) -> list[dict[str, object]]:
-    runs = []
-    for what_if in WHAT_IFS:
-        shape = procs.embedded(workdir, **what_if)
-        procs.prepare(shape)
-        server = procs.Server(shape, logdir).start()
-        try:
-            report.progress(shape.label, {})
-            runs.append({"shape": shape.label, "latency": await latency_runs(server, quick)})
-        finally:
-            server.stop()
-    return runs
-
-
 async def production_section(
     workdir: Path,
     logdir: Path,
@@ -141,7 +121,7 @@ async def production_section(
     try:
         out: dict[str, object] = {"shape": shape.label}
         if not profile:
-            counts = LATENCY_CLIENTS if layer == "core" else LATENCY_CLIENTS[-1:]
+            counts = LATENCY_CLIENTS if layer == "pubsub" else LATENCY_CLIENTS[-1:]
             out["latency"] = await latency_runs(server, quick, counts)
         steps = (100, 200, 300) if quick else (50, 100, 150, 200, 250, 300, 400, 500)
         during = None
@@ -229,16 +209,14 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
             report.progress("embedded", {})
             results["embedded"] = await embedded_section(workdir, logdir, args.quick)
         if "production" in sections:
-            report.progress("production (RedisChannelLayer)", {})
+            report.progress("production (RedisPubSubChannelLayer, the default)", {})
             results["production"] = await production_section(
-                workdir, logdir, args.quick, "core", deadline_perf, args.profile
-            )
-        if args.what_if:
-            results["what_if"] = await what_if_section(workdir, logdir, args.quick)
-        if "pubsub" in sections:
-            report.progress("production (RedisPubSubChannelLayer)", {})
-            results["production_pubsub"] = await production_section(
                 workdir, logdir, args.quick, "pubsub", deadline_perf, args.profile
+            )
+        if "core" in sections:
+            report.progress("production (RedisChannelLayer)", {})
+            results["production_core"] = await production_section(
+                workdir, logdir, args.quick, "core", deadline_perf, args.profile
             )
     results["join_retries"] = clients.JOIN_RETRIES["count"]
     results["connect_retries"] = clients.CONNECT_RETRIES["count"]
@@ -253,7 +231,6 @@ def main(argv: list[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--only", action="append", choices=SECTIONS, help="run only these")
-    parser.add_argument("--what-if", action="store_true", help="embedded latency what-ifs")
     parser.add_argument("--priority", action="store_true", help="nice -10 (needs root)")
     parser.add_argument("--profile", action="store_true", help="py-spy during throughput")
     parser.add_argument("--quick", action="store_true", help="shorter runs, for a smoke test")

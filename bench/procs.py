@@ -66,7 +66,7 @@ class Shape:
     label: str = ""
 
 
-def base_env(workdir: Path, layer: str = "core") -> dict[str, str]:
+def base_env(workdir: Path, layer: str = "pubsub") -> dict[str, str]:
     env = {
         key: value
         for key, value in os.environ.items()
@@ -74,7 +74,7 @@ def base_env(workdir: Path, layer: str = "core") -> dict[str, str]:
         and not key.startswith(("BENCH_", "REDIS_CHANNEL", "CHANNEL_LAYER"))
     }
     env.update(
-        DJANGO_SETTINGS_MODULE="bench.settings",
+        DJANGO_SETTINGS_MODULE="config.settings",
         DEBUG="false",
         SECRET_KEY="bench-only-" + "x" * 50,
         SECURE_SSL_REDIRECT="false",
@@ -89,17 +89,13 @@ def base_env(workdir: Path, layer: str = "core") -> dict[str, str]:
     return env
 
 
-def embedded(workdir: Path, **what_if: str) -> Shape:
+def embedded(workdir: Path) -> Shape:
     env = base_env(workdir)
     env["SQLITE_PATH"] = str(workdir / "bench.sqlite3")
-    env.update(what_if)
-    label = "1 Daphne, SQLite file, in-memory layer" + "".join(
-        f", {k}={v}" for k, v in what_if.items()
-    )
-    return Shape("embedded", 1, env, label)
+    return Shape("embedded", 1, env, "1 Daphne, SQLite file, in-memory layer")
 
 
-def production(workdir: Path, layer: str = "core") -> Shape:
+def production(workdir: Path, layer: str = "pubsub") -> Shape:
     env = base_env(workdir, layer)
     env["DATABASE_URL"] = f"postgresql://postgres@127.0.0.1:5432/{BENCH_DATABASE}"
     env["REDIS_URL"] = REDIS_URL

@@ -27,7 +27,6 @@ def verdict(shape: str, clients: int, run: dict[str, object]) -> str:
 
 
 def latency_table(results: dict[str, object]) -> list[str]:
-    notes: list[str] = []
     lines = [
         "Latency: a move sent -> its fragment (matching version) on EVERY screen in the room",
         f"{'shape':<20} {'clients':>7} {'moves':>6} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} "
@@ -35,12 +34,9 @@ def latency_table(results: dict[str, object]) -> list[str]:
         f"{'other%':>6}  target",
     ]
     sections = [
-        ({"production_pubsub": "production-pubsub"}.get(key, key), results.get(key))
-        for key in ("embedded", "production", "production_pubsub")
+        ({"production_core": "production-core"}.get(key, key), results.get(key))
+        for key in ("embedded", "production", "production_core")
     ]
-    for index, what_if in enumerate(results.get("what_if", []), start=1):
-        sections.append((f"embedded what-if {index}", what_if))
-        notes.append(f"  what-if {index}: {what_if['shape']}")
     for shape, section in sections:
         if not isinstance(section, dict) or "latency" not in section:
             continue
@@ -58,12 +54,12 @@ def latency_table(results: dict[str, object]) -> list[str]:
         " CPU% of one core: srv = Daphnes, cli = load generator, db = PostgreSQL + Redis,"
         " other = the rest of the machine"
     )
-    return lines + notes
+    return lines
 
 
 def throughput_table(results: dict[str, object]) -> list[str]:
     lines = []
-    for key in ("production", "production_pubsub"):
+    for key in ("production", "production_core"):
         section = results.get(key)
         if not isinstance(section, dict) or "throughput" not in section:
             continue
@@ -170,7 +166,7 @@ def table(results: dict[str, object]) -> str:
         "clients and servers on the same machine",
         "",
     ]
-    if any(k in results for k in ("embedded", "production", "production_pubsub")):
+    if any(k in results for k in ("embedded", "production", "production_core")):
         lines += latency_table(results)
     lines += throughput_table(results)
     lines += payload_table(results)

@@ -14,7 +14,7 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from . import autoplay, broadcast, rendering, services, shutdown
+from . import autoplay, broadcast, layer_watch, rendering, services, shutdown
 from .broadcast import LAYER_ERRORS
 from .messages import BadMessage, Command, Hover, parse_message
 from .models import Player, Room
@@ -65,6 +65,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         shutdown.track(self)
+        layer_watch.watch()
         await self.send(text_data=await database_sync_to_async(broadcast.snapshot_html)(self.room))
         await self._presence(+1)
         autoplay.schedule(self.room)  # a computer may be due: resume after a restart, or start

@@ -29,6 +29,10 @@ def forget(consumer: Any) -> None:
     _live.discard(consumer)
 
 
+def open_sockets() -> list[Any]:
+    return list(_live)
+
+
 def install() -> None:
     """Register the goodbye before Daphne's own shutdown step cancels the consumers."""
     if "twisted.internet.reactor" not in sys.modules:  # importing it would install a reactor
@@ -51,21 +55,22 @@ def install() -> None:
 def _close_all() -> Any:
     from twisted.internet.defer import Deferred
 
-    sockets = list(_live)
+    sockets = open_sockets()
     if not sockets:
         return None
-    return Deferred.fromFuture(asyncio.ensure_future(_goodbye(sockets)))
+    return Deferred.fromFuture(asyncio.ensure_future(close_sockets(sockets, SERVICE_RESTART)))
 
 
-async def _goodbye(sockets: list[Any]) -> None:
-    """1012 to every socket, and all of them out of the presence counts in one go: Daphne cancels
-    the consumers right after this, before their disconnect handlers would run, and the players
-    would stay "online" for ever. A moment for both before the reactor drops the connections."""
+async def close_sockets(sockets: list[Any], code: int) -> None:
+    """Close these sockets with `code`, and take them all out of the presence counts in one go:
+    at shutdown Daphne cancels the consumers right after this, before their disconnect handlers
+    would run (the players would stay "online" for ever), and when Redis is lost their handlers
+    cannot reach the layer. A moment for both before the caller goes on."""
     from .consumers import forget_presence  # the consumers import this module
 
-    closing = [asyncio.ensure_future(s.close(code=SERVICE_RESTART)) for s in sockets]
-    # In a fresh context: the reactor may run this trigger in one that asgiref has marked as
-    # waiting on its database thread, and it would then refuse the call ("would deadlock").
+    closing = [asyncio.ensure_future(s.close(code=code)) for s in sockets]
+    # In a fresh context: the reactor may run the shutdown trigger in one that asgiref has marked
+    # as waiting on its database thread, and it would then refuse the call ("would deadlock").
     loop = asyncio.get_running_loop()
     closing.append(loop.create_task(forget_presence(sockets), context=contextvars.Context()))
     await asyncio.wait(closing, timeout=2)

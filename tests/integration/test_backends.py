@@ -12,6 +12,7 @@ import uuid
 import pytest
 from channels.layers import get_channel_layer
 from channels_redis.core import RedisChannelLayer
+from channels_redis.pubsub import RedisPubSubChannelLayer
 from django.conf import settings
 from django.db import connection
 
@@ -38,16 +39,17 @@ def test_ci_runs_the_suite_on_postgresql_and_channels_redis():
     with connection.cursor() as cursor:
         cursor.execute("SELECT version()")
         assert "PostgreSQL" in cursor.fetchone()[0]
-    assert isinstance(get_channel_layer(), RedisChannelLayer)
+    assert isinstance(get_channel_layer(), RedisPubSubChannelLayer)  # the production default
     host = settings.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"][0]
     assert host["socket_timeout"] is None  # idle sockets must not die after 5 s
 
 
-@pytest.fixture
-def redis_layer():
+@pytest.fixture(params=[RedisPubSubChannelLayer, RedisChannelLayer])
+def redis_layer(request):
+    """Both layers `REDIS_CHANNEL_LAYER` chooses from: pub/sub (the default) and core."""
     if not reachable("127.0.0.1", 6379):
         skip_or_fail("Redis is not running on 127.0.0.1:6379")
-    return RedisChannelLayer(
+    return request.param(
         hosts=[{"address": REDIS_URL, "socket_timeout": None}],
         prefix=f"test-{uuid.uuid4().hex[:8]}",
     )
