@@ -123,7 +123,7 @@ async def production_section(
         if not profile:
             counts = LATENCY_CLIENTS if layer == "pubsub" else LATENCY_CLIENTS[-1:]
             out["latency"] = await latency_runs(server, quick, counts)
-        steps = (100, 200, 300) if quick else (50, 100, 150, 200, 250, 300, 400, 500)
+        steps = (100, 200, 300) if quick else (50, 100, 150, 200, 250, 300, 350, 400, 500)
         during = None
         if profile:  # fixed steps, whatever the latency: the profile is the point
             steps = (100, 150)
