@@ -1,4 +1,5 @@
-"""Close every room socket with 1012 ("service restart") when Daphne stops.
+"""Close every room socket with 1012 ("service restart") when Daphne stops, and keep the list of
+open sockets that this and `layer_watch` (1013 when Redis is lost) close together.
 
 Daphne cancels its applications on shutdown and drops the connections without a close frame.
 Browsers would reconnect after that too (1006), but 1012 says what happened and works the same
@@ -30,6 +31,7 @@ def forget(consumer: Any) -> None:
 
 
 def open_sockets() -> list[Any]:
+    """This process's open room sockets: for the goodbye here, and for `layer_watch`."""
     return list(_live)
 
 
