@@ -119,18 +119,17 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 REDIS_CHANNEL_LAYER = os.environ.get("REDIS_CHANNEL_LAYER", "pubsub")
+REDIS_LAYER_CONFIG = {
+    # redis-py 8 defaults to a 5 s socket timeout, which kills every idle socket with 1011.
+    "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
+    # Deployments (or test runs) sharing one Redis database keep apart by prefix.
+    "prefix": os.environ.get("CHANNEL_LAYER_PREFIX", "asgi"),
+}
 if REDIS_URL and REDIS_CHANNEL_LAYER == "core":
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {
-                # redis-py 8 defaults to a 5 s socket timeout, which kills every idle socket with 1011.
-                "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
-                "capacity": 1000,
-                "expiry": 30,
-                # Deployments (or test runs) sharing one Redis database keep apart by prefix.
-                "prefix": os.environ.get("CHANNEL_LAYER_PREFIX", "asgi"),
-            },
+            "CONFIG": {**REDIS_LAYER_CONFIG, "capacity": 1000, "expiry": 30},
         }
     }
 elif REDIS_URL:
@@ -141,10 +140,7 @@ elif REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {
-                "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
-                "prefix": os.environ.get("CHANNEL_LAYER_PREFIX", "asgi"),
-            },
+            "CONFIG": REDIS_LAYER_CONFIG,
         }
     }
 else:

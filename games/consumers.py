@@ -20,6 +20,7 @@ from .messages import BadMessage, Command, Hover, parse_message
 from .models import Player, Room
 from .play.common import Invalid, Refused
 from .ratelimit import MESSAGES_BURST, MESSAGES_PER_SECOND, TokenBucket
+from .shutdown import TRY_AGAIN_LATER
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +28,6 @@ HOVER_INTERVAL = 0.1
 """Pointer positions go out at most ten times a second per player; the last one always does."""
 ROOM_NOT_FOUND = 4404
 POLICY_VIOLATION = 1008
-TRY_AGAIN_LATER = 1013
 
 
 class RoomConsumer(AsyncWebsocketConsumer):

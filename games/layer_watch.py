@@ -29,7 +29,6 @@ TIMEOUT = 5.0
 """A ping unanswered for this long counts as a lost Redis. A stopped Redis refuses the connection
 at once; the timeout is for a hung one, and is long because an overloaded process answers its
 own pings late too, and closing every socket then would only add a reconnect storm."""
-TRY_AGAIN_LATER = 1013
 
 _watchers: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[None]]" = (
     weakref.WeakKeyDictionary()
@@ -37,8 +36,7 @@ _watchers: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[No
 
 
 def needed() -> bool:
-    backend = settings.CHANNEL_LAYERS["default"]["BACKEND"]
-    return bool(settings.REDIS_URL) and backend.endswith("RedisPubSubChannelLayer")
+    return settings.CHANNEL_LAYERS["default"]["BACKEND"].endswith("RedisPubSubChannelLayer")
 
 
 def watch() -> None:
@@ -63,6 +61,6 @@ async def _watch() -> None:
             except LAYER_ERRORS as error:
                 sockets = shutdown.open_sockets()
                 log.warning("Redis unreachable (%s): closing %d sockets", error, len(sockets))
-                await shutdown.close_sockets(sockets, TRY_AGAIN_LATER)
+                await shutdown.close_sockets(sockets, shutdown.TRY_AGAIN_LATER)
     finally:
         await client.aclose()

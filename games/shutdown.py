@@ -18,6 +18,7 @@ import weakref
 from typing import Any
 
 SERVICE_RESTART = 1012
+TRY_AGAIN_LATER = 1013
 REGISTERED_SERVER_CODES = frozenset({1001, 1008, 1011, 1012, 1013})
 _live: "weakref.WeakSet[Any]" = weakref.WeakSet()
 
