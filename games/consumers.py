@@ -1,6 +1,6 @@
 """The room websocket: parse a message, call the service, reply with an error to the sender alone.
 
-Group messages are already-rendered HTML (see `broadcast`); the handler only forwards them.
+Group messages are already-rendered HTML (see `broadcast`); `relay` hands them to the sockets.
 """
 
 import asyncio
@@ -13,8 +13,9 @@ from urllib.parse import parse_qs
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.layers import get_channel_layer
 
-from . import autoplay, broadcast, layer_watch, rendering, services, shutdown
+from . import autoplay, broadcast, layer_watch, relay, rendering, services, shutdown
 from .broadcast import LAYER_ERRORS
 from .messages import BadMessage, Command, Hover, parse_message
 from .models import Player, Room
@@ -31,6 +32,8 @@ POLICY_VIOLATION = 1008
 
 
 class RoomConsumer(AsyncWebsocketConsumer):
+    channel_layer_alias = None
+    """No channel of its own: the room's messages come through `relay`, once per process."""
     room: Room | None = None
     player: Player | None = None
     counted = False
@@ -62,7 +65,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.group = broadcast.group_name(self.room.pk)
         self.last_hover = 0.0
         self.bucket = TokenBucket.full(MESSAGES_BURST, MESSAGES_PER_SECOND, time.monotonic())
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        await relay.join(self.group, self)
         await self.accept()
         shutdown.track(self)
         layer_watch.watch()
@@ -83,7 +86,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if self.room is None:
             return
         try:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+            await relay.leave(self.group, self)
         finally:
             if self.counted:
                 self.counted = False  # before the await: `forget_presence` may run meanwhile
@@ -95,7 +98,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
         )
         if delta > 0:
             self.counted = True
-        await self.channel_layer.group_send(self.group, {"type": "room.html", "html": roster})
+        await self._publish(roster)
+
+    async def _publish(self, html: str) -> None:
+        """To every socket of the room, in every process."""
+        await get_channel_layer().group_send(self.group, {"type": "room.html", "html": html})
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if not self.bucket.allow(time.monotonic()):
@@ -146,8 +153,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if hover is None:
             return
         self.last_hover = time.monotonic()
-        html = rendering.cursor_html(self.player, hover.x, hover.y)
-        await self.channel_layer.group_send(self.group, {"type": "room.html", "html": html})
+        await self._publish(rendering.cursor_html(self.player, hover.x, hover.y))
 
     def _cancel_hover(self) -> None:
         if self.hover_task is not None:
@@ -156,17 +162,14 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def dispatch(self, message: dict) -> None:
         """Channels' `dispatch`, less its `aclose_old_connections()`: a trip to the one database
-        thread before every message. Every database call here goes through
-        `database_sync_to_async`, which closes stale connections itself, so the trip was pure
-        cost, and it queued behind the moves of the whole process: a move in a room of N sockets
-        made N such trips to forward text (half the cost of a broadcast; docs/performance.md)."""
+        thread before every message from the browser, pointer positions included. Every database
+        call here goes through `database_sync_to_async`, which closes stale connections itself,
+        so the trip was pure cost, queued behind the moves of the whole process
+        (docs/performance.md)."""
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
         await handler(message)
-
-    async def room_html(self, event: dict[str, str]) -> None:
-        await self.send(text_data=event["html"])
 
 
 async def forget_presence(consumers: Iterable[RoomConsumer]) -> None:

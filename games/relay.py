@@ -1,0 +1,131 @@
+"""A room's messages reach each process once, and go out to its sockets of that room in one pass.
+
+Channels' own way gives every socket a channel of the layer and puts it in the room's group. A
+move in a room of N sockets then makes N copies of the message, N queue reads, N task wake-ups
+and N dispatches before each socket's bytes are written: about half of what a socket cost per
+move (docs/performance.md). Here a process joins a room's group once, with one channel, while it
+has sockets in that room; one task per room reads that channel and hands each message to every
+socket of the room in turn. The layer still carries messages between processes (Redis in
+production), so a room spread over several Daphnes works as before, and so do messages sent to
+the group from anywhere (`broadcast`, the consumers, tests).
+
+When the layer fails under a room (the core Redis layer raises on receive), the room's sockets
+close with 1013 and leave the roster, as each socket's own receive did before; the pages
+reconnect and get a fresh snapshot.
+"""
+
+import asyncio
+import contextlib
+import logging
+import weakref
+from typing import Any, Protocol
+
+from channels.layers import get_channel_layer
+
+from . import shutdown
+from .broadcast import LAYER_ERRORS
+
+log = logging.getLogger(__name__)
+
+
+class Socket(Protocol):
+    async def send(self, text_data: str) -> None: ...
+
+
+class Subscription:
+    """One room's group membership in this process, and the sockets it feeds."""
+
+    def __init__(self, group: str, rooms: dict[str, "Subscription"]) -> None:
+        self.group = group
+        self.rooms = rooms
+        self.sockets: set[Socket] = set()
+        self.layer: Any = get_channel_layer()
+        self.channel = ""
+        self.joined: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.task = asyncio.create_task(self._run(), name=f"relay {group}")
+
+    async def _run(self) -> None:
+        try:
+            self.channel = await self.layer.new_channel()
+            await self.layer.group_add(self.group, self.channel)
+        except Exception as error:
+            self._retire()
+            self.joined.set_exception(error)
+            return
+        self.joined.set_result(None)
+        while True:
+            try:
+                message = await self.layer.receive(self.channel)
+            except LAYER_ERRORS as error:
+                log.warning("room %s: channel layer unavailable: %s", self.group, error)
+                self._retire()
+                await shutdown.close_sockets(list(self.sockets), shutdown.TRY_AGAIN_LATER)
+                return
+            await self._forward(message["html"])
+
+    async def _forward(self, html: str) -> None:
+        for socket in list(self.sockets):
+            try:
+                await socket.send(text_data=html)
+            except Exception:  # one broken socket must not starve the others
+                log.exception("room %s: could not forward a message to a socket", self.group)
+
+    def _retire(self) -> None:
+        """No longer the room's subscription here: the next socket starts a new one."""
+        if self.rooms.get(self.group) is self:
+            del self.rooms[self.group]
+
+    async def close(self) -> None:
+        """Leave the group; a join still in flight finishes first, so that it is undone too."""
+        self._retire()
+        with contextlib.suppress(Exception):
+            await asyncio.shield(self.joined)
+        self.task.cancel()
+        if self.joined.done() and self.joined.exception() is None:
+            try:
+                await self.layer.group_discard(self.group, self.channel)
+            except LAYER_ERRORS as error:
+                log.warning("room %s: could not leave the group: %s", self.group, error)
+
+
+_rooms_by_loop: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Subscription]]" = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _rooms() -> dict[str, Subscription]:
+    return _rooms_by_loop.setdefault(asyncio.get_running_loop(), {})
+
+
+async def join(group: str, socket: Socket) -> None:
+    """Feed `socket` the messages of `group`. Returns once they reach this process, so that a
+    snapshot sent afterwards misses nothing; raises the layer's error if the group cannot be
+    joined (the caller refuses the socket)."""
+    rooms = _rooms()
+    subscription = rooms.get(group)
+    if subscription is None:
+        subscription = rooms[group] = Subscription(group, rooms)
+    subscription.sockets.add(socket)
+    try:
+        await asyncio.shield(subscription.joined)
+    except BaseException:  # refused, or the socket itself was cancelled meanwhile
+        subscription.sockets.discard(socket)
+        if not subscription.sockets:
+            asyncio.ensure_future(subscription.close())
+        raise
+
+
+async def leave(group: str, socket: Socket) -> None:
+    """Stop feeding `socket`; the last socket of a room here takes the process out of its group."""
+    subscription = _rooms().get(group)
+    if subscription is None or socket not in subscription.sockets:
+        return
+    subscription.sockets.discard(socket)
+    if not subscription.sockets:
+        await subscription.close()
+
+
+def sockets_in(group: str) -> int:
+    """How many sockets of the room this process feeds (for tests and the bench)."""
+    subscription = _rooms().get(group)
+    return 0 if subscription is None else len(subscription.sockets)

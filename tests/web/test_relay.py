@@ -1,0 +1,120 @@
+"""A room's messages reach a process once and every socket of the room there, in order.
+
+Sockets here are stand-ins that record what they are sent; the layer is the configured one
+(in-memory here, Redis pub/sub in CI), except where a test counts group members, which only the
+in-memory layer shows.
+"""
+
+import asyncio
+import logging
+
+import pytest
+from channels.layers import get_channel_layer
+
+from games import relay
+
+from .helpers import TIMEOUT
+
+GROUP = "room-relay-test"
+
+
+class Socket:
+    def __init__(self) -> None:
+        self.received: list[str] = []
+        self.arrived = asyncio.Event()
+
+    async def send(self, text_data: str) -> None:
+        self.received.append(text_data)
+        self.arrived.set()
+
+    async def until(self, count: int) -> list[str]:
+        async with asyncio.timeout(TIMEOUT):
+            while len(self.received) < count:
+                self.arrived.clear()
+                await self.arrived.wait()
+        return self.received
+
+
+class Broken(Socket):
+    async def send(self, text_data: str) -> None:
+        raise RuntimeError("this socket is broken")
+
+
+async def publish(*texts: str) -> None:
+    for text in texts:
+        await get_channel_layer().group_send(GROUP, {"type": "room.html", "html": text})
+
+
+@pytest.fixture
+def local_layer(settings):
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "games.layers.LocalChannelLayer"}}
+    return get_channel_layer()
+
+
+async def test_every_socket_of_the_room_gets_every_message_in_order():
+    sockets = [Socket() for _ in range(3)]
+    for socket in sockets:
+        await relay.join(GROUP, socket)
+    await publish("one", "two", "three")
+    for socket in sockets:
+        assert await socket.until(3) == ["one", "two", "three"]
+    for socket in sockets:
+        await relay.leave(GROUP, socket)
+
+
+async def test_a_process_is_one_member_of_the_group_while_it_has_sockets_there(local_layer):
+    first, second = Socket(), Socket()
+    await asyncio.gather(relay.join(GROUP, first), relay.join(GROUP, second))
+    assert len(local_layer.groups[GROUP]) == 1 and relay.sockets_in(GROUP) == 2
+    await relay.leave(GROUP, first)
+    assert len(local_layer.groups[GROUP]) == 1
+    await relay.leave(GROUP, second)
+    assert GROUP not in local_layer.groups and relay.sockets_in(GROUP) == 0
+    again = Socket()
+    await relay.join(GROUP, again)  # the room's next socket joins afresh
+    await publish("back")
+    assert await again.until(1) == ["back"]
+    await relay.leave(GROUP, again)
+
+
+async def test_a_socket_that_left_gets_nothing_more():
+    staying, leaving = Socket(), Socket()
+    await relay.join(GROUP, staying)
+    await relay.join(GROUP, leaving)
+    await publish("both")
+    await leaving.until(1)
+    await relay.leave(GROUP, leaving)
+    await publish("one")
+    assert await staying.until(2) == ["both", "one"]
+    assert leaving.received == ["both"]
+    await relay.leave(GROUP, staying)
+
+
+async def test_a_broken_socket_does_not_keep_the_message_from_the_others(caplog):
+    broken, healthy = Broken(), Socket()
+    await relay.join(GROUP, broken)
+    await relay.join(GROUP, healthy)
+    with caplog.at_level(logging.ERROR, logger="games.relay"):
+        await publish("one", "two")
+        assert await healthy.until(2) == ["one", "two"]
+    assert "could not forward a message" in caplog.text
+    for socket in (broken, healthy):
+        await relay.leave(GROUP, socket)
+
+
+async def test_a_group_that_cannot_be_joined_refuses_the_socket_and_keeps_nothing(
+    local_layer, monkeypatch
+):
+    async def down(group, channel):
+        raise OSError("Connection refused")
+
+    monkeypatch.setattr(local_layer, "group_add", down)
+    with pytest.raises(OSError, match="Connection refused"):
+        await relay.join(GROUP, Socket())
+    assert relay.sockets_in(GROUP) == 0
+    monkeypatch.undo()
+    socket = Socket()
+    await relay.join(GROUP, socket)  # the layer is back: the next socket subscribes
+    await publish("works")
+    assert await socket.until(1) == ["works"]
+    await relay.leave(GROUP, socket)
