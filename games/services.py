@@ -15,7 +15,7 @@ from django.db.models import F, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from . import broadcast
+from . import broadcast, rowsql
 from .messages import CellMove, Command, Message, SquareMove
 from .models import MAX_NICKNAME, Game, Move, Player, Room
 from .palette import colour_for_seat
@@ -112,7 +112,7 @@ def play(room: Room, player: Player | None, message: Message) -> Outcome:
 def _lock_current_game(room: Room) -> Game:
     """The room's current game, locked until the transaction ends (a no-op lock on SQLite,
     where the immediate transaction already serialises writers)."""
-    return Game.objects.select_for_update().filter(room=room).order_by("-number").first()
+    return rowsql.lock_current_game(room.pk)
 
 
 def _record(
@@ -127,16 +127,18 @@ def _record(
         game.started_at = now
     if applied.status != Game.Status.PLAYING:
         game.finished_at = now
-    game.save(update_fields=["state", "status", "version", "started_at", "finished_at"])
-    Move.objects.create(
-        game=game,
-        seq=game.version,
-        player=player,
-        seat=player.number if player is not None else seat,
-        action=getattr(message, "action", "mark"),
-        x=getattr(message, "x", None),
-        y=getattr(message, "y", None),
-        cell=getattr(message, "cell", None),
+    rowsql.update(game, ["state", "status", "version", "started_at", "finished_at"])
+    rowsql.insert(
+        Move(
+            game=game,
+            seq=game.version,
+            player=player,
+            seat=player.number if player is not None else seat,
+            action=getattr(message, "action", "mark"),
+            x=getattr(message, "x", None),
+            y=getattr(message, "y", None),
+            cell=getattr(message, "cell", None),
+        )
     )
 
 

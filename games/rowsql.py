@@ -1,0 +1,86 @@
+"""The statements every move runs, written once as SQL instead of built anew by the ORM.
+
+Building them through querysets and `Model.save` / `create` cost about 1.5 ms of CPU per move
+on this machine, more than half of `services.play` and several times what the database itself
+spends on them (docs/performance.md). Here the SQL is made once per model and field list from
+the models' own metadata (tables, columns, quoting, `FOR UPDATE` where the database has it),
+values go in through each field's `get_db_prep_save` and rows come back through
+`Model.objects.raw`, so JSON, time zones and types behave exactly as through the ORM, on SQLite
+and PostgreSQL alike (tests/web/test_rowsql.py compares the two ways).
+
+No signals are sent: nothing in the project listens to the saves of games and moves.
+"""
+
+from collections.abc import Sequence
+from functools import cache
+
+from django.db import connection, models
+
+from .models import Game
+
+
+def _quote(name: str) -> str:
+    return connection.ops.quote_name(name)
+
+
+@cache
+def _current_game_sql(vendor: str) -> str:
+    meta = Game._meta
+    columns = ", ".join(_quote(field.column) for field in meta.concrete_fields)
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    return (
+        f"SELECT {columns} FROM {_quote(meta.db_table)}"
+        f" WHERE {_quote(meta.get_field('room').column)} = %s"
+        f" ORDER BY {_quote(meta.get_field('number').column)} DESC LIMIT 1{lock}"
+    )
+
+
+def lock_current_game(room_id: int) -> Game | None:
+    """The room's newest game, its row locked until the transaction ends (on PostgreSQL; SQLite's
+    immediate transactions already let one writer in at a time)."""
+    return next(iter(Game.objects.raw(_current_game_sql(connection.vendor), [room_id])), None)
+
+
+@cache
+def _update_sql(model: type[models.Model], names: tuple[str, ...], vendor: str) -> str:
+    meta = model._meta
+    assignments = ", ".join(f"{_quote(meta.get_field(name).column)} = %s" for name in names)
+    return f"UPDATE {_quote(meta.db_table)} SET {assignments} WHERE {_quote(meta.pk.column)} = %s"
+
+
+def update(instance: models.Model, names: Sequence[str]) -> None:
+    """`instance.save(update_fields=names)`, for a row that exists."""
+    meta = instance._meta
+    fields = [meta.get_field(name) for name in names]
+    values = [
+        field.get_db_prep_save(getattr(instance, field.attname), connection) for field in fields
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _update_sql(type(instance), tuple(names), connection.vendor), [*values, instance.pk]
+        )
+
+
+@cache
+def _inserted_fields(model: type[models.Model]) -> list[models.Field]:
+    return [field for field in model._meta.concrete_fields if not field.primary_key]
+
+
+@cache
+def _insert_sql(model: type[models.Model], vendor: str) -> str:
+    fields = _inserted_fields(model)
+    columns = ", ".join(_quote(field.column) for field in fields)
+    marks = ", ".join("%s" for _ in fields)
+    return f"INSERT INTO {_quote(model._meta.db_table)} ({columns}) VALUES ({marks})"
+
+
+def insert(instance: models.Model) -> None:
+    """`instance.save()` for a new row whose id nobody needs afterwards (`instance.pk` stays None).
+    Fields fill in as `save` fills them: defaults already set, `auto_now_add` now."""
+    model = type(instance)
+    values = [
+        field.get_db_prep_save(field.pre_save(instance, add=True), connection)
+        for field in _inserted_fields(model)
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_insert_sql(model, connection.vendor), values)
