@@ -7,12 +7,12 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from games import shutdown  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
+from games.socket_session import ReadOnlySessionStack  # noqa: E402
 
 shutdown.install()
 
@@ -20,7 +20,7 @@ application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+            ReadOnlySessionStack(URLRouter(websocket_urlpatterns))
         ),
     }
 )
