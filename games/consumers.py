@@ -39,6 +39,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
     counted = False
     """Whether this socket is in the presence counts (and must be taken out again)."""
     pending_hover: Hover | None = None
+    held: list[str] | None = None
+    """The room's messages that arrive before this socket's snapshot has gone out; they follow
+    it, so that every connection starts with the snapshot (None once it has)."""
     hover_task: "asyncio.Task[None] | None" = None
 
     async def __call__(self, scope, receive, send) -> None:
@@ -65,11 +68,15 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.group = broadcast.group_name(self.room.pk)
         self.last_hover = 0.0
         self.bucket = TokenBucket.full(MESSAGES_BURST, MESSAGES_PER_SECOND, time.monotonic())
+        self.held = []
         await relay.join(self.group, self)
         await self.accept()
         shutdown.track(self)
         layer_watch.watch()
         await self.send(text_data=await database_sync_to_async(broadcast.snapshot_html)(self.room))
+        while self.held:
+            await self.send(text_data=self.held.pop(0))
+        self.held = None
         await self._presence(+1)
         autoplay.schedule(self.room)  # a computer may be due: resume after a restart, or start
 
@@ -99,6 +106,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if delta > 0:
             self.counted = True
         await self._publish(roster)
+
+    async def deliver(self, html: str) -> None:
+        """A message of the room, from `relay`."""
+        if self.held is not None:
+            self.held.append(html)
+        else:
+            await self.send(text_data=html)
 
     async def _publish(self, html: str) -> None:
         """To every socket of the room, in every process."""

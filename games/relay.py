@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 
 
 class Socket(Protocol):
-    async def send(self, text_data: str) -> None: ...
+    async def deliver(self, html: str) -> None: ...
 
 
 class Subscription:
@@ -66,7 +66,7 @@ class Subscription:
     async def _forward(self, html: str) -> None:
         for socket in list(self.sockets):
             try:
-                await socket.send(text_data=html)
+                await socket.deliver(html)
             except Exception:  # one broken socket must not starve the others
                 log.exception("room %s: could not forward a message to a socket", self.group)
 

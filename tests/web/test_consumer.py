@@ -3,10 +3,13 @@
 import re
 
 import pytest
+from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
+from games import broadcast
 from games.engine import minesweeper as engine
 from games.models import Game, Move
 
@@ -54,6 +57,22 @@ async def test_a_move_carries_the_movers_share_not_the_whole_roster(room, ana, b
     assert 'id="roster"' not in message and 'class="share"' not in message
     for socket in sockets:
         await socket.disconnect()
+
+
+async def test_a_room_message_sent_while_a_snapshot_is_made_follows_the_snapshot(room, monkeypatch):
+    """Every connection starts with the snapshot: the room's messages that reach the socket
+    before its snapshot has gone out wait for it."""
+    snapshot_html = broadcast.snapshot_html
+
+    def snapshot_after_a_room_message(room):
+        message = {"type": "room.html", "html": '<p id="early">early</p>'}
+        async_to_sync(get_channel_layer().group_send)(broadcast.group_name(room.pk), message)
+        return snapshot_html(room)
+
+    monkeypatch.setattr(broadcast, "snapshot_html", snapshot_after_a_room_message)
+    socket = await connect(room, watch=True)  # asserts that the snapshot came first
+    assert 'id="early"' in await receive_until(socket, 'id="early"')
+    await socket.disconnect()
 
 
 async def test_form_fields_arrive_as_strings_with_htmx_headers(room, ana):

@@ -23,8 +23,8 @@ class Socket:
         self.received: list[str] = []
         self.arrived = asyncio.Event()
 
-    async def send(self, text_data: str) -> None:
-        self.received.append(text_data)
+    async def deliver(self, html: str) -> None:
+        self.received.append(html)
         self.arrived.set()
 
     async def until(self, count: int) -> list[str]:
@@ -36,7 +36,7 @@ class Socket:
 
 
 class Broken(Socket):
-    async def send(self, text_data: str) -> None:
+    async def deliver(self, html: str) -> None:
         raise RuntimeError("this socket is broken")
 
 
