@@ -133,10 +133,10 @@ if REDIS_URL and REDIS_CHANNEL_LAYER == "core":
         }
     }
 elif REDIS_URL:
-    # One PUBLISH per room message, delivered once to each process, which fans it out to its own
-    # sockets; the core layer keeps a list per socket and pops each with its own round trip. Half
-    # the server CPU per move, and 1.5x the moves per second (docs/performance.md). It never
-    # fails a receive when Redis goes away, so `games.layer_watch` notices that instead.
+    # One PUBLISH per room message, which Redis pushes to every process with sockets in the room
+    # (`games.relay` gives each one channel per room); the core layer stores a copy per process in
+    # a list that each pops with a round trip of its own (docs/performance.md). It never fails a
+    # receive when Redis goes away, so `games.layer_watch` notices that instead.
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
@@ -145,7 +145,7 @@ elif REDIS_URL:
     }
 else:
     CHANNEL_LAYERS = {
-        "default": {"BACKEND": "games.layers.LocalChannelLayer", "CONFIG": {"capacity": 1000}}
+        "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1000}}
     }
 
 # The cache holds rate-limit counters; Redis shares them between processes in production.

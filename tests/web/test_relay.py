@@ -47,7 +47,7 @@ async def publish(*texts: str) -> None:
 
 @pytest.fixture
 def local_layer(settings):
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "games.layers.LocalChannelLayer"}}
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     return get_channel_layer()
 
 
