@@ -126,6 +126,6 @@ async def leave(group: str, socket: Socket) -> None:
 
 
 def sockets_in(group: str) -> int:
-    """How many sockets of the room this process feeds (for tests and the bench)."""
+    """How many sockets of the room this process feeds (for tests)."""
     subscription = _rooms().get(group)
     return 0 if subscription is None else len(subscription.sockets)

@@ -23,6 +23,9 @@ def _quote(name: str) -> str:
     return connection.ops.quote_name(name)
 
 
+# The `vendor` arguments below only key the caches: quoting and locking differ per database.
+
+
 @cache
 def _current_game_sql(vendor: str) -> str:
     meta = Game._meta
