@@ -9,6 +9,7 @@ import secrets
 from django.db import models
 from django.db.models import Q
 
+from .fields import TextJSONField
 from .palette import PALETTE_SIZE
 
 MAX_NICKNAME = 24
@@ -97,7 +98,7 @@ class Game(models.Model):
     number = models.PositiveIntegerField()
     params = models.JSONField(default=dict)
     seed = models.BigIntegerField()
-    state = models.JSONField()
+    state = TextJSONField()
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.PLAYING)
     version = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -4,15 +4,16 @@ Building them through querysets and `Model.save` / `create` cost about 1.5 ms of
 on this machine, more than half of `services.play` and several times what the database itself
 spends on them (docs/performance.md). Here the SQL is made once per model and field list from
 the models' own metadata (tables, columns, quoting, `FOR UPDATE` where the database has it),
-values go in through each field's `get_db_prep_save` and rows come back through
-`Model.objects.raw`, so JSON, time zones and types behave exactly as through the ORM, on SQLite
-and PostgreSQL alike (tests/web/test_rowsql.py compares the two ways).
+values go in through each field's `get_db_prep_save`, and rows come back through the converters
+the ORM's compiler would apply and `Model.from_db`, so JSON, time zones and types behave exactly
+as through the ORM, on SQLite and PostgreSQL alike (tests/web/test_rowsql.py compares the two).
 
 No signals are sent: nothing in the project listens to the saves of games and moves.
 """
 
 from collections.abc import Sequence
 from functools import cache
+from typing import Any
 
 from django.db import connection, models
 
@@ -38,10 +39,34 @@ def _current_game_sql(vendor: str) -> str:
     )
 
 
+@cache
+def _converters(model: type[models.Model], vendor: str) -> list[tuple[int, list, Any]]:
+    """What the ORM's compiler does to each column it reads (JSON parsed, times made aware):
+    (position, converters, column) for the columns that need any."""
+    found = []
+    for position, field in enumerate(model._meta.concrete_fields):
+        column = field.get_col(model._meta.db_table)
+        converters = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
+        if converters:
+            found.append((position, converters, column))
+    return found
+
+
+def _model_from_row[M: models.Model](model: type[M], row: Sequence[Any]) -> M:
+    values = list(row)
+    for position, converters, column in _converters(model, connection.vendor):
+        for convert in converters:
+            values[position] = convert(values[position], column, connection)
+    return model.from_db(connection.alias, None, values)
+
+
 def lock_current_game(room_id: int) -> Game | None:
     """The room's newest game, its row locked until the transaction ends (on PostgreSQL; SQLite's
     immediate transactions already let one writer in at a time)."""
-    return next(iter(Game.objects.raw(_current_game_sql(connection.vendor), [room_id])), None)
+    with connection.cursor() as cursor:
+        cursor.execute(_current_game_sql(connection.vendor), [room_id])
+        row = cursor.fetchone()
+    return None if row is None else _model_from_row(Game, row)
 
 
 @cache
