@@ -207,7 +207,7 @@ def snapshot_html(room: Room, game: Game) -> str:
 
 def move_html(room: Room, game: Game, applied: Applied, mover: Player | None) -> str:
     """Only what the move changed: the cells, the counters, and the banner when it ends."""
-    state = engine.from_dict(applied.state)
+    state = applied.loaded(engine.from_dict)
     changes = list(engine.changed_cells(state.grid, applied.events))
     context = {
         "room": room,

@@ -33,7 +33,7 @@ def changed_summary(kind: str, applied: Applied) -> list[dict[str, Any]]:
         ]
     if not applied.events:
         return []
-    grid = minesweeper_engine.from_dict(applied.state).grid
+    grid = applied.loaded(minesweeper_engine.from_dict).grid
     return [
         {"x": c.x, "y": c.y, "state": c.state.value, "count": c.count}
         for c in minesweeper_engine.changed_cells(grid, applied.events)

@@ -1,5 +1,6 @@
 """What every game kind's adapter returns to the service layer."""
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,12 @@ class Applied:
     status: str
     events: tuple[Any, ...]
     summary: dict[str, Any] = field(default_factory=dict)
+    board: Any = field(default=None, compare=False, repr=False)
+    """The engine's own object for `state`, when the rules kept it: the renderers and the bot
+    use it instead of parsing `state` again on every move."""
+
+    def loaded(self, load: Callable[[dict[str, Any]], Any]) -> Any:
+        return self.board if self.board is not None else load(self.state)
 
     @property
     def changed(self) -> bool:

@@ -88,7 +88,7 @@ def apply(
         return Applied(state, game.status.value, ())
     revealed = sum(len(e.cells) for e in events if isinstance(e, engine.CellsRevealed))
     summary = {"revealed": revealed, "first": game.field is None and new.field is not None}
-    return Applied(engine.to_dict(new), new.status.value, events, summary)
+    return Applied(engine.to_dict(new), new.status.value, events, summary, board=new)
 
 
 # Hints and the Solver bot ------------------------------------------------------------------------
@@ -167,5 +167,5 @@ def computer_move(
     x, y = engine.from_dict(state).grid.xy(cell)
     message = CellMove("reveal", x, y)
     applied = apply(state, message, COMPUTER_SEAT)
-    stuck = applied.status == "playing" and bot_cell(engine.from_dict(applied.state)) is None
+    stuck = applied.status == "playing" and bot_cell(applied.loaded(engine.from_dict)) is None
     return message, replace(applied, summary={**applied.summary, "stuck": stuck})
