@@ -40,8 +40,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
     """Whether this socket is in the presence counts (and must be taken out again)."""
     pending_hover: Hover | None = None
     held: list[str] | None = None
-    """The room's messages that arrive before this socket's snapshot has gone out; they follow
-    it, so that every connection starts with the snapshot (None once it has)."""
+    """The room's messages that arrive while a snapshot for this socket is being made; they
+    follow it (None when no snapshot is on its way). So every connection starts with the
+    snapshot, and a resync's snapshot never lands on top of a newer move."""
     hover_task: "asyncio.Task[None] | None" = None
 
     async def __call__(self, scope, receive, send) -> None:
@@ -73,10 +74,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self.accept()
         shutdown.track(self)
         layer_watch.watch()
-        await self.send(text_data=await database_sync_to_async(broadcast.snapshot_html)(self.room))
-        while self.held:
-            await self.send(text_data=self.held.pop(0))
-        self.held = None
+        await self._send_snapshot()
         await self._presence(+1)
         autoplay.schedule(self.room)  # a computer may be due: resume after a restart, or start
 
@@ -107,6 +105,21 @@ class RoomConsumer(AsyncWebsocketConsumer):
             self.counted = True
         await self._publish(roster)
 
+    async def _send_snapshot(self) -> None:
+        """The board as the database has it now, then the room's messages held meanwhile.
+
+        Held, because a move committed while the snapshot is read can reach this socket first;
+        the older snapshot would then overwrite it on the page, which would wait for that
+        version for ever. Behind the snapshot, pages skip what it already shows and apply the
+        rest. Holding starts before the read (`self.held = []`, set by the caller)."""
+        try:
+            html = await database_sync_to_async(broadcast.snapshot_html)(self.room)
+            await self.send(text_data=html)
+        finally:
+            held, self.held = self.held or [], None
+            for message in held:
+                await self.send(text_data=message)
+
     async def deliver(self, html: str) -> None:
         """A message of the room, from `relay`."""
         if self.held is not None:
@@ -128,9 +141,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
             if isinstance(message, Hover):
                 await self._hover(message)
             elif isinstance(message, Command) and message.name == "sync":
-                await self.send(
-                    text_data=await database_sync_to_async(broadcast.snapshot_html)(self.room)
-                )
+                self.held = []
+                await self._send_snapshot()
             else:
                 outcome = await database_sync_to_async(services.play)(
                     self.room, self.player, message

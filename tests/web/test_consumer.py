@@ -75,6 +75,30 @@ async def test_a_room_message_sent_while_a_snapshot_is_made_follows_the_snapshot
     await socket.disconnect()
 
 
+async def test_a_room_message_sent_while_a_resync_snapshot_is_made_follows_it(room, monkeypatch):
+    """A page that saw a version gap asks for a snapshot; a move committed while that snapshot
+    is read must reach the page after it, or the older snapshot would overwrite the newer move
+    and the page would wait for that version for ever (the cluster test caught this)."""
+    socket = await connect(room, watch=True)
+    await drain(socket)
+    snapshot_html = broadcast.snapshot_html
+
+    def snapshot_after_a_room_message(room):
+        message = {"type": "room.html", "html": '<p id="newer">newer</p>'}
+        async_to_sync(get_channel_layer().group_send)(broadcast.group_name(room.pk), message)
+        return snapshot_html(room)
+
+    monkeypatch.setattr(broadcast, "snapshot_html", snapshot_after_a_room_message)
+    await send(socket, action="sync")
+    first = await socket.receive_from(timeout=5)
+    assert 'id="board"' in first and 'id="newer"' not in first
+    assert 'id="newer"' in await receive_until(socket, 'id="newer"')
+    monkeypatch.setattr(broadcast, "snapshot_html", snapshot_html)
+    await send(socket, action="sync")  # holding ended: the next resync works as ever
+    assert 'id="board"' in await receive_until(socket, 'id="board"')
+    await socket.disconnect()
+
+
 async def test_form_fields_arrive_as_strings_with_htmx_headers(room, ana):
     socket = await connect(room, ana)
     await send(socket, action="reveal", x="2", y="3", HEADERS={"HX-Request": "true"})
