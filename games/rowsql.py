@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from django.db import connection, models
+from django.db import connection, models, transaction
 
-from .models import Game
+from .models import Game, Move
 
 
 def _quote(name: str) -> str:
@@ -28,10 +28,10 @@ def _quote(name: str) -> str:
 
 
 @cache
-def _current_game_sql(vendor: str) -> str:
+def _current_game_sql(vendor: str, locked: bool) -> str:
     meta = Game._meta
     columns = ", ".join(_quote(field.column) for field in meta.concrete_fields)
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    lock = " FOR UPDATE" if locked and connection.features.has_select_for_update else ""
     return (
         f"SELECT {columns} FROM {_quote(meta.db_table)}"
         f" WHERE {_quote(meta.get_field('room').column)} = %s"
@@ -60,33 +60,24 @@ def _model_from_row[M: models.Model](model: type[M], row: Sequence[Any]) -> M:
     return model.from_db(connection.alias, None, values)
 
 
-def lock_current_game(room_id: int) -> Game | None:
-    """The room's newest game, its row locked until the transaction ends (on PostgreSQL; SQLite's
-    immediate transactions already let one writer in at a time)."""
+def current_game(room_id: int, *, locked: bool) -> Game | None:
+    """The room's newest game; `locked`: its row locked until the transaction ends (on
+    PostgreSQL; SQLite's immediate transactions already let one writer in at a time)."""
     with connection.cursor() as cursor:
-        cursor.execute(_current_game_sql(connection.vendor), [room_id])
+        cursor.execute(_current_game_sql(connection.vendor, locked), [room_id])
         row = cursor.fetchone()
     return None if row is None else _model_from_row(Game, row)
 
 
 @cache
-def _update_sql(model: type[models.Model], names: tuple[str, ...], vendor: str) -> str:
-    meta = model._meta
+def _update_game_sql(names: tuple[str, ...], vendor: str) -> str:
+    """The UPDATE of a game's `names`, for the row with its id and the version read."""
+    meta = Game._meta
     assignments = ", ".join(f"{_quote(meta.get_field(name).column)} = %s" for name in names)
-    return f"UPDATE {_quote(meta.db_table)} SET {assignments} WHERE {_quote(meta.pk.column)} = %s"
-
-
-def update(instance: models.Model, names: Sequence[str]) -> None:
-    """`instance.save(update_fields=names)`, for a row that exists."""
-    meta = instance._meta
-    fields = [meta.get_field(name) for name in names]
-    values = [
-        field.get_db_prep_save(getattr(instance, field.attname), connection) for field in fields
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _update_sql(type(instance), tuple(names), connection.vendor), [*values, instance.pk]
-        )
+    return (
+        f"UPDATE {_quote(meta.db_table)} SET {assignments}"
+        f" WHERE {_quote(meta.pk.column)} = %s AND {_quote(meta.get_field('version').column)} = %s"
+    )
 
 
 @cache
@@ -94,21 +85,57 @@ def _inserted_fields(model: type[models.Model]) -> list[models.Field]:
     return [field for field in model._meta.concrete_fields if not field.primary_key]
 
 
+def _insert_head(model: type[models.Model]) -> str:
+    columns = ", ".join(_quote(field.column) for field in _inserted_fields(model))
+    return f"INSERT INTO {_quote(model._meta.db_table)} ({columns})"
+
+
 @cache
 def _insert_sql(model: type[models.Model], vendor: str) -> str:
-    fields = _inserted_fields(model)
-    columns = ", ".join(_quote(field.column) for field in fields)
-    marks = ", ".join("%s" for _ in fields)
-    return f"INSERT INTO {_quote(model._meta.db_table)} ({columns}) VALUES ({marks})"
+    marks = ", ".join("%s" for _ in _inserted_fields(model))
+    return f"{_insert_head(model)} VALUES ({marks})"
 
 
-def insert(instance: models.Model) -> None:
-    """`instance.save()` for a new row whose id nobody needs afterwards (`instance.pk` stays None).
-    Fields fill in as `save` fills them: defaults already set, `auto_now_add` now."""
-    model = type(instance)
-    values = [
-        field.get_db_prep_save(field.pre_save(instance, add=True), connection)
-        for field in _inserted_fields(model)
+@cache
+def _update_then_insert_sql(names: tuple[str, ...], vendor: str) -> str:
+    """PostgreSQL: the game's UPDATE and the move's INSERT as one statement, the INSERT taking
+    place only if the UPDATE found its row. The casts type the values as the columns are typed
+    (a bare parameter in a SELECT list would be text)."""
+    values = ", ".join(
+        f"CAST(%s AS {field.cast_db_type(connection)})" for field in _inserted_fields(Move)
+    )
+    return (
+        f"WITH updated AS ({_update_game_sql(names, vendor)} RETURNING 1)"
+        f" {_insert_head(Move)} SELECT {values} FROM updated"
+    )
+
+
+def write_move(game: Game, names: Sequence[str], move: Move, read_version: int) -> bool:
+    """The game's fields `names` saved and `move` appended, both or neither: neither, and False,
+    when another move changed the game since it was read at `read_version`.
+
+    On PostgreSQL one statement, a round trip of its own in autocommit: a move then costs two
+    round trips (this and the read) where BEGIN, a locked read, UPDATE, INSERT and COMMIT cost
+    five, each a wait for a PostgreSQL process on a busy machine (docs/performance.md). SQLite
+    has no UPDATE inside WITH; there the two run in one transaction, as cheap as one statement
+    in process. Fields go in as `save` would write them (`auto_now_add` included)."""
+    game_values = [
+        field.get_db_prep_save(getattr(game, field.attname), connection)
+        for field in map(Game._meta.get_field, names)
     ]
+    move_values = [
+        field.get_db_prep_save(field.pre_save(move, add=True), connection)
+        for field in _inserted_fields(Move)
+    ]
+    update_values = [*game_values, game.pk, read_version]
+    vendor, names = connection.vendor, tuple(names)
     with connection.cursor() as cursor:
-        cursor.execute(_insert_sql(model, connection.vendor), values)
+        if vendor == "postgresql":
+            cursor.execute(_update_then_insert_sql(names, vendor), update_values + move_values)
+            return cursor.rowcount == 1
+        with transaction.atomic():
+            cursor.execute(_update_game_sql(names, vendor), update_values)
+            if cursor.rowcount != 1:
+                return False
+            cursor.execute(_insert_sql(Move, vendor), move_values)
+            return True

@@ -5,7 +5,7 @@ import pytest
 from django.db import connection, transaction
 
 from games import rowsql
-from games.models import Game
+from games.models import Game, Move
 
 pytestmark = pytest.mark.django_db
 
@@ -40,12 +40,13 @@ def test_a_state_reads_back_as_written(room):
     game.save(update_fields=["state"])
     assert Game.objects.get(pk=game.pk).state == AWKWARD
     with transaction.atomic():
-        assert rowsql.lock_current_game(room.pk).state == AWKWARD
+        assert rowsql.current_game(room.pk, locked=True).state == AWKWARD
 
 
-def test_the_move_path_writes_what_the_orm_reads(room):
+def test_the_move_path_writes_what_the_orm_reads(room, ana):
     game = room.current_game()
-    game.state = AWKWARD
-    rowsql.update(game, ["state"])
+    game.state, game.version = AWKWARD, 1
+    move = Move(game=game, seq=1, player=ana, seat=ana.number, action="flag", x=0, y=0)
+    assert rowsql.write_move(game, ["state", "version"], move, read_version=0)
     stored = Game.objects.get(pk=game.pk).state
     assert stored == AWKWARD and list(stored) == list(AWKWARD)

@@ -24,43 +24,45 @@ def test_the_current_game_is_the_newest_and_reads_as_the_orm_reads_it(room, ana)
     services.play(room, ana, CellMove("flag", 0, 0))
     services.start_next_game(room, ana)
     services.play(room, ana, CellMove("reveal", 2, 2))
-    with transaction.atomic():
-        mine = rowsql.lock_current_game(room.pk)
     theirs = Game.objects.filter(room=room).order_by("-number").first()
-    assert mine.number == 2 and mine.version == 1
-    assert fields(mine) == fields(theirs)
-    assert mine.started_at.tzinfo is not None and isinstance(mine.state, dict)
+    for locked in (False, True):
+        with transaction.atomic():
+            mine = rowsql.current_game(room.pk, locked=locked)
+        assert mine.number == 2 and mine.version == 1
+        assert fields(mine) == fields(theirs)
+        assert mine.started_at.tzinfo is not None and isinstance(mine.state, dict)
 
 
 def test_a_room_without_games_has_no_current_game(room):
     Game.objects.filter(room=room).delete()
-    assert rowsql.lock_current_game(room.pk) is None
+    assert rowsql.current_game(room.pk, locked=False) is None
 
 
 def test_the_lock_is_a_row_lock_where_the_database_has_one():
-    sql = rowsql._current_game_sql(connection.vendor)
+    sql = rowsql._current_game_sql(connection.vendor, locked=True)
     assert sql.endswith(" FOR UPDATE") == connection.features.has_select_for_update
+    assert "FOR UPDATE" not in rowsql._current_game_sql(connection.vendor, locked=False)
 
 
-def test_an_update_writes_what_save_would(room):
+def a_move(game, player, seq=1) -> Move:
+    return Move(game=game, seq=seq, player=player, seat=player.number, action="flag", x=3, y=0)
+
+
+def test_a_move_is_written_as_save_would_write_it(room, ana):
     game = room.current_game()
     when = datetime.datetime(2026, 1, 2, 3, 4, 5, 678000, tzinfo=datetime.UTC)
     game.state = {**game.state, "nested": {"list": [1, None, "x"], "quote": 'it\'s "fine"'}}
-    game.status, game.version, game.started_at, game.finished_at = "won", 7, when, None
+    game.status, game.version, game.started_at, game.finished_at = "won", 1, when, None
     game.params = {"must not": "be written"}
-    rowsql.update(game, ["state", "status", "version", "started_at", "finished_at"])
+    before = timezone.now()
+    names = ["state", "status", "version", "started_at", "finished_at"]
+    assert rowsql.write_move(game, names, a_move(game, ana), read_version=0)
     stored = Game.objects.get(pk=game.pk)
-    assert stored.state == game.state and stored.status == "won" and stored.version == 7
+    assert stored.state == game.state and stored.status == "won" and stored.version == 1
     assert stored.started_at == when and stored.finished_at is None
     assert stored.params != game.params  # only the named fields
-
-
-def test_an_insert_fills_defaults_and_creation_time_as_save_would(room, ana):
-    game = room.current_game()
-    before = timezone.now()
-    rowsql.insert(Move(game=game, seq=1, player=ana, seat=ana.number, action="flag", x=3, y=0))
-    (stored,) = Move.objects.filter(game=game)
-    assert model_to_dict(stored, exclude=["id"]) == {
+    (move,) = Move.objects.filter(game=game)
+    assert model_to_dict(move, exclude=["id"]) == {
         "game": game.pk,
         "seq": 1,
         "player": ana.pk,
@@ -70,4 +72,18 @@ def test_an_insert_fills_defaults_and_creation_time_as_save_would(room, ana):
         "y": 0,
         "cell": None,
     }
-    assert before <= stored.created_at <= timezone.now()
+    assert before <= move.created_at <= timezone.now()
+
+
+def test_a_move_on_a_game_changed_since_it_was_read_writes_nothing(room, ana):
+    """Another move landed between the read and the write: neither the game nor the log moves."""
+    services.play(room, ana, CellMove("reveal", 4, 4))
+    stale = room.current_game()
+    services.play(room, ana, CellMove("flag", 0, 0))
+    before = Game.objects.get(pk=stale.pk)
+    stale.state, stale.version = {"overwritten": True}, stale.version + 1
+    assert not rowsql.write_move(stale, ["state", "version"], a_move(stale, ana, seq=2), 1)
+    after = Game.objects.get(pk=stale.pk)
+    assert (after.state, after.version) == (before.state, before.version) == (before.state, 2)
+    assert list(Move.objects.filter(game=stale).values_list("seq", flat=True)) == [1, 2]
+    assert Move.objects.get(game=stale, seq=2).action == "flag"

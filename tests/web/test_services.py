@@ -5,7 +5,7 @@ import threading
 import pytest
 from django.db import connection
 
-from games import services
+from games import rowsql, services
 from games.engine import minesweeper as engine
 from games.messages import CellMove, Command
 from games.models import Game, Move
@@ -137,4 +137,39 @@ def test_concurrent_writers_lose_no_update():
     seqs = list(Move.objects.filter(game=game).order_by("seq").values_list("seq", flat=True))
     assert seqs == list(range(1, 62))
     assert len(engine.from_dict(game.state).flags) == 60
+    assert engine.to_dict(replay(game)) == game.state
+
+
+@pytest.mark.django_db
+def test_a_move_that_loses_the_race_to_its_write_is_played_again_in_line(monkeypatch):
+    """Another move commits between `play`'s read and its write: the write finds the game
+    changed and writes nothing, and the move is played again on the game as it now is."""
+    room = make_room(20, 20, 40)
+    ana, bob = services.join_room(room, "Ana"), services.join_room(room, "Bob")
+    services.play(room, ana, CellMove("reveal", 10, 10))
+    (x, y), (other_x, other_y) = hidden_cells(room)[:2]
+    real_write = rowsql.write_move
+    written = []
+
+    def bob_moves_first(game, names, move, read_version):
+        if not written:
+            written.append("bob")
+            services.play(room, bob, CellMove("flag", other_x, other_y))
+        written.append(real_write(game, names, move, read_version))
+        return written[-1]
+
+    monkeypatch.setattr(rowsql, "write_move", bob_moves_first)
+    outcome = services.play(room, ana, CellMove("flag", x, y))
+    # Bob's move went in; Ana's first write failed and her move was written in line, once.
+    assert written == ["bob", True, False, True]
+    game = current(room)
+    assert game.version == outcome.game.version == 3
+    assert list(Move.objects.filter(game=game).values_list("seq", "player__nickname")) == [
+        (1, "Ana"),
+        (2, "Bob"),
+        (3, "Ana"),
+    ]
+    flags = {x + y * 20: ana.number, other_x + other_y * 20: bob.number}
+    assert dict(engine.from_dict(game.state).flags) == flags
+    assert dict(engine.from_dict(outcome.game.state).flags) == flags
     assert engine.to_dict(replay(game)) == game.state
