@@ -10,12 +10,14 @@ import json
 import random
 import re
 import time
+from collections import deque
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 import websockets
 from websockets.asyncio.client import ClientConnection
+from websockets.frames import DATA_OPCODES, Frame
 
 HOST = "127.0.0.1"
 META = '<div id="game-meta"'
@@ -100,6 +102,36 @@ async def gather_limited(coros: Iterable, limit: int = 20) -> list:
     return await asyncio.gather(*(one(c) for c in coros))
 
 
+class StampedConnection(ClientConnection):
+    """Notes when each message was read off the socket, for the reader to take with it.
+
+    One process stands in for every browser of the room, so it reads their sockets one after
+    another; had the clock stopped when the reading task got a message, a hundred screens'
+    turns at the library's queue would count as the server's delay. The clock stops instead
+    when the message's bytes left the kernel: the event loop reads every ready socket before
+    any reading task runs."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.read_at = 0.0
+        self.arrivals: deque[float] = deque()
+
+    def data_received(self, data: bytes) -> None:
+        self.read_at = time.perf_counter()
+        super().data_received(data)
+
+    def process_event(self, event: object) -> None:
+        if isinstance(event, Frame) and event.opcode in DATA_OPCODES and event.fin:
+            self.arrivals.append(self.read_at)
+        super().process_event(event)
+
+    async def recv_stamped(self) -> tuple[str, float]:
+        """The next message, and when it was read off the socket."""
+        message = await self.recv()
+        assert isinstance(message, str)
+        return message, self.arrivals.popleft()
+
+
 @dataclass(eq=False)
 class Client:
     """One browser tab: a player (with a session cookie) or a spectator."""
@@ -109,7 +141,7 @@ class Client:
     port: int
     cookie: str = ""
     nickname: str = ""
-    ws: ClientConnection | None = None
+    ws: StampedConnection | None = None
     snapshot_bytes: int = 0
     snapshot_version: int = 0
     received: int = 0
@@ -147,9 +179,10 @@ class Client:
             ping_interval=None,
             open_timeout=60,
             close_timeout=2,
+            create_connection=StampedConnection,
         )
-        snapshot = await asyncio.wait_for(self.ws.recv(), 60)
-        assert isinstance(snapshot, str) and 'id="board"' in snapshot, snapshot[:200]
+        snapshot, _ = await asyncio.wait_for(self.ws.recv_stamped(), 60)
+        assert 'id="board"' in snapshot, snapshot[:200]
         self.snapshot_bytes = len(snapshot.encode())
         self.snapshot_version = self.version = version_of(snapshot)
         return self
@@ -160,8 +193,8 @@ class Client:
     async def _read(self, on_move: Callable[["Client", str, float], None]) -> None:
         assert self.ws is not None
         try:
-            async for message in self.ws:
-                now = time.perf_counter()
+            while True:
+                message, now = await self.ws.recv_stamped()
                 self.received += 1
                 if message.startswith(META):
                     version = version_of(message)
