@@ -10,14 +10,11 @@ import json
 import random
 import re
 import time
-from collections import deque
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
-import websockets
-from websockets.asyncio.client import ClientConnection
-from websockets.frames import DATA_OPCODES, Frame
+from picows import WSCloseCode, WSError, WSFrame, WSListener, WSMsgType, WSTransport, ws_connect
 
 HOST = "127.0.0.1"
 META = '<div id="game-meta"'
@@ -102,34 +99,38 @@ async def gather_limited(coros: Iterable, limit: int = 20) -> list:
     return await asyncio.gather(*(one(c) for c in coros))
 
 
-class StampedConnection(ClientConnection):
-    """Notes when each message was read off the socket, for the reader to take with it.
+class Screen(WSListener):
+    """One tab's websocket, read as the event loop reads the socket: picows parses each frame in
+    C and calls `on_ws_frame` straight from the loop's read, so the clock stops when the bytes
+    left the kernel. (With websockets' Python parser and a task per socket, the client spent
+    about 0.1 ms per frame, and the last of a room's screens waited for the others' parsing:
+    the client's own work, counted as the server's delay; docs/performance.md.)"""
 
-    One process stands in for every browser of the room, so it reads their sockets one after
-    another; had the clock stopped when the reading task got a message, a hundred screens'
-    turns at the library's queue would count as the server's delay. The clock stops instead
-    when the message's bytes left the kernel: the event loop reads every ready socket before
-    any reading task runs."""
+    def __init__(self) -> None:
+        self.early: asyncio.Queue[tuple[str, float]] = asyncio.Queue()
+        """Messages before `on_message` is set: the snapshot, presence fragments."""
+        self.on_message: Callable[[str, float], None] | None = None
+        self.parts: list[bytes] = []
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.read_at = 0.0
-        self.arrivals: deque[float] = deque()
-
-    def data_received(self, data: bytes) -> None:
-        self.read_at = time.perf_counter()
-        super().data_received(data)
-
-    def process_event(self, event: object) -> None:
-        if isinstance(event, Frame) and event.opcode in DATA_OPCODES and event.fin:
-            self.arrivals.append(self.read_at)
-        super().process_event(event)
-
-    async def recv_stamped(self) -> tuple[str, float]:
-        """The next message, and when it was read off the socket."""
-        message = await self.recv()
-        assert isinstance(message, str)
-        return message, self.arrivals.popleft()
+    def on_ws_frame(self, transport: WSTransport, frame: WSFrame) -> None:
+        now = time.perf_counter()
+        if frame.msg_type == WSMsgType.CLOSE:
+            transport.send_close(frame.get_close_code())
+            transport.disconnect()
+            return
+        if frame.msg_type not in (WSMsgType.TEXT, WSMsgType.CONTINUATION):
+            return
+        if not frame.fin or self.parts:  # a fragmented message (Daphne sends none)
+            self.parts.append(frame.get_payload_as_bytes())
+            if not frame.fin:
+                return
+            text, self.parts = b"".join(self.parts).decode(), []
+        else:
+            text = frame.get_payload_as_utf8_text()
+        if self.on_message is None:
+            self.early.put_nowait((text, now))
+        else:
+            self.on_message(text, now)
 
 
 @dataclass(eq=False)
@@ -141,7 +142,8 @@ class Client:
     port: int
     cookie: str = ""
     nickname: str = ""
-    ws: StampedConnection | None = None
+    transport: WSTransport | None = None
+    screen: Screen | None = None
     snapshot_bytes: int = 0
     snapshot_version: int = 0
     received: int = 0
@@ -152,7 +154,6 @@ class Client:
     stale: int = 0
     """Move messages older than one already seen (out of order): a browser drops them."""
     last: str = ""
-    task: asyncio.Task | None = None
 
     @property
     def is_player(self) -> bool:
@@ -162,7 +163,7 @@ class Client:
         for attempt in range(tries):
             try:
                 return await self.connect_once()
-            except (OSError, websockets.InvalidHandshake, websockets.ConnectionClosed):
+            except (OSError, WSError, TimeoutError):
                 if attempt == tries - 1:
                     raise
                 CONNECT_RETRIES["count"] += 1
@@ -171,54 +172,57 @@ class Client:
 
     async def connect_once(self) -> "Client":
         path = f"/ws/r/{self.code}/" + ("" if self.is_player else "?watch=1")
-        self.ws = await websockets.connect(
+        headers = {"Origin": f"http://{HOST}:{self.port}"}
+        if self.cookie:
+            headers["Cookie"] = self.cookie
+        self.transport, self.screen = await ws_connect(
+            Screen,
             f"ws://{HOST}:{self.port}{path}",
-            origin=f"http://{HOST}:{self.port}",
-            additional_headers={"Cookie": self.cookie} if self.cookie else None,
-            max_size=None,
-            ping_interval=None,
-            open_timeout=60,
-            close_timeout=2,
-            create_connection=StampedConnection,
+            websocket_handshake_timeout=60,
+            extra_headers=headers,
+            max_frame_size=64 * 2**20,
         )
-        snapshot, _ = await asyncio.wait_for(self.ws.recv_stamped(), 60)
+        snapshot, _ = await asyncio.wait_for(self.screen.early.get(), 60)
         assert 'id="board"' in snapshot, snapshot[:200]
         self.snapshot_bytes = len(snapshot.encode())
         self.snapshot_version = self.version = version_of(snapshot)
         return self
 
     def listen(self, on_move: Callable[["Client", str, float], None]) -> None:
-        self.task = asyncio.create_task(self._read(on_move))
+        """From now on every message goes to `on_move` as it is read (those read meanwhile
+        first)."""
+        assert self.screen is not None
 
-    async def _read(self, on_move: Callable[["Client", str, float], None]) -> None:
-        assert self.ws is not None
-        try:
-            while True:
-                message, now = await self.ws.recv_stamped()
-                self.received += 1
-                if message.startswith(META):
-                    version = version_of(message)
-                    if version > self.version + 1:
-                        self.gaps += 1
-                    elif version <= self.version:
-                        self.stale += 1
-                    self.version = max(self.version, version)
-                    on_move(self, message, now)
-                elif message.startswith(ERROR) and "<span>" in message:
-                    self.errors += 1
-                    self.last = message
-        except websockets.ConnectionClosed:
-            pass
+        def on_message(message: str, now: float) -> None:
+            self.received += 1
+            if message.startswith(META):
+                version = version_of(message)
+                if version > self.version + 1:
+                    self.gaps += 1
+                elif version <= self.version:
+                    self.stale += 1
+                self.version = max(self.version, version)
+                on_move(self, message, now)
+            elif message.startswith(ERROR) and "<span>" in message:
+                self.errors += 1
+                self.last = message
+
+        while not self.screen.early.empty():
+            on_message(*self.screen.early.get_nowait())
+        self.screen.on_message = on_message
 
     async def send(self, action: str, x: int, y: int) -> None:
-        assert self.ws is not None
-        await self.ws.send(json.dumps({"action": action, "x": x, "y": y}))
+        assert self.transport is not None
+        self.transport.send(WSMsgType.TEXT, json.dumps({"action": action, "x": x, "y": y}).encode())
 
     async def close(self) -> None:
-        if self.ws is not None:
-            await self.ws.close()
-        if self.task is not None:
-            self.task.cancel()
+        if self.transport is None:
+            return
+        self.transport.send_close(WSCloseCode.OK)
+        try:
+            await asyncio.wait_for(self.transport.wait_disconnected(), 2)
+        except TimeoutError:
+            self.transport.disconnect()
 
 
 def version_of(message: str) -> int:
