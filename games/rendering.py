@@ -226,7 +226,8 @@ def move_html(room: Room, game: Game, applied: Applied, mover: Player | None) ->
         **banner(room, game, state),
     }
     cells = (cell_html(c.x, c.y, c.state, c.count, True) for c in changes)
-    if state.is_over or game.version == 1 or "roster" in context:
+    templated = state.is_over or game.version == 1 or "roster" in context
+    if templated:
         fast = _fill(
             render_to_string(f"{TEMPLATE}#move", context), '<div id="game-meta"', True, cells
         )
@@ -237,7 +238,7 @@ def move_html(room: Room, game: Game, applied: Applied, mover: Player | None) ->
         cells = [cell(c.x, c.y, c.state, c.count) for c in changes]
         return render_to_string(f"{TEMPLATE}#move", {**context, "cells": cells})
 
-    return _checked("move", fast, plain)
+    return _checked("move" if templated else "midgame move", fast, plain)
 
 
 def _midgame_move_html(game: Game, context: dict[str, Any], cells: Iterable[str]) -> str:
