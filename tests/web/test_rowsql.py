@@ -9,6 +9,7 @@ from django.forms.models import model_to_dict
 from django.utils import timezone
 
 from games import rowsql, services
+from games.engine import minesweeper as engine
 from games.messages import CellMove
 from games.models import Game, Move
 
@@ -79,7 +80,10 @@ def test_a_move_on_a_game_changed_since_it_was_read_writes_nothing(room, ana):
     """Another move landed between the read and the write: neither the game nor the log moves."""
     services.play(room, ana, CellMove("reveal", 4, 4))
     stale = room.current_game()
-    services.play(room, ana, CellMove("flag", 0, 0))
+    state = engine.from_dict(stale.state)
+    hidden = next(c for c in range(state.grid.size) if c not in state.revealed)
+    width = state.config.width
+    services.play(room, ana, CellMove("flag", hidden % width, hidden // width))
     before = Game.objects.get(pk=stale.pk)
     stale.state, stale.version = {"overwritten": True}, stale.version + 1
     assert not rowsql.write_move(stale, ["state", "version"], a_move(stale, ana, seq=2), 1)
