@@ -14,8 +14,9 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
+from daphne.ws_protocol import WebSocketProtocol
 
-from . import autoplay, broadcast, layer_watch, relay, rendering, services, shutdown
+from . import autoplay, broadcast, framed, layer_watch, relay, rendering, services, shutdown
 from .broadcast import LAYER_ERRORS
 from .messages import BadMessage, Command, Hover, parse_message
 from .models import Player, Room
@@ -44,6 +45,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
     follow it (None when no snapshot is on its way). So every connection starts with the
     snapshot, and a resync's snapshot never lands on top of a newer move."""
     hover_task: "asyncio.Task[None] | None" = None
+    connection: WebSocketProtocol | None = None
+    """Daphne's websocket under this socket, for room messages framed once (`framed`)."""
 
     async def __call__(self, scope, receive, send) -> None:
         """The channel layer (Redis) can fail under an open socket or during its handshake.
@@ -72,6 +75,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.held = []
         await relay.join(self.group, self)
         await self.accept()
+        self.connection = framed.connection_of(self.base_send)
         shutdown.track(self)
         layer_watch.watch()
         await self._send_snapshot()
@@ -121,10 +125,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 await self.send(text_data=message)
 
     async def deliver(self, html: str) -> None:
-        """A message of the room, from `relay`."""
+        """A message of the room, from `relay`: framed once for all the room's sockets here."""
         if self.held is not None:
             self.held.append(html)
-        else:
+        elif not framed.send(self.connection, html):
             await self.send(text_data=html)
 
     async def _publish(self, html: str) -> None:

@@ -1,0 +1,116 @@
+"""Room messages framed once and written straight to Daphne's websockets (`games.framed`).
+
+The connection is found in the `send` the pinned Daphne really builds, and what is written is the
+text frame autobahn would have sent; anything else falls back to Channels' send. Real Daphne
+processes carry every room message this way in the cluster and browser tests.
+"""
+
+import asyncio
+from functools import partial
+
+import pytest
+from autobahn.twisted.websocket import WebSocketServerFactory
+from daphne.server import Server
+from daphne.ws_protocol import WebSocketProtocol
+from twisted.internet.testing import StringTransport
+
+from config.asgi import application
+from games import framed, shutdown
+
+from .helpers import ORIGIN, TIMEOUT
+
+
+async def test_the_connection_is_found_in_the_send_daphne_gives_a_consumer():
+    given = []
+
+    async def application(scope, receive, send):
+        given.append(send)
+
+    server = Server(application=application, endpoints=["tcp:port=0:interface=127.0.0.1"])
+    protocol = WebSocketProtocol()
+    server.connections = {protocol: {}}  # as `Server.run` sets it up
+    server.create_application(protocol, {"type": "websocket"})
+    await server.connections[protocol]["application_instance"]
+    assert framed.connection_of(given[0]) is protocol
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_room_socket_daphne_serves_finds_its_connection(room):
+    """The whole websocket stack (origin check, session, routing, Channels' consumer) passes
+    Daphne's `send` through unchanged, so the room's messages do go out framed once."""
+    server = Server(application=application, endpoints=["tcp:port=0:interface=127.0.0.1"])
+    protocol = WebSocketProtocol()
+    server.connections = {protocol: {}}
+    scope = {
+        "type": "websocket",
+        "path": f"/ws/r/{room.code}/",
+        "query_string": b"watch=1",
+        "headers": [(b"origin", ORIGIN.encode()), (b"host", b"testserver")],
+        "client": ["127.0.0.1", 50000],
+        "server": ["127.0.0.1", 8000],
+        "subprotocols": [],
+    }
+    inbox = server.create_application(protocol, scope)
+    task = server.connections[protocol]["application_instance"]
+    server.connections = {}  # Daphne's replies then go nowhere: there is no real socket here
+    inbox.put_nowait({"type": "websocket.connect"})
+    async with asyncio.timeout(TIMEOUT):
+        while not (sockets := shutdown.open_sockets()):
+            await asyncio.sleep(0.01)
+    assert [socket.connection for socket in sockets] == [protocol]
+    inbox.put_nowait({"type": "websocket.disconnect", "code": 1000})
+    await asyncio.wait_for(task, TIMEOUT)
+
+
+def test_any_other_send_has_no_connection():
+    server = Server(application=None, endpoints=["tcp:port=0:interface=127.0.0.1"])
+
+    async def send(message):
+        pass
+
+    assert framed.connection_of(send) is None
+    assert framed.connection_of(partial(server.handle_reply, object())) is None
+    assert framed.connection_of(partial(print, WebSocketProtocol())) is None
+
+
+def open_socket() -> tuple[WebSocketProtocol, StringTransport]:
+    """A websocket as after its handshake, writing into memory."""
+    protocol = WebSocketProtocol()
+    protocol.factory = WebSocketServerFactory()
+    wire = StringTransport()
+    protocol.makeConnection(wire)
+    protocol.state = WebSocketProtocol.STATE_OPEN
+    return protocol, wire
+
+
+@pytest.mark.parametrize("size", [5, 200, 70_000])
+def test_every_open_socket_gets_the_same_text_frame(size):
+    html = "é" + "x" * (size - 2)  # 2 bytes in UTF-8: the length is counted in bytes
+    sockets = [open_socket() for _ in range(3)]
+    for protocol, _ in sockets:
+        assert framed.send(protocol, html)
+    payload = html.encode()
+    if len(payload) < 126:
+        header = bytes([0x81, len(payload)])
+    elif len(payload) < 2**16:
+        header = bytes([0x81, 126]) + len(payload).to_bytes(2, "big")
+    else:
+        header = bytes([0x81, 127]) + len(payload).to_bytes(8, "big")
+    assert [wire.value() for _, wire in sockets] == [header + payload] * 3
+
+
+def test_a_closing_or_missing_socket_is_left_to_the_usual_send():
+    protocol, wire = open_socket()
+    protocol.state = WebSocketProtocol.STATE_CLOSING
+    assert not framed.send(protocol, "<p>late</p>")
+    assert not framed.send(None, "<p>late</p>")
+    assert wire.value() == b""
+
+
+def test_each_message_is_framed_for_itself():
+    protocol, wire = open_socket()
+    first, second = "".join(["<p>", "a", "</p>"]), "".join(["<p>", "b", "</p>"])
+    framed.send(protocol, first)
+    framed.send(protocol, second)
+    framed.send(protocol, first)
+    assert wire.value() == b"".join(bytes([0x81, 8]) + m.encode() for m in (first, second, first))
