@@ -107,6 +107,14 @@ def test_a_closing_or_missing_socket_is_left_to_the_usual_send():
     assert wire.value() == b""
 
 
+def test_a_frame_waits_behind_frames_autobahn_holds_back():
+    protocol, wire = open_socket()
+    protocol.send_queue.append((b"earlier", True))  # a frame sent `sync`: the rest wait a turn
+    assert framed.send(protocol, "<p>later</p>")
+    assert wire.value() == b"earlier"
+    assert [data for data, _ in protocol.send_queue] == [bytes([0x81, 12]) + b"<p>later</p>"]
+
+
 def test_each_message_is_framed_for_itself():
     protocol, wire = open_socket()
     first, second = "".join(["<p>", "a", "</p>"]), "".join(["<p>", "b", "</p>"])
