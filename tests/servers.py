@@ -355,3 +355,10 @@ class GameDatabase:
         mines = set(self.mines(code))
         cells = ((x, y) for y in range(state["height"]) for x in range(state["width"]))
         return [cell for cell in cells if cell not in mines]
+
+    def hidden_safe_cells(self, code: str) -> list[tuple[int, int]]:
+        """The safe cells nobody has revealed yet (what a player can still win with)."""
+        state = self.state(code)
+        width = state["width"]
+        revealed = {cell for cells in state["revealed"].values() for cell in cells}
+        return [(x, y) for x, y in self.safe_cells(code) if x + y * width not in revealed]
