@@ -4,7 +4,7 @@ Every move, whether from a socket, the JSON API or the terminal, goes through `p
 game, run the engine, then save the state, the move log row and the new version in one
 transaction that succeeds only if the game is still at the version read, and broadcast only after
 the commit, so no screen ever shows a move the database does not have. A move that loses that race
-is played again with the game row locked from the read on (`_play_in_line`), as the other commands
+is played again with the game row locked from the read on, as the other commands
 always are. Reading without the lock saves three of a move's five round trips to PostgreSQL
 (`rowsql.write_move`).
 """
@@ -104,25 +104,22 @@ def play(room: Room, player: Player | None, message: Message) -> Outcome:
         raise Invalid("That is not a move.")
     if player is None or player.is_spectator:
         raise Forbidden("Spectators can watch but not play. Open the invite link to join.")
-    rules = rules_for(room.kind)
-    game = rowsql.current_game(room.pk, locked=False)
-    applied = rules.apply(game.state, message, player.number, game.params)
-    if applied.changed and not _record(game, player, message, applied):
-        return _play_in_line(room, player, message)
+    outcome = _move(room, player, message, rowsql.current_game(room.pk, locked=False))
+    if outcome is None:  # another move got in between: again, the row locked from the read on
+        with transaction.atomic():
+            outcome = _move(room, player, message, _lock_current_game(room))
+    assert outcome is not None  # under the lock nothing can get in between
+    return outcome
+
+
+def _move(room: Room, player: Player, message: CellMove | SquareMove, game: Game) -> Outcome | None:
+    """The move applied to `game` and recorded, its broadcast due after the commit; None, and
+    nothing written, when another move changed the game since it was read."""
+    applied = rules_for(room.kind).apply(game.state, message, player.number, game.params)
     if applied.changed:
+        if not _record(game, player, message, applied):
+            return None
         transaction.on_commit(partial(broadcast.move, room, game, player, applied))
-    return Outcome(game, applied)
-
-
-def _play_in_line(room: Room, player: Player, message: CellMove | SquareMove) -> Outcome:
-    """`play` once more, the game row locked from the read on: another move landed between
-    `play`'s read and its write, and retrying unlocked could lose that race again and again."""
-    with transaction.atomic():
-        game = _lock_current_game(room)
-        applied = rules_for(room.kind).apply(game.state, message, player.number, game.params)
-        if applied.changed:
-            _record(game, player, message, applied)
-            transaction.on_commit(partial(broadcast.move, room, game, player, applied))
     return Outcome(game, applied)
 
 
