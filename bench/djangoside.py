@@ -16,7 +16,7 @@ import sys
 
 def make_rooms(specs: list[dict[str, int]]) -> list[str]:
     from games import services
-    from games.play import minesweeper
+    from games.kinds.minesweeper import rules as minesweeper
 
     codes = []
     for spec in specs:

@@ -5,20 +5,20 @@ from collections import Counter
 from pathlib import Path
 
 WATCHED = (
-    "receive (games/consumers.py)",
+    "receive (games/live/consumer.py)",
     "play (games/services.py)",
     "_lock_current_game (games/services.py)",
     "_record (games/services.py)",
-    "move (games/broadcast.py)",
-    "move_html (games/rendering.py)",
-    "roster (games/rendering.py)",
-    "snapshot_html (games/rendering.py)",
+    "move (games/announce.py)",
+    "move_html (games/kinds/minesweeper/render.py)",
+    "roster (games/kinds/minesweeper/render.py)",
+    "snapshot_html (games/kinds/minesweeper/render.py)",
     "close_old_connections (django/db/__init__.py)",
-    "_deliver (games/broadcast.py)",
+    "_deliver (games/outbox.py)",
     "group_send (channels_redis/core.py)",
     "group_send (channels_redis/pubsub.py)",
     "RedisChannelLayer.receive (channels_redis/core.py)",
-    "RoomConsumer.room_html (games/consumers.py)",
+    "RoomConsumer.room_html (games/live/consumer.py)",
     "WebSocketProtocol.sendMessage (autobahn/websocket/protocol.py)",
     "Connection.wait (psycopg/connection.py)",
 )

@@ -1,5 +1,5 @@
 """Rendering cost per snapshot and per move fragment, in CPU time (so a busy machine barely moves
-it), through the kept cells (`games.rendering`) and plainly through the templates.
+it), through the kept cells (`games.kinds.minesweeper.render`) and plainly through the templates.
 
     python -m bench.render            (run by `python -m bench` in a subprocess)
 
@@ -14,7 +14,7 @@ import time
 
 REPEATS = 30
 KINDS = ("snapshot", "move", "midgame move")
-"""`games.rendering`'s fast renderings, all switched on, then all off."""
+"""`games.kinds.minesweeper.render`'s fast renderings, all switched on, then all off."""
 
 
 def cpu_ms(render, repeats: int = REPEATS) -> float:
@@ -28,8 +28,8 @@ def cpu_ms(render, repeats: int = REPEATS) -> float:
 def measure() -> list[dict[str, object]]:
     from games import services
     from games.engine import minesweeper as engine
+    from games.kinds.minesweeper import rules as minesweeper
     from games.messages import CellMove
-    from games.play import minesweeper
 
     rows = []
     for name, (width, height, mines) in {
@@ -61,7 +61,7 @@ def measure() -> list[dict[str, object]]:
 
 
 def board_rows(name, mines, room, game, player, applied, loss) -> list[dict[str, object]]:
-    from games import rendering
+    from games.kinds.minesweeper import render as rendering
 
     rows = []
     for label, render in (
@@ -94,9 +94,9 @@ def main() -> int:
 
     django.setup()
     call_command("migrate", verbosity=0)
-    from games import broadcast
+    from games import outbox
 
-    broadcast.send = lambda room_id, html: None  # rendering only: nobody listens
+    outbox.send = lambda room_id, html: None  # rendering only: nobody listens
     json.dump(measure(), sys.stdout)
     return 0
 

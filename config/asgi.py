@@ -10,9 +10,9 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from games import shutdown  # noqa: E402
-from games.routing import websocket_urlpatterns  # noqa: E402
-from games.socket_session import ReadOnlySessionStack  # noqa: E402
+from games.live import shutdown  # noqa: E402
+from games.live.routing import websocket_urlpatterns  # noqa: E402
+from games.live.socket_session import ReadOnlySessionStack  # noqa: E402
 
 shutdown.install()
 

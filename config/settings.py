@@ -141,9 +141,9 @@ if REDIS_URL and REDIS_CHANNEL_LAYER == "core":
     }
 elif REDIS_URL:
     # One PUBLISH per room message, which Redis pushes to every process with sockets in the room
-    # (`games.relay` gives each one channel per room); the core layer stores a copy per process in
+    # (`games.live.relay` gives each one channel per room); the core layer stores a copy per process in
     # a list that each pops with a round trip of its own (docs/performance.md). It never fails a
-    # receive when Redis goes away, so `games.layer_watch` notices that instead.
+    # receive when Redis goes away, so `games.live.layer_watch` notices that instead.
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",

@@ -19,12 +19,12 @@ from django.db.models import F, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from . import broadcast, rowsql
+from . import announce, rowsql
+from .kinds import rules_for
+from .kinds.table import Applied, Invalid
 from .messages import CellMove, Command, Message, SquareMove
 from .models import MAX_NICKNAME, Game, Move, Player, Room
 from .palette import colour_for_seat
-from .play import rules_for
-from .play.common import Applied, Invalid
 
 
 class Forbidden(PermissionError):
@@ -88,7 +88,7 @@ def join_room(room: Room, nickname: str) -> Player:
     )
     if room.host_id is None:
         Room.objects.filter(pk=room.pk, host__isnull=True).update(host=player)
-    transaction.on_commit(partial(broadcast.roster, room.pk))
+    transaction.on_commit(partial(announce.roster, room.pk))
     return player
 
 
@@ -119,7 +119,7 @@ def _move(room: Room, player: Player, message: CellMove | SquareMove, game: Game
     if applied.changed:
         if not _record(game, player, message, applied):
             return None
-        transaction.on_commit(partial(broadcast.move, room, game, player, applied))
+        transaction.on_commit(partial(announce.move, room, game, player, applied))
     return Outcome(game, applied)
 
 
@@ -171,7 +171,7 @@ def start_next_game(room: Room, player: Player | None, replacing: int | None = N
             return Outcome(current, Applied(current.state, current.status, ()))
         room.refresh_from_db(fields=["settings"])  # the host may have added the bot meanwhile
         game = _create_game(room, number=current.number + 1, previous=current)
-        transaction.on_commit(partial(broadcast.snapshot, room.pk))
+        transaction.on_commit(partial(announce.snapshot, room.pk))
     return Outcome(game, Applied(game.state, game.status, ()))
 
 
@@ -193,7 +193,7 @@ def ask_hint(room: Room, player: Player | None) -> Outcome:
         game = _lock_current_game(room)
         cell = rules.hint(game.state)  # Refused when the game is over: nothing counted
         Room.objects.filter(pk=room.pk).update(hints_used=F("hints_used") + 1)
-        transaction.on_commit(partial(broadcast.hint, room.pk, player.nickname, cell))
+        transaction.on_commit(partial(announce.hint, room.pk, player.nickname, cell))
     return Outcome(game, Applied(game.state, game.status, (), {"hint": cell}))
 
 
@@ -221,8 +221,8 @@ def set_bot(room: Room, player: Player | None, on: bool) -> Outcome:
             stuck = (
                 on and not game.is_over and rules.computer_to_move(game.state, game.params) is None
             )
-            announce = partial(broadcast.bot_changed, room.pk, player.nickname, on, stuck)
-            transaction.on_commit(announce)
+            tell = partial(announce.bot_changed, room.pk, player.nickname, on, stuck)
+            transaction.on_commit(tell)
     return Outcome(game, Applied(game.state, game.status, ()))
 
 
@@ -259,7 +259,7 @@ def computer_move(room: Room, expected_version: int, *, game: int | None = None)
             return None
         message, applied = chosen
         _record(current, None, message, applied, seat=rules.COMPUTER_SEAT)
-        transaction.on_commit(partial(broadcast.move, room, current, None, applied))
+        transaction.on_commit(partial(announce.move, room, current, None, applied))
     return Outcome(current, applied)
 
 
@@ -299,7 +299,7 @@ def presence_changed(room: Room, player: Player | None, delta: int) -> str:
         Player.objects.filter(pk=player.pk).update(
             connections=Greatest(F("connections") + delta, Value(0))
         )
-    return broadcast.roster_html(room.pk)
+    return announce.roster_html(room.pk)
 
 
 def sockets_closed(players: dict[int, int], spectators: dict[int, int]) -> None:

@@ -10,8 +10,8 @@ from channels.testing import WebsocketCommunicator
 from config.asgi import application
 from games import services
 from games.engine import minesweeper as engine
+from games.kinds.minesweeper import rules as minesweeper
 from games.models import Game, Player, Room
-from games.play import minesweeper
 from tests.conftest import ORIGIN, session_cookie
 
 TIMEOUT = 15  # generous: only a failing test waits this long, and CI machines get busy

@@ -5,8 +5,8 @@ import pytest
 
 from games import services
 from games.engine import minesweeper as engine
+from games.kinds.minesweeper import rules
 from games.models import Game, Move, Room
-from games.play import minesweeper as rules
 
 from .helpers import fifty_fifty
 

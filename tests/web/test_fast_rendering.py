@@ -1,6 +1,6 @@
 """Snapshots and move fragments built from kept cells are byte for byte what the templates give.
 
-`games.rendering` renders each cell once and places kept cells where the template's loop would
+`games.kinds.minesweeper.render` renders each cell once and places kept cells where the template's loop would
 have put them (see its docstring). Whole games, won and lost, with flags, chords and cascades,
 are played through the service while every fragment and snapshot is also rendered plainly.
 """
@@ -9,11 +9,12 @@ import random
 
 import pytest
 
-from games import broadcast, rendering, services
+from games import announce, outbox, services
 from games.engine import minesweeper as engine
+from games.kinds.minesweeper import render as rendering
+from games.kinds.table import Invalid, Refused
 from games.messages import CellMove
 from games.models import Game
-from games.play.common import Invalid, Refused
 
 from .helpers import make_room
 
@@ -39,8 +40,8 @@ def fragments(monkeypatch):
         assert fast == plain
         sent.append(fast)
 
-    monkeypatch.setattr(broadcast, "move", checked_move)
-    monkeypatch.setattr(broadcast, "send", lambda room_id, html: None)
+    monkeypatch.setattr(announce, "move", checked_move)
+    monkeypatch.setattr(outbox, "send", lambda room_id, html: None)
     monkeypatch.setattr(rendering, "_verified", {})
     return sent
 

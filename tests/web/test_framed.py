@@ -1,4 +1,4 @@
-"""Room messages framed once and written straight to Daphne's websockets (`games.framed`).
+"""Room messages framed once and written straight to Daphne's websockets (`games.live.daphne_frames`).
 
 The connection is found in the `send` the pinned Daphne really builds, and what is written is the
 text frame autobahn would have sent; anything else falls back to Channels' send. Real Daphne
@@ -15,7 +15,8 @@ from daphne.ws_protocol import WebSocketProtocol
 from twisted.internet.testing import StringTransport
 
 from config.asgi import application
-from games import framed, shutdown
+from games.live import daphne_frames as framed
+from games.live import sockets as live_sockets
 
 from .helpers import ORIGIN, TIMEOUT
 
@@ -55,7 +56,7 @@ async def test_a_room_socket_daphne_serves_finds_its_connection(room):
     server.connections = {}  # Daphne's replies then go nowhere: there is no real socket here
     inbox.put_nowait({"type": "websocket.connect"})
     async with asyncio.timeout(TIMEOUT):
-        while not (sockets := shutdown.open_sockets()):
+        while not (sockets := live_sockets.open_sockets()):
             await asyncio.sleep(0.01)
     assert [socket.connection for socket in sockets] == [protocol]
     inbox.put_nowait({"type": "websocket.disconnect", "code": 1000})

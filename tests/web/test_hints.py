@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 from games import services
 from games.engine import minesweeper as engine
+from games.kinds.minesweeper import rules
+from games.kinds.table import Invalid
 from games.messages import CellMove
 from games.models import Game, Move, Room
-from games.play import minesweeper as rules
-from games.play.common import Invalid
 
 from .helpers import SOLVED_SEED, connect, drain, fifty_fifty, receive_until, seeded, send
 

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games import services
+from games.live.flood import TokenBucket
 from games.models import Game, Move, Room
-from games.ratelimit import TokenBucket
 
 from .helpers import connect, drain, make_room, send
 

@@ -11,7 +11,7 @@ import logging
 import pytest
 from channels.layers import get_channel_layer
 
-from games import relay
+from games.live import relay
 
 from .helpers import TIMEOUT
 
@@ -94,7 +94,7 @@ async def test_a_broken_socket_does_not_keep_the_message_from_the_others(caplog)
     broken, healthy = Broken(), Socket()
     await relay.join(GROUP, broken)
     await relay.join(GROUP, healthy)
-    with caplog.at_level(logging.ERROR, logger="games.relay"):
+    with caplog.at_level(logging.ERROR, logger="games.live.relay"):
         await publish("one", "two")
         assert await healthy.until(2) == ["one", "two"]
     assert "could not forward a message" in caplog.text

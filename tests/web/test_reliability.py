@@ -16,9 +16,10 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.test import RequestFactory
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from games import consumers, shutdown
+from games.live import consumer, sockets
+from games.live.presence import forget_presence
 from games.models import Move, Player, Room
-from games.ratelimit import allow_room_creation
+from games.web.room_limit import allow_room_creation
 
 from .helpers import connect, drain, receive_until, send
 
@@ -84,7 +85,7 @@ def test_a_move_commits_and_answers_when_its_broadcast_fails(client, layer, capl
     created = client.post("/api/rooms", {"preset": "beginner"}, content_type="application/json")
     code, token = created.json()["code"], created.json()["player_token"]
     layer.failing = {"group_send"}
-    with caplog.at_level(logging.WARNING, logger="games.broadcast"):
+    with caplog.at_level(logging.WARNING, logger="games.outbox"):
         moved = client.post(
             f"/api/rooms/{code}/moves",
             {"action": "reveal", "x": 4, "y": 4},
@@ -116,7 +117,7 @@ async def test_an_open_socket_that_loses_the_layer_closes_with_1013_and_leaves_t
     await layer.group_send(f"room-{room.pk}", {"type": "room.html", "html": "<p>wake</p>"})
     assert await socket.receive_output(timeout=5) == {
         "type": "websocket.close",
-        "code": consumers.TRY_AGAIN_LATER,
+        "code": consumer.TRY_AGAIN_LATER,
     }
     assert await database_sync_to_async(connections)(ana) == 0
 
@@ -133,7 +134,7 @@ async def test_a_stopping_process_takes_its_sockets_out_of_the_roster_once(room,
     old = [await connect(room, ana), await connect(room, ana), await connect(room, bo)]
     watcher = await connect(room, watch=True)
     await counted(room, [2, 1], 1)
-    await consumers.forget_presence(list(shutdown._live))  # what Daphne's SIGTERM runs
+    await forget_presence(sockets.open_sockets())  # what Daphne's SIGTERM runs
     assert await database_sync_to_async(connections)(ana) == 0
     assert await database_sync_to_async(connections)(bo) == 0
     assert (await Room.objects.aget(pk=room.pk)).spectators == 0
@@ -150,9 +151,9 @@ def test_room_creation_is_not_capped_when_the_cache_is_down(monkeypatch, setting
     def down(*args, **kwargs):
         raise DOWN
 
-    monkeypatch.setattr("games.ratelimit.cache.add", down)
+    monkeypatch.setattr("games.web.room_limit.cache.add", down)
     request = RequestFactory().post("/rooms/")
-    with caplog.at_level(logging.WARNING, logger="games.ratelimit"):
+    with caplog.at_level(logging.WARNING, logger="games.web.room_limit"):
         assert allow_room_creation(request, 0.0) and allow_room_creation(request, 0.0)
     assert len(caplog.records) == 2
 
@@ -165,6 +166,6 @@ async def test_a_pointer_that_moves_on_within_the_interval_is_sent_where_it_rest
         await send(first, action="hover", x=x, y=0)
     cursors = [await receive_until(second, 'id="cursor-feed"') for _ in range(2)]
     assert [re.search(r'data-x="(\d)"', c)[1] for c in cursors] == ["1", "3"]
-    assert await second.receive_nothing(timeout=consumers.HOVER_INTERVAL * 3)
+    assert await second.receive_nothing(timeout=consumer.HOVER_INTERVAL * 3)
     await first.disconnect()
     await second.disconnect()

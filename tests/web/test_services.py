@@ -7,9 +7,9 @@ from django.db import connection
 
 from games import rowsql, services
 from games.engine import minesweeper as engine
+from games.kinds.table import Invalid, Refused
 from games.messages import CellMove, Command
 from games.models import Game, Move
-from games.play.common import Invalid, Refused
 
 from .helpers import make_room
 

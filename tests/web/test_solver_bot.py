@@ -10,13 +10,14 @@ from channels.db import database_sync_to_async
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import autoplay, services
+from games import services
 from games.engine import minesweeper as engine
 from games.engine import solver
+from games.kinds.minesweeper import rules
+from games.kinds.table import COMPUTER_SEAT, Invalid
+from games.live import autoplay
 from games.messages import CellMove, Command
 from games.models import Game, Move, Room
-from games.play import minesweeper as rules
-from games.play.common import COMPUTER_SEAT, Invalid
 
 from .helpers import SOLVED_SEED, connect, drain, make_room, receive_until, seeded, send
 

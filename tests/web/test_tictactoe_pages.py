@@ -5,9 +5,9 @@ import re
 import pytest
 
 from games import services
+from games.kinds.tictactoe import rules
 from games.messages import SquareMove
 from games.models import Game, Player, Room
-from games.play import tictactoe as rules
 
 pytestmark = pytest.mark.django_db
 

@@ -5,9 +5,10 @@ import re
 import pytest
 from channels.db import database_sync_to_async
 
-from games import autoplay, services
+from games import services
+from games.kinds.tictactoe import rules
+from games.live import autoplay
 from games.models import Game, Move
-from games.play import tictactoe as rules
 
 from .helpers import connect, drain, receive_until, send
 

@@ -7,10 +7,10 @@ import pytest
 from games import services
 from games.engine import tictactoe as engine
 from games.engine.tictactoe_ai import Strategy, choose_move
+from games.kinds.table import Invalid, Refused, SettingsError
+from games.kinds.tictactoe import rules
 from games.messages import CellMove, Command, SquareMove
 from games.models import Game, Move, Room
-from games.play import tictactoe as rules
-from games.play.common import Invalid, Refused, SettingsError
 
 pytestmark = pytest.mark.django_db
 

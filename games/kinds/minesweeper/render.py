@@ -27,9 +27,9 @@ from django.utils.timezone import localtime
 
 from games.engine import minesweeper as engine
 
-from .models import Game, Player, Room
-from .play import minesweeper as rules
-from .play.common import COMPUTER_SEAT, Applied
+from ...models import Game, Player, Room
+from ..table import COMPUTER_SEAT, Applied
+from . import rules
 
 TEMPLATE = "games/minesweeper.html"
 CELL_CACHE_LIMIT = 100_000
@@ -340,11 +340,3 @@ def bot_html(room: Room, game: Game, host: str, on: bool, stuck: bool) -> str:
         narration = f"{host} removed the {rules.BOT_NAME}."
     context = {"room": room, "narration": narration, **roster(room, state, on)}
     return render_to_string(f"{TEMPLATE}#bot", context)
-
-
-def error_html(message: str) -> str:
-    return render_to_string("games/partials.html#error", {"error": message, "oob": True})
-
-
-def cursor_html(player: Player, x: int, y: int) -> str:
-    return render_to_string("games/partials.html#cursor", {"player": player, "x": x, "y": y})

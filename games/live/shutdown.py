@@ -1,5 +1,4 @@
-"""Close every room socket with 1012 ("service restart") when Daphne stops, and keep the list of
-open sockets that this and `layer_watch` (1013 when Redis is lost) close together.
+"""Close every room socket with 1012 ("service restart") when Daphne stops.
 
 Daphne cancels its applications on shutdown and drops the connections without a close frame.
 Browsers would reconnect after that too (1006), but 1012 says what happened and works the same
@@ -14,26 +13,14 @@ through to the frame writer.
 import asyncio
 import contextvars
 import sys
-import weakref
 from typing import Any
+
+from .presence import forget_presence
+from .sockets import open_sockets
 
 SERVICE_RESTART = 1012
 TRY_AGAIN_LATER = 1013
 REGISTERED_SERVER_CODES = frozenset({1001, 1008, 1011, 1012, 1013})
-_live: "weakref.WeakSet[Any]" = weakref.WeakSet()
-
-
-def track(consumer: Any) -> None:
-    _live.add(consumer)
-
-
-def forget(consumer: Any) -> None:
-    _live.discard(consumer)
-
-
-def open_sockets() -> list[Any]:
-    """This process's open room sockets: for the goodbye here, and for `layer_watch`."""
-    return list(_live)
 
 
 def install() -> None:
@@ -69,8 +56,6 @@ async def close_sockets(sockets: list[Any], code: int) -> None:
     at shutdown Daphne cancels the consumers right after this, before their disconnect handlers
     would run (the players would stay "online" for ever), and when Redis is lost their handlers
     cannot reach the layer. A moment for both before the caller goes on."""
-    from .consumers import forget_presence  # the consumers import this module
-
     closing = [asyncio.ensure_future(s.close(code=code)) for s in sockets]
     # In a fresh context: the reactor may run the shutdown trigger in one that asgiref has marked
     # as waiting on its database thread, and it would then refuse the call ("would deadlock").

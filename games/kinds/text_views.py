@@ -6,7 +6,7 @@ from games.engine import ascii
 from games.engine import minesweeper as minesweeper_engine
 from games.engine import tictactoe as tictactoe_engine
 
-from .play.common import Applied
+from .table import Applied
 
 
 def board_rows(kind: str, state: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:

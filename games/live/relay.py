@@ -7,7 +7,7 @@ move (docs/performance.md). Here a process joins a room's group once, with one c
 has sockets in that room; one task per room reads that channel and hands each message to every
 socket of the room in turn. The layer still carries messages between processes (Redis in
 production), so a room spread over several Daphnes works as before, and so do messages sent to
-the group from anywhere (`broadcast`, the consumers, tests).
+the group from anywhere (`outbox`, the consumers, tests).
 
 When the layer fails under a room (the core Redis layer raises on receive), the room's sockets
 close with 1013 and leave the roster, as each socket's own receive did before; the pages
@@ -22,8 +22,8 @@ from typing import Any, Protocol
 
 from channels.layers import get_channel_layer
 
+from ..outbox import LAYER_ERRORS
 from . import shutdown
-from .broadcast import LAYER_ERRORS
 
 log = logging.getLogger(__name__)
 

@@ -24,9 +24,9 @@ from games.engine import tictactoe as engine
 from games.engine.errors import GameOverError, OutOfBoundsError
 from games.engine.tictactoe_ai import Strategy, choose_move
 
-from ..messages import Message, SquareMove
-from .common import COMPUTER_SEAT as COMPUTER_SEAT  # services log computer moves with it
-from .common import Applied, Invalid, Refused, SettingsError
+from ...messages import Message, SquareMove
+from ..table import COMPUTER_SEAT as COMPUTER_SEAT  # services log computer moves with it
+from ..table import Applied, Invalid, Refused, SettingsError
 
 HUMAN = "human"
 PLAYERS = (HUMAN, *(strategy.value for strategy in Strategy))

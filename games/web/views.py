@@ -9,10 +9,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from . import broadcast, services
+from .. import announce, services
+from ..models import Player, Room
 from .forms import CreateMinesweeperRoomForm, CreateTicTacToeRoomForm, NicknameForm
-from .models import Player, Room
-from .ratelimit import allow_room_creation
+from .room_limit import allow_room_creation
 
 LIVE_ROOMS_SHOWN = 20
 ROOMS_REMEMBERED = 30
@@ -143,7 +143,7 @@ def watch(request: HttpRequest, room: Room) -> HttpResponse:
 
 def render_room(request: HttpRequest, room: Room, player: Player | None) -> HttpResponse:
     context = {
-        **broadcast.renderer(room.kind).game_context(room, room.current_game()),
+        **announce.renderer(room.kind).game_context(room, room.current_game()),
         "me": player,
         "watching": player is None,
         "invite_url": request.build_absolute_uri(f"/r/{room.code}/"),

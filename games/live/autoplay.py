@@ -21,15 +21,14 @@ the next move (through a socket or the API) schedules it again.
 import asyncio
 import contextvars
 import logging
-import os
 from collections.abc import Coroutine
 from typing import Any
 
-from asgiref.sync import SyncToAsync
 from channels.db import database_sync_to_async
 
-from . import services
-from .models import Game, Room
+from .. import services
+from ..asgiref_loop import server_loop
+from ..models import Game, Room
 
 log = logging.getLogger(__name__)
 
@@ -67,11 +66,8 @@ def schedule(room: Room, game: Game | None = None) -> None:
 def wake(room: Room, game: Game | None = None) -> None:
     """`schedule` from a synchronous thread (the JSON API): on the event loop this thread works
     for, when it serves one (Daphne); under WSGI and in scripts there is none, and nothing runs."""
-    local = SyncToAsync.threadlocal
-    loop = getattr(local, "main_event_loop", None)
-    if loop is None or getattr(local, "main_event_loop_pid", None) != os.getpid():
-        return
-    if loop.is_running():
+    loop = server_loop()
+    if loop is not None:
         # A fresh context: the request's would tie the driver's database calls to the request's
         # executor, which is gone once the answer is sent.
         loop.call_soon_threadsafe(schedule, room, game, context=contextvars.Context())

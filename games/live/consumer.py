@@ -1,13 +1,11 @@
 """The room websocket: parse a message, call the service, reply with an error to the sender alone.
 
-Group messages are already-rendered HTML (see `broadcast`); `relay` hands them to the sockets.
+Group messages are already-rendered HTML (see `announce`); `relay` hands them to the sockets.
 """
 
 import asyncio
 import logging
 import time
-from collections import Counter
-from collections.abc import Iterable
 from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
@@ -16,12 +14,15 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from daphne.ws_protocol import WebSocketProtocol
 
-from . import autoplay, broadcast, framed, layer_watch, relay, rendering, services, shutdown
-from .broadcast import LAYER_ERRORS
-from .messages import BadMessage, Command, Hover, parse_message
-from .models import Player, Room
-from .play.common import Invalid, Refused
-from .ratelimit import MESSAGES_BURST, MESSAGES_PER_SECOND, TokenBucket
+from .. import announce, services
+from ..kinds.table import Invalid, Refused
+from ..messages import BadMessage, Command, Hover, parse_message
+from ..models import Player, Room
+from ..outbox import LAYER_ERRORS, group_name
+from . import autoplay, daphne_frames, layer_watch, relay, sockets
+from .flood import MESSAGES_BURST, MESSAGES_PER_SECOND, TokenBucket
+from .fragments import cursor_html, error_html
+from .presence import forget_presence
 from .shutdown import TRY_AGAIN_LATER
 
 log = logging.getLogger(__name__)
@@ -46,7 +47,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
     snapshot, and a resync's snapshot never lands on top of a newer move."""
     hover_task: "asyncio.Task[None] | None" = None
     connection: WebSocketProtocol | None = None
-    """Daphne's websocket under this socket, for room messages framed once (`framed`)."""
+    """Daphne's websocket under this socket, for room messages framed once (`daphne_frames`)."""
 
     async def __call__(self, scope, receive, send) -> None:
         """The channel layer (Redis) can fail under an open socket or during its handshake.
@@ -69,14 +70,14 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if self.room is None:
             await self.close(code=ROOM_NOT_FOUND)
             return
-        self.group = broadcast.group_name(self.room.pk)
+        self.group = group_name(self.room.pk)
         self.last_hover = 0.0
         self.bucket = TokenBucket.full(MESSAGES_BURST, MESSAGES_PER_SECOND, time.monotonic())
         self.held = []
         await relay.join(self.group, self)
         await self.accept()
-        self.connection = framed.connection_of(self.base_send)
-        shutdown.track(self)
+        self.connection = daphne_frames.connection_of(self.base_send)
+        sockets.track(self)
         layer_watch.watch()
         await self._send_snapshot()
         await self._presence(+1)
@@ -90,7 +91,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         return room, services.find_player(room, tokens.get(code))
 
     async def disconnect(self, close_code: int) -> None:
-        shutdown.forget(self)
+        sockets.forget(self)
         self._cancel_hover()
         if self.room is None:
             return
@@ -117,7 +118,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         version for ever. Behind the snapshot, pages skip what it already shows and apply the
         rest. Holding starts before the read (`self.held = []`, set by the caller)."""
         try:
-            html = await database_sync_to_async(broadcast.snapshot_html)(self.room)
+            html = await database_sync_to_async(announce.snapshot_html)(self.room)
             await self.send(text_data=html)
         finally:
             held, self.held = self.held or [], None
@@ -128,7 +129,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         """A message of the room, from `relay`: framed once for all the room's sockets here."""
         if self.held is not None:
             self.held.append(html)
-        elif not framed.send(self.connection, html):
+        elif not daphne_frames.send(self.connection, html):
             await self.send(text_data=html)
 
     async def _publish(self, html: str) -> None:
@@ -154,7 +155,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 # The computer's reply, its opening after a rematch, or the Solver bot going on.
                 autoplay.schedule(self.room, outcome.game)
         except (BadMessage, Invalid, Refused, services.Forbidden) as error:
-            await self.send(text_data=rendering.error_html(str(error)))
+            await self.send(text_data=error_html(str(error)))
 
     async def _hover(self, hover: Hover) -> None:
         """Throttled with a trailing send: a position arriving within the interval waits for
@@ -183,7 +184,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if hover is None:
             return
         self.last_hover = time.monotonic()
-        await self._publish(rendering.cursor_html(self.player, hover.x, hover.y))
+        await self._publish(cursor_html(self.player, hover.x, hover.y))
 
     def _cancel_hover(self) -> None:
         if self.hover_task is not None:
@@ -200,21 +201,3 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
         await handler(message)
-
-
-async def forget_presence(consumers: Iterable[RoomConsumer]) -> None:
-    """Take these sockets out of the presence counts at once, where their disconnect handler will
-    not run: their process is stopping (Daphne cancels the consumers first, see `shutdown`), or
-    their channel layer failed under them."""
-    players: Counter[int] = Counter()
-    spectators: Counter[int] = Counter()
-    for consumer in consumers:
-        if not consumer.counted:
-            continue
-        consumer.counted = False
-        if consumer.player is None:
-            spectators[consumer.room.pk] += 1
-        else:
-            players[consumer.player.pk] += 1
-    if players or spectators:
-        await database_sync_to_async(services.sockets_closed)(dict(players), dict(spectators))

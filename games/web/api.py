@@ -10,14 +10,15 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import HttpBearer
 from pydantic import ConfigDict
 
-from . import autoplay, services
-from .messages import BadMessage, Command, parse_payload
-from .models import Player, Room
-from .play import rules_for
-from .play.common import Invalid, Refused, SettingsError
-from .play.minesweeper import NO_SAFE_CELL
-from .ratelimit import allow_room_creation
-from .state_views import board_rows, changed_summary
+from .. import services
+from ..kinds import rules_for
+from ..kinds.minesweeper.rules import NO_SAFE_CELL
+from ..kinds.table import Invalid, Refused, SettingsError
+from ..kinds.text_views import board_rows, changed_summary
+from ..live import autoplay
+from ..messages import BadMessage, Command, parse_payload
+from ..models import Player, Room
+from .room_limit import allow_room_creation
 
 api = NinjaAPI(
     title="Minesweeper Live API",

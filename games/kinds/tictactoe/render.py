@@ -13,9 +13,9 @@ from django.template.loader import render_to_string
 
 from games.engine import tictactoe as engine
 
-from .models import Game, Player, Room
-from .play import tictactoe as rules
-from .play.common import Applied
+from ...models import Game, Player, Room
+from ..table import Applied
+from . import rules
 
 TEMPLATE = "games/tictactoe.html"
 

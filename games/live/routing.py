@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .consumers import RoomConsumer
+from .consumer import RoomConsumer
 
 websocket_urlpatterns = [
     path("ws/r/<str:code>/", RoomConsumer.as_asgi()),

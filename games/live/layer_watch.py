@@ -18,8 +18,9 @@ import weakref
 import redis.asyncio as redis
 from django.conf import settings
 
+from ..outbox import LAYER_ERRORS
 from . import shutdown
-from .broadcast import LAYER_ERRORS
+from .sockets import open_sockets
 
 log = logging.getLogger(__name__)
 
@@ -54,12 +55,12 @@ async def _watch() -> None:
         settings.REDIS_URL, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT
     )
     try:
-        while shutdown.open_sockets():
+        while open_sockets():
             await asyncio.sleep(INTERVAL)
             try:
                 await client.ping()
             except LAYER_ERRORS as error:
-                sockets = shutdown.open_sockets()
+                sockets = open_sockets()
                 log.warning("Redis unreachable (%s): closing %d sockets", error, len(sockets))
                 await shutdown.close_sockets(sockets, shutdown.TRY_AGAIN_LATER)
     finally:

@@ -4,9 +4,10 @@ from typing import Any
 
 from django import forms
 
-from .models import MAX_NICKNAME
-from .play import minesweeper, tictactoe
-from .play.common import SettingsError
+from ..kinds.minesweeper import rules as minesweeper
+from ..kinds.table import SettingsError
+from ..kinds.tictactoe import rules as tictactoe
+from ..models import MAX_NICKNAME
 
 PRESET_CHOICES = [
     ("beginner", "Beginner · 9×9 · 10 mines"),

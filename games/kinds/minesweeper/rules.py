@@ -13,9 +13,9 @@ from games.engine import minesweeper as engine
 from games.engine import solver
 from games.engine.errors import EngineError, GameOverError, GenerationError
 
-from ..messages import CellMove, Message
-from .common import COMPUTER_SEAT as COMPUTER_SEAT  # services log the bot's moves with it
-from .common import Applied, Invalid, Refused, SettingsError
+from ...messages import CellMove, Message
+from ..table import COMPUTER_SEAT as COMPUTER_SEAT  # services log the bot's moves with it
+from ..table import Applied, Invalid, Refused, SettingsError
 
 MAX_WIDTH = 50
 MAX_HEIGHT = 50
