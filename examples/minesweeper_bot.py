@@ -1,17 +1,24 @@
 """A complete Minesweeper bot for the Minesweeper Live JSON API (standard library only).
 
-    python examples/minesweeper_bot.py http://127.0.0.1:8000
+    python examples/minesweeper_bot.py http://127.0.0.1:8000 [--delay SECONDS]
 
-It creates a no-guess beginner room, prints the invite link (open it to watch the bot play live),
-then plays by logic: a number whose flags are all found opens its other neighbours; a number that
-needs every hidden neighbour flags them; two numbers whose hidden cells nest tell about the rest.
+It creates a no-guess beginner room, prints its watch link (open it to see the bot play live, a
+few moves a second; `--delay 0` plays flat out), then plays by logic: a number whose flags are
+all found opens its other neighbours; a number that needs every hidden neighbour flags them; two
+numbers whose hidden cells nest tell about the rest.
 When logic runs dry it asks the server for a hint, which proves a cell safe from the public board.
 """
 
+import argparse
 import json
 import sys
+import time
 import urllib.request
 from itertools import product
+from urllib.parse import urljoin
+
+DELAY = 0.3
+"""Seconds between moves: flat out, a beginner board is over before a watcher sees it."""
 
 
 def call(base, method, path, body=None, token=None):
@@ -58,33 +65,45 @@ def deduce(board, mines_left):
     return safe, mines - safe
 
 
-def play(base):
+def play(base, delay=DELAY):
     room = call(base, "POST", "/api/rooms", {"preset": "beginner", "no_guess": True, "name": "Bot"})
     code, token = room["code"], room["player_token"]
-    print("Watch live:", room["url"])
-    state = call(
-        base, "POST", f"/api/rooms/{code}/moves", {"action": "reveal", "x": 4, "y": 4}, token
-    )
+    print("Watch live:", urljoin(room["url"], "watch/"), flush=True)
+
+    def move(action, x, y):
+        time.sleep(delay)
+        body = {"action": action, "x": x, "y": y}
+        return call(base, "POST", f"/api/rooms/{code}/moves", body, token)
+
+    state = move("reveal", 4, 4)
     while state["status"] == "playing":
         view = call(base, "GET", f"/api/rooms/{code}")
         safe, mines = deduce(view["board"], view["mines_left"])
         for x, y in mines:
-            call(
-                base, "POST", f"/api/rooms/{code}/moves", {"action": "flag", "x": x, "y": y}, token
-            )
+            move("flag", x, y)
         if not safe and not mines:
             hint = call(base, "POST", f"/api/rooms/{code}/hint", {}, token)
             safe = {(hint["x"], hint["y"])}
         for x, y in sorted(safe):
-            move = {"action": "reveal", "x": x, "y": y}
-            state = call(base, "POST", f"/api/rooms/{code}/moves", move, token)
+            state = move("reveal", x, y)
             if state["status"] != "playing":
                 break
     print("You win!" if state["status"] == "won" else "You lose!")
     return state["status"]
 
 
-if __name__ == "__main__":
-    sys.exit(
-        0 if play(sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8000") == "won" else 1
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description="Play a Minesweeper Live room by logic.")
+    parser.add_argument("base", nargs="?", default="http://127.0.0.1:8000", help="server URL")
+    parser.add_argument(
+        "--delay", type=float, default=DELAY, help=f"seconds between moves (default {DELAY})"
     )
+    args = parser.parse_args(argv)
+    if args.delay < 0:
+        parser.error("--delay must be 0 or more")
+    return args
+
+
+if __name__ == "__main__":
+    args = parse_args()
+    sys.exit(0 if play(args.base, args.delay) == "won" else 1)
