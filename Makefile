@@ -55,3 +55,9 @@ browser:
 
 clean:
 	rm -rf $(VENV) staticfiles db.sqlite3*
+
+# Tests write screenshots only under artifacts/; this refreshes the README's docs/screenshot.png.
+screenshot: $(TEST_STAMP) browser
+	$(PY) manage.py collectstatic --noinput -v 0
+	PUBLISH_SCREENSHOTS=1 $(VENV)/bin/pytest -q \
+		tests/e2e/test_rooms.py::test_invited_player_and_host_see_each_others_moves

@@ -124,11 +124,18 @@ def screenshots() -> Path:
     return SCREENSHOTS
 
 
+PUBLISH = os.environ.get("PUBLISH_SCREENSHOTS", "").lower() in {"1", "true", "yes"}
+"""Set by `make screenshot` alone: tests write only under artifacts/ (ignored by git), so a test
+run never leaves the working tree dirty; docs/ changes when someone asks for it."""
+
+
 @pytest.fixture(scope="session")
 def publish_screenshot():
-    """Copy one artifact to docs/ (committed, shown in the README)."""
+    """Copy one artifact to docs/ (committed, shown in the README), under `make screenshot` only."""
 
     def publish(path: Path, name: str) -> None:
+        if not PUBLISH:
+            return
         (ROOT / "docs").mkdir(exist_ok=True)
         shutil.copyfile(path, ROOT / "docs" / name)
 

@@ -27,9 +27,7 @@ def create_no_guess_room(page: Page, nickname: str) -> str:
     return page.locator(".room").get_attribute("data-room")
 
 
-def test_the_bot_plays_and_a_hint_lights_up_on_every_screen(
-    new_context, game_db, screenshots, publish_screenshot
-):
+def test_the_bot_plays_and_a_hint_lights_up_on_every_screen(new_context, game_db, screenshots):
     ana = new_context(viewport={"width": 1280, "height": 1000}).new_page()
     code = create_no_guess_room(ana, "Ana")
     bo = join_room(new_context(), invite_link(ana), "Bo")
