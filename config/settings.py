@@ -161,7 +161,8 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "minesweeper",
+            # Like CHANNEL_LAYER_PREFIX: keeps apart deployments or test runs sharing one Redis.
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "minesweeper"),
         }
     }
 else:

@@ -233,8 +233,10 @@ def server_env(**overrides: str) -> dict[str, str]:
     env = dict(os.environ)
     env.setdefault("PYTHONUNBUFFERED", "1")
     env["ROOMS_PER_MINUTE"] = "100000"  # every test creates rooms from 127.0.0.1
-    # Concurrent test runs may share one Redis; their room ids collide, their prefixes do not.
+    # Concurrent test runs may share one Redis; their room ids and client addresses (the rate
+    # limit's keys) collide, their prefixes do not.
     env["CHANNEL_LAYER_PREFIX"] = unique_name("test")
+    env["CACHE_KEY_PREFIX"] = unique_name("test")
     env.update(overrides)
     return env
 

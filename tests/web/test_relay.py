@@ -12,10 +12,12 @@ import pytest
 from channels.layers import get_channel_layer
 
 from games.live import relay
+from tests.servers import unique_name
 
 from .helpers import TIMEOUT
 
-GROUP = "room-relay-test"
+GROUP = unique_name("room-relay-test")
+"""A run's own group, as its layer prefix is its own: runs sharing one Redis never cross."""
 
 
 class Socket:
