@@ -1,15 +1,19 @@
 """Settings come from the environment, with safe development defaults.
 
 Embedded defaults: SQLite (WAL, immediate transactions) and the in-memory channel layer.
-`DATABASE_URL` switches to PostgreSQL, `REDIS_URL` to channels-redis, so several Daphne
-processes can serve one room together.
+`DATABASE_URL` switches to PostgreSQL (a `sqlite:///` URL picks another SQLite file; other
+schemes stop at start), `REDIS_URL` to channels-redis, so several Daphne processes can serve one
+room together.
 """
 
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -87,11 +91,32 @@ SQLITE_OPTIONS = {
     "timeout": 20,
     "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
 }
-if os.environ.get("DATABASE_URL"):
+
+
+def sqlite_database(path: str) -> dict[str, Any]:
+    return {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": path,
+        "OPTIONS": SQLITE_OPTIONS,
+        # Kept open between calls: a socket's database work all runs on one thread per
+        # process, and reopening (with its pragmas) cost 2-3 ms per move. Threads of HTTP
+        # requests take theirs away with them; a SQLite connection is only a file handle.
+        "CONN_MAX_AGE": 600,
+        # A file, not memory, so threads in the tests share it; one per test process.
+        "TEST": {
+            "NAME": os.environ.get(
+                "SQLITE_TEST_PATH",
+                str(Path(tempfile.gettempdir()) / f"minesweeper-test-{os.getpid()}.sqlite3"),
+            )
+        },
+    }
+
+
+def postgres_database(url: str) -> dict[str, Any]:
     # Under ASGI every request may run on a thread of its own, so persistent connections pile
     # up until PostgreSQL refuses more; Django's advice is a pool instead (psycopg_pool).
-    DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=0)}
-    DATABASES["default"].setdefault("OPTIONS", {}).update(
+    database = dj_database_url.parse(url, conn_max_age=0)
+    database.setdefault("OPTIONS", {}).update(
         pool={
             "min_size": 1,
             "max_size": int(os.environ.get("DATABASE_POOL_SIZE", "10")),
@@ -103,25 +128,42 @@ if os.environ.get("DATABASE_URL"):
         server_side_binding=True,
         prepare_threshold=5,
     )
-else:
-    DATABASES = {
-        "default": {
-            "ENGINE": "django.db.backends.sqlite3",
-            "NAME": SQLITE_PATH,
-            "OPTIONS": SQLITE_OPTIONS,
-            # Kept open between calls: a socket's database work all runs on one thread per
-            # process, and reopening (with its pragmas) cost 2-3 ms per move. Threads of HTTP
-            # requests take theirs away with them; a SQLite connection is only a file handle.
-            "CONN_MAX_AGE": 600,
-            # A file, not memory, so threads in the tests share it; one per test process.
-            "TEST": {
-                "NAME": os.environ.get(
-                    "SQLITE_TEST_PATH",
-                    str(Path(tempfile.gettempdir()) / f"minesweeper-test-{os.getpid()}.sqlite3"),
-                )
-            },
-        }
-    }
+    return database
+
+
+SUPPORTED_DATABASES = (
+    "postgres://USER:PASSWORD@HOST:PORT/NAME (PostgreSQL), sqlite:///relative/path.sqlite3 or "
+    "sqlite:////absolute/path.sqlite3 (SQLite), or no DATABASE_URL for SQLite at SQLITE_PATH"
+)
+
+
+def url_database(url: str) -> dict[str, Any]:
+    """DATABASE_URL's database. Only PostgreSQL and SQLite are tested; any other scheme stops
+    here, at start, rather than at the first query with a driver's error."""
+    scheme = urlsplit(url).scheme
+    try:
+        parsed = dj_database_url.parse(url)
+    except ValueError:
+        parsed = {"ENGINE": None}
+    if parsed["ENGINE"] == "django.db.backends.postgresql":
+        return postgres_database(url)
+    if parsed["ENGINE"] == "django.db.backends.sqlite3":
+        # In memory, every thread (so every request) would get an empty database of its own.
+        if parsed["NAME"] in ("", ":memory:"):
+            raise ImproperlyConfigured(
+                f"DATABASE_URL {url!r} names no SQLite file; use {SUPPORTED_DATABASES}."
+            )
+        return sqlite_database(parsed["NAME"])
+    raise ImproperlyConfigured(
+        f"DATABASE_URL scheme {scheme!r} is not supported; use {SUPPORTED_DATABASES}."
+    )
+
+
+# Lower case: not a setting, so a debug page can never show the URL's password.
+database_url = os.environ.get("DATABASE_URL", "")
+DATABASES = {
+    "default": url_database(database_url) if database_url else sqlite_database(SQLITE_PATH)
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
