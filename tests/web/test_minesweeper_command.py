@@ -25,10 +25,10 @@ from games.engine.minesweeper import (
     apply_move,
     new_game,
 )
-from games.management.commands.minesweeper import UnknownCommand, parse_command
+from games.management.commands.minesweeper import UnknownCommand, parse_command, with_rulers
 
 ROOT = Path(__file__).resolve().parents[2]
-USAGE = "usage: manage.py minesweeper WIDTH HEIGHT MINES [--seed N] [--no-guess]"
+USAGE = "usage: manage.py minesweeper WIDTH HEIGHT MINES [--seed N] [--no-guess] [--plain]"
 CONFIG = Config(9, 9, 10)
 SEED = 2024
 
@@ -54,8 +54,29 @@ def play(*args: str, stdin: str = "") -> list[str]:
     return result.stdout.splitlines()
 
 
+RULER = "  012345678"
+"""Column numbers over a 9x9 board, indented past the one-digit row numbers."""
+
+
 def boards(lines: list[str], config: Config = CONFIG) -> list[str]:
-    """Every board printed, each as the engine's text form."""
+    """Every board printed, each as the engine's text form (rulers checked, then dropped): the
+    column ruler, then each row after its row number."""
+    assert (config.width, config.height) == (9, 9), "RULER is the 9x9 one"
+    row = re.compile(rf"(\d) ([#F*!X_1-8]{{{config.width}}})")
+    found = []
+    for n, line in enumerate(lines):
+        assert not re.fullmatch(r"[#F*!X_1-8]+", line), f"a row without its number: {line!r}"
+        if line.removeprefix("> ") != RULER:
+            continue
+        rows = [row.fullmatch(shown) for shown in lines[n + 1 : n + 1 + config.height]]
+        assert all(rows), f"not a whole board after the ruler: {lines[n : n + 10]}"
+        assert [int(match[1]) for match in rows if match] == list(range(config.height))
+        found.append("\n".join(match[2] for match in rows if match))
+    return found
+
+
+def plain_boards(lines: list[str], config: Config = CONFIG) -> list[str]:
+    """Every board printed with --plain: bare rows, as the engine's text form."""
     row = re.compile(rf"[#F*!X_1-8]{{{config.width}}}")
     found, current = [], []
     for line in lines:
@@ -180,6 +201,39 @@ def test_no_guess_boards_come_from_the_engine() -> None:
     assert boards(lines)[1] == render(engine_game([Move(Action.REVEAL, 4, 4)], config, 5))
 
 
+# Rulers -----------------------------------------------------------------------------------------
+
+
+def test_wide_boards_number_each_column_top_down_and_each_row() -> None:
+    lines = play("30", "16", "99", "--seed", "1")
+    assert lines[1:4] == [
+        "   " + " " * 10 + "1" * 10 + "2" * 10,
+        "   " + "0123456789" * 3,
+        " 0 " + "#" * 30,
+    ]
+    assert lines[18:20] == ["15 " + "#" * 30, "Mines left: 99"]
+    assert lines[1][3 + 12] + lines[2][3 + 12] == "12"
+
+
+def test_every_column_number_reads_top_down() -> None:
+    board = "\n".join(["#" * 101] * 2)
+    first, second, third, *rows = with_rulers(board).splitlines()
+    assert rows == ["0 " + "#" * 101, "1 " + "#" * 101]
+    assert [first[2 + x] + second[2 + x] + third[2 + x] for x in range(101)] == [
+        f"{x:>3}" for x in range(101)
+    ]
+
+
+def test_plain_prints_the_bare_rows() -> None:
+    lines = play("9", "9", "10", "--seed", str(SEED), "--plain", stdin="4, 4\n")
+    assert plain_boards(lines) == [
+        render(engine_game([])),
+        render(engine_game([Move(Action.REVEAL, 4, 4)])),
+    ]
+    assert RULER not in lines
+    assert lines[1:11] == [*render(engine_game([])).splitlines(), "Mines left: 10"]
+
+
 # Input that is not a move ----------------------------------------------------------------------
 
 
@@ -193,14 +247,15 @@ def test_end_of_input_exits_cleanly() -> None:
 def test_bad_commands_are_explained_and_the_game_goes_on() -> None:
     stdin = "xyz\n\nf\n1, 2, 3\nc 4\n9, 0\n-1 3\n4, 4\n"
     lines = play("9", "9", "10", "--seed", str(SEED), stdin=stdin)
-    assert lines[11:18] == [
+    assert lines[12:20] == [
         "Unknown command 'xyz': use 'x, y' to reveal, 'f x, y' to flag or 'c x, y' to chord",
         "Unknown command 'f': use 'x, y' to reveal, 'f x, y' to flag or 'c x, y' to chord",
         "Unknown command '1, 2, 3': use 'x, y' to reveal, 'f x, y' to flag or 'c x, y' to chord",
         "Unknown command 'c 4': use 'x, y' to reveal, 'f x, y' to flag or 'c x, y' to chord",
         "Cell (9, 0) is off the board: x must be 0..8, y must be 0..8",
         "Cell (-1, 3) is off the board: x must be 0..8, y must be 0..8",
-        *render(engine_game([Move(Action.REVEAL, 4, 4)])).splitlines()[:1],
+        RULER,
+        "0 " + render(engine_game([Move(Action.REVEAL, 4, 4)])).splitlines()[0],
     ]
     assert len(boards(lines)) == 2
     assert lines[-1] == "End of input: game abandoned."
@@ -306,12 +361,10 @@ def test_a_terminal_gets_a_prompt_before_each_command() -> None:
     out = io.StringIO()
     call_command("minesweeper", "9", "9", "10", seed=SEED, stdin=Keyboard("4, 4\n"), stdout=out)
     lines = out.getvalue().splitlines()
-    assert lines[10] == "Mines left: 10"
-    assert lines[11].startswith("> ")  # after the first board, before the second
+    assert lines[11] == "Mines left: 10"
+    assert lines[12] == "> " + RULER  # after the first board, before the second
     assert lines[-1] == "> End of input: game abandoned."
-    assert "\n".join([lines[11][2:], *lines[12:20]]) == render(
-        engine_game([Move(Action.REVEAL, 4, 4)])
-    )
+    assert boards(lines)[1] == render(engine_game([Move(Action.REVEAL, 4, 4)]))
 
 
 def test_call_command_reports_a_bad_board_with_status_2() -> None:

@@ -1,6 +1,9 @@
-"""Minesweeper in the terminal: `manage.py minesweeper WIDTH HEIGHT MINES [--seed N] [--no-guess]`.
+"""Minesweeper in the terminal:
+`manage.py minesweeper WIDTH HEIGHT MINES [--seed N] [--no-guess] [--plain]`.
 
-Prints the board (the engine's text form) and reads one command a line: `x, y` reveals,
+Prints the board (the engine's text form, one row per line) framed by rulers: column numbers
+above, read top-down on wide boards (a 1 over a 2 is column 12), and each row's number at the
+left; `--plain` prints the bare rows. Then it reads one command a line: `x, y` reveals,
 `f x, y` flags or unflags, `c x, y` chords (0-based, x is the column; `x,y` and `x y` work too).
 The board is printed again after every move, with the mines left, until `You win!` or `You lose!`.
 Only the pure engine runs: no database, and the seed printed at the start replays the game.
@@ -22,8 +25,26 @@ COMMAND = re.compile(
     r"(?:(?P<action>[fc])\s*)?(?P<x>-?\d{1,9})\s*(?:,\s*|\s+)(?P<y>-?\d{1,9})", re.IGNORECASE
 )
 ACTIONS = {None: Action.REVEAL, "f": Action.FLAG, "c": Action.CHORD}
-USAGE = "WIDTH HEIGHT MINES [--seed N] [--no-guess]"
+USAGE = "WIDTH HEIGHT MINES [--seed N] [--no-guess] [--plain]"
 HOW_TO = "use 'x, y' to reveal, 'f x, y' to flag or 'c x, y' to chord"
+
+
+def with_rulers(board: str) -> str:
+    """The board with column numbers above and row numbers at the left, so that `x, y` can be
+    read off a large board. Each column's number is written top-down, one digit a line."""
+    rows = board.splitlines()
+    width, height = len(rows[0]), len(rows)
+    label = len(str(height - 1))
+    rulers = [
+        " " * (label + 1) + "".join(_digit(x, place) for x in range(width))
+        for place in reversed(range(len(str(width - 1))))
+    ]
+    return "\n".join([*rulers, *(f"{y:>{label}} {row}" for y, row in enumerate(rows))])
+
+
+def _digit(number: int, place: int) -> str:
+    """One digit of `number` (place 0 is the units); leading zeros are blank."""
+    return str(number // 10**place % 10) if number >= 10**place or place == 0 else " "
 
 
 class UnknownCommand(ValueError):
@@ -62,9 +83,13 @@ class Command(BaseCommand):
         parser.add_argument(
             "--no-guess", action="store_true", help="a board solvable by logic from the first click"
         )
+        parser.add_argument(
+            "--plain", action="store_true", help="bare board rows, without row and column numbers"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         seed = options["seed"] if options["seed"] is not None else secrets.randbits(32)
+        self.plain = options["plain"]
         try:
             config = Config(
                 options["width"], options["height"], options["mines"], options["no_guess"]
@@ -115,7 +140,8 @@ class Command(BaseCommand):
         self.stdout.write("You win!" if state.status is Status.WON else "You lose!")
 
     def show(self, state: GameState) -> None:
-        self.stdout.write(render(state))
+        board = render(state)
+        self.stdout.write(board if self.plain else with_rulers(board))
         self.stdout.write(f"Mines left: {state.mines_left}")
 
 
