@@ -62,12 +62,15 @@ def measure() -> list[dict[str, object]]:
 
 def board_rows(name, mines, room, game, player, applied, loss) -> list[dict[str, object]]:
     from games.kinds.minesweeper import render as rendering
+    from games.kinds.table import MoveNews
 
+    flag = MoveNews(room, game, applied, player, rendering.gather(room, game, applied))
+    lost = MoveNews(room, game, loss, player, rendering.gather(room, game, loss))
     rows = []
     for label, render in (
         ("snapshot", lambda: rendering.snapshot_html(room, game)),
-        ("flag fragment", lambda: rendering.move_html(room, game, applied, player)),
-        (f"loss fragment ({mines} mines)", lambda: rendering.move_html(room, game, loss, player)),
+        ("flag fragment", lambda: rendering.move_html(flag)),
+        (f"loss fragment ({mines} mines)", lambda: rendering.move_html(lost)),
     ):
         rendering._verified.update(dict.fromkeys(KINDS, True))
         fast = cpu_ms(render)

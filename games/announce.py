@@ -2,30 +2,20 @@
 room's game kind, and posts the HTML to the room's group (`outbox`).
 
 Fragments are rendered once here and fanned out as text, so a room with a hundred spectators costs
-one render per move, not a hundred. Called after commit (see `services`), from any thread.
+one render per move, not a hundred. Called after commit (see `services`), from any thread. A move's
+announcer gets everything from the service (`MoveNews`) and queries nothing; the others (a new
+game, presence, a hint, the bot) read the room as it is now.
 """
 
-from types import ModuleType
-
 from . import outbox
-from .kinds.table import Applied
-from .models import Game, Player, Room
+from .kinds import kind_of
+from .kinds.table import GameKind, MoveNews
+from .models import Room
 
 
-def renderer(kind: str) -> ModuleType:
-    if kind == Room.Kind.TICTACTOE:
-        from .kinds.tictactoe import render
-
-        return render
-    from .kinds.minesweeper import render as minesweeper_render
-
-    return minesweeper_render
-
-
-def move(room: Room, game: Game, player: Player | None, applied: Applied) -> None:
-    """A move's fragments; `player` is None for a computer's move. `room` is the mover's copy,
-    maybe minutes old: renderers take from it only what never changes, and fetch the rest."""
-    outbox.send(room.pk, renderer(room.kind).move_html(room, game, applied, player))
+def move(kind: GameKind, news: MoveNews) -> None:
+    """A move's fragments, by a person or (`news.mover` None) a computer."""
+    outbox.send(news.room.pk, kind.rendering.move_html(news))
 
 
 def snapshot(room_id: int) -> None:
@@ -34,7 +24,7 @@ def snapshot(room_id: int) -> None:
 
 
 def snapshot_html(room: Room) -> str:
-    return renderer(room.kind).snapshot_html(room, room.current_game())
+    return kind_of(room.kind).rendering.snapshot_html(room, room.current_game())
 
 
 def roster(room_id: int) -> None:
@@ -43,16 +33,20 @@ def roster(room_id: int) -> None:
 
 def roster_html(room_id: int) -> str:
     room = Room.objects.get(pk=room_id)
-    return renderer(room.kind).roster_html(room, room.current_game())
+    return kind_of(room.kind).rendering.roster_html(room, room.current_game())
 
 
 def hint(room_id: int, asker: str, cell: tuple[int, int] | None) -> None:
-    """A hint for everyone (Minesweeper): the cell highlighted, who asked, the hint counter."""
+    """A hint for everyone: the cell highlighted, who asked, the hint counter."""
     room = Room.objects.get(pk=room_id)
-    outbox.send(room.pk, renderer(room.kind).hint_html(room, room.current_game(), asker, cell))
+    hints = kind_of(room.kind).hints
+    assert hints is not None  # only kinds with hints have a hint to announce
+    outbox.send(room.pk, hints.hint_html(room, room.current_game(), asker, cell))
 
 
 def bot_changed(room_id: int, host: str, on: bool, stuck: bool) -> None:
-    """The Solver bot joined or left (Minesweeper): the roster and a line saying so."""
+    """The bot joined or left: the roster and a line saying so."""
     room = Room.objects.get(pk=room_id)
-    outbox.send(room.pk, renderer(room.kind).bot_html(room, room.current_game(), host, on, stuck))
+    bot = kind_of(room.kind).bot
+    assert bot is not None  # only kinds with a bot have one to seat
+    outbox.send(room.pk, bot.changed_html(room, room.current_game(), host, on, stuck))

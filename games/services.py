@@ -20,8 +20,8 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from . import announce, rowsql
-from .kinds import rules_for
-from .kinds.table import Applied, Invalid
+from .kinds import kind_of
+from .kinds.table import COMPUTER_SEAT, Applied, GameKind, Invalid, MoveNews
 from .messages import CellMove, Command, Message, SquareMove
 from .models import MAX_NICKNAME, Game, Move, Player, Room
 from .palette import colour_for_seat
@@ -68,10 +68,10 @@ def create_room(kind: str, settings: dict[str, Any], *, is_public: bool = True) 
 def _create_game(room: Room, number: int, previous: Game | None = None) -> Game:
     """A new game; its params come from the room's settings and the previous game (tic-tac-toe
     swaps sides on a rematch)."""
-    rules = rules_for(room.kind)
-    params = rules.game_params(room.settings, None if previous is None else previous.params)
+    kind = kind_of(room.kind)
+    params = kind.game_params(room.settings, None if previous is None else previous.params)
     seed = new_seed()
-    state = rules.initial_state(params, seed)
+    state = kind.initial_state(params, seed)
     return Game.objects.create(room=room, number=number, params=params, seed=seed, state=state)
 
 
@@ -115,12 +115,24 @@ def play(room: Room, player: Player | None, message: Message) -> Outcome:
 def _move(room: Room, player: Player, message: CellMove | SquareMove, game: Game) -> Outcome | None:
     """The move applied to `game` and recorded, its broadcast due after the commit; None, and
     nothing written, when another move changed the game since it was read."""
-    applied = rules_for(room.kind).apply(game.state, message, player.number, game.params)
+    kind = kind_of(room.kind)
+    applied = kind.apply(game.state, message, player.number, game.params)
     if applied.changed:
         if not _record(game, player, message, applied):
             return None
-        transaction.on_commit(partial(announce.move, room, game, player, applied))
+        _announce_move(kind, room, game, player, applied)
     return Outcome(game, applied)
+
+
+def _announce_move(
+    kind: GameKind, room: Room, game: Game, player: Player | None, applied: Applied
+) -> None:
+    """After the commit, the move's fragments for everyone in the room. What they show beyond
+    the move (seats, scores) is read now, inside the transaction, so the renderer gets all it
+    needs from here and queries nothing itself."""
+    facts = kind.rendering.gather(room, game, applied)
+    news = MoveNews(room, game, applied, player, facts)
+    transaction.on_commit(partial(announce.move, kind, news))
 
 
 def _lock_current_game(room: Room) -> Game:
@@ -180,18 +192,18 @@ def ask_hint(room: Room, player: Player | None) -> Outcome:
     None when the public board proves no cell safe (then a guess is needed).
 
     Same locking path as a move (the game row), so the proof is about one consistent board. The
-    hint is not a move: no state, move log or version changes (see `rules.hint`); the room's
+    hint is not a move: no state, move log or version changes (see `Hints.hint`); the room's
     counter goes up, also when the answer is "guess", because that answer tells the room something
     too. Everyone sees the cell highlighted and a line saying who asked.
     """
-    rules = rules_for(room.kind)
-    if not hasattr(rules, "hint"):
+    hints = kind_of(room.kind).hints
+    if hints is None:
         raise Invalid("Hints are for Minesweeper rooms.")
     if player is None or player.is_spectator:
         raise Forbidden("Spectators can watch but not ask for hints. Open the invite link to join.")
     with transaction.atomic():
         game = _lock_current_game(room)
-        cell = rules.hint(game.state)  # Refused when the game is over: nothing counted
+        cell = hints.hint(game.state)  # Refused when the game is over: nothing counted
         Room.objects.filter(pk=room.pk).update(hints_used=F("hints_used") + 1)
         transaction.on_commit(partial(announce.hint, room.pk, player.nickname, cell))
     return Outcome(game, Applied(game.state, game.status, (), {"hint": cell}))
@@ -203,8 +215,9 @@ def set_bot(room: Room, player: Player | None, on: bool) -> Outcome:
     Kept in the room's settings, so every later game has it, and in the current game's params,
     which is what the live driver (`autoplay`) reads. Not a move: the version stays.
     """
-    rules = rules_for(room.kind)
-    if not hasattr(rules, "has_bot"):
+    kind = kind_of(room.kind)
+    bot = kind.bot
+    if bot is None or kind.computer is None:
         raise Invalid("The Solver bot plays Minesweeper rooms only.")
     if player is None or player.is_spectator:
         raise Forbidden("Spectators can watch but not add or remove the Solver bot.")
@@ -213,13 +226,13 @@ def set_bot(room: Room, player: Player | None, on: bool) -> Outcome:
         fresh = Room.objects.select_for_update().get(pk=room.pk)
         if fresh.host_id != player.pk:
             raise Forbidden("Only the host can add or remove the Solver bot.")
-        if rules.has_bot(game.params) != on or rules.has_bot(fresh.settings) != on:
+        if bot.seated(game.params) != on or bot.seated(fresh.settings) != on:
             room.settings = fresh.settings = {**fresh.settings, "bot": on}
             fresh.save(update_fields=["settings"])
             game.params = {**game.params, "bot": on}
             game.save(update_fields=["params"])
             stuck = (
-                on and not game.is_over and rules.computer_to_move(game.state, game.params) is None
+                on and not game.is_over and kind.computer.to_move(game.state, game.params) is None
             )
             tell = partial(announce.bot_changed, room.pk, player.nickname, on, stuck)
             transaction.on_commit(tell)
@@ -228,11 +241,11 @@ def set_bot(room: Room, player: Player | None, on: bool) -> Outcome:
 
 def computer_turn(room: Room) -> tuple[int, int] | None:
     """(game number, version) while the room's current game waits for a computer, else None."""
-    rules = rules_for(room.kind)
+    computer = kind_of(room.kind).computer
     game = room.current_game()
-    if game is None or not hasattr(rules, "computer_to_move"):
+    if game is None or computer is None:
         return None
-    if rules.computer_to_move(game.state, game.params) is None:
+    if computer.to_move(game.state, game.params) is None:
         return None
     return game.number, game.version
 
@@ -245,8 +258,9 @@ def computer_move(room: Room, expected_version: int, *, game: int | None = None)
     `expected_version` with a computer to move, so drivers racing in several processes (or a
     person starting a rematch meanwhile) apply each computer move once.
     """
-    rules = rules_for(room.kind)
-    if not hasattr(rules, "computer_move"):
+    kind = kind_of(room.kind)
+    computer = kind.computer
+    if computer is None:
         return None
     with transaction.atomic():
         current = _lock_current_game(room)
@@ -254,28 +268,25 @@ def computer_move(room: Room, expected_version: int, *, game: int | None = None)
             return None
         if game is not None and current.number != game:
             return None
-        chosen = rules.computer_move(current.state, current.params, current.seed, current.version)
+        chosen = computer.move(current.state, current.params, current.seed, current.version)
         if chosen is None:
             return None
         message, applied = chosen
-        _record(current, None, message, applied, seat=rules.COMPUTER_SEAT)
-        transaction.on_commit(partial(announce.move, room, current, None, applied))
+        _record(current, None, message, applied, seat=COMPUTER_SEAT)
+        _announce_move(kind, room, current, None, applied)
     return Outcome(current, applied)
 
 
 def play_computer_turns(room: Room) -> list[Outcome]:
-    """Every tic-tac-toe computer move now due, at once (no pause): for the JSON API, so a bot
-    playing the computer gets the reply in the same response. Computer against computer plays to
-    the end.
-
-    Minesweeper's Solver bot is left out on purpose: played out at once it would clear the whole
-    provable board before a bot author's next request. It plays only live, at a person's pace,
-    from the websocket process (`autoplay`).
-    """
-    if room.kind != Room.Kind.TICTACTOE:
+    """Every computer move now due, at once (no pause), in kinds whose computer `plays_at_once`:
+    for the JSON API, so a bot playing the computer gets the reply in the same response. Computer
+    against computer plays to the end. Other computers (the Minesweeper Solver bot) play only
+    live, at a person's pace, from the websocket process (`live.autoplay`)."""
+    computer = kind_of(room.kind).computer
+    if computer is None or not computer.plays_at_once:
         return []
     outcomes: list[Outcome] = []
-    for _ in range(10):  # a game has at most nine moves; the bound only guards against a bug
+    for _ in range(AT_ONCE_LIMIT):
         turn = computer_turn(room)
         if turn is None:
             break
@@ -283,6 +294,11 @@ def play_computer_turns(room: Room) -> list[Outcome]:
         if outcome is not None:
             outcomes.append(outcome)
     return outcomes
+
+
+AT_ONCE_LIMIT = 100
+"""Computer moves one API request plays at most: a guard against a kind whose computers never
+finish, far above any real game's length (tic-tac-toe has nine moves)."""
 
 
 def presence_changed(room: Room, player: Player | None, delta: int) -> str:

@@ -1,8 +1,31 @@
-"""What every game kind's adapter returns to the service layer."""
+"""The game-kind table: one `GameKind` per kind says everything the shell needs of it.
 
-from collections.abc import Callable
+In the manner of Simon Tatham's `const struct game thegame`: services, the consumer, the API, the
+pages and the computer players look a room's kind up once (`games.kinds.kind_of`) and call what
+its table offers. An ability a kind lacks (hints, a computer player, a bot the host seats) is an
+explicit `None`, never a probe of the module or a branch on the kind's name.
+
+The states, params and settings the table's functions take are the storable (JSON) forms kept in
+`Game.state`, `Game.params` and `Room.settings`; each kind parses them with its own engine.
+"""
+
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from ..messages import Message
+
+if TYPE_CHECKING:  # forms and models are the shell's; the table only names them
+    from django import forms
+
+    from ..models import Game, Player, Room
+
+State = dict[str, Any]
+"""A game's storable state (`Game.state`)."""
+Params = dict[str, Any]
+"""One game's parameters (`Game.params`): the room's settings, or more (tic-tac-toe's sides)."""
+Settings = dict[str, Any]
+"""A room's validated settings (`Room.settings`), which every new game starts from."""
 
 COMPUTER_SEAT = 2_147_483_647
 """`Move.seat` of a computer's move (its `player` is None): a tic-tac-toe computer or the
@@ -27,17 +50,131 @@ class Invalid(ValueError):
 class Applied:
     """The result of one accepted move, in storable form, with the engine's events."""
 
-    state: dict[str, Any]
+    state: State
     status: str
-    events: tuple[Any, ...]
+    events: tuple[object, ...]
     summary: dict[str, Any] = field(default_factory=dict)
-    board: Any = field(default=None, compare=False, repr=False)
+    board: object | None = field(default=None, compare=False, repr=False)
     """The engine's own object for `state`, when the rules kept it: the renderers and the bot
     use it instead of parsing `state` again on every move."""
 
-    def loaded(self, load: Callable[[dict[str, Any]], Any]) -> Any:
-        return self.board if self.board is not None else load(self.state)
+    def loaded[T](self, load: Callable[[State], T]) -> T:
+        return self.board if self.board is not None else load(self.state)  # type: ignore[return-value]
 
     @property
     def changed(self) -> bool:
         return bool(self.events)
+
+
+@dataclass(frozen=True, slots=True)
+class MoveNews:
+    """Everything a move's fragments show, handed over by the service that made the move.
+
+    `facts` is what the kind's `Rendering.gather` read inside the move's transaction (seats,
+    scores), so rendering after the commit queries nothing itself; None when the move needs none.
+    `room` is the mover's copy, maybe minutes old: only what never changes is read from it.
+    """
+
+    room: "Room"
+    game: "Game"
+    applied: Applied
+    mover: "Player | None"
+    facts: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Rendering:
+    """A kind's HTML: the room page and the websocket fragments share its templates' partials."""
+
+    page_template: str
+    """The room page, rendered with `game_context` plus the viewer (`me`, `watching`, links)."""
+    create_template: str
+    """The home page's fields for this kind (its part of the create form)."""
+    game_context: Callable[["Room", "Game"], dict[str, Any]]
+    snapshot_html: Callable[["Room", "Game"], str]
+    """The whole game: every (re)connect and every new game starts with it."""
+    roster_html: Callable[["Room", "Game"], str]
+    """Presence or seats changed."""
+    gather: Callable[["Room", "Game", Applied], Any]
+    """What `move_html` needs from the database, read by the service inside the transaction."""
+    move_html: Callable[[MoveNews], str]
+    """Only what the move changed."""
+    describe_settings: Callable[[Settings], str]
+    """A room's settings in a few words, for the home page's list of live rooms."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hints:
+    """A kind that can point out a provably safe move for everyone in the room."""
+
+    hint: Callable[[State], tuple[int, int] | None]
+    """(x, y) of the hinted cell, or None when nothing can be proved; Refused once the game is
+    over. Not a move: nothing of the game changes."""
+    none_found: str
+    """What the API answers (409) when the hint is None."""
+    hint_html: Callable[["Room", "Game", str, tuple[int, int] | None], str]
+
+
+@dataclass(frozen=True, slots=True)
+class Computer:
+    """A kind with computer players, driven live from the websocket process (`live.autoplay`).
+
+    `move` depends only on its arguments (the rng comes from the seed and version), so drivers in
+    several processes agree and a game replays from its move log.
+    """
+
+    to_move: Callable[[State, Params], object | None]
+    """Who or what the computer would play now, or None when no computer is due."""
+    move: Callable[[State, Params, int, int], tuple[Message, Applied] | None]
+    """(state, params, seed, version) -> the computer's message and its result, or None."""
+    may_play: Callable[[Params], bool]
+    """Whether a game with these params (or a room with these settings) can have a computer
+    due at all; False spares the driver a query per move."""
+    delay: float
+    """Seconds the computer waits before each move, so people can follow."""
+    plays_at_once: bool
+    """Whether the API plays the computer's replies before it answers (tic-tac-toe), or leaves
+    them to the live driver at a person's pace (the Minesweeper Solver bot)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Bot:
+    """A computer teammate the host seats or unseats in a room (the Minesweeper Solver bot)."""
+
+    name: str
+    seated: Callable[[Params], bool]
+    """Whether the bot plays (given a game's params, or the room's settings)."""
+    changed_html: Callable[["Room", "Game", str, bool, bool], str]
+    """(room, game, host's nickname, on, stuck): the roster and a line saying who changed it."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameKind:
+    """One game kind: everything the shell needs, looked up once per room."""
+
+    name: str
+    """As stored in `Room.kind` and named by the API's `game` and the home form's `game`."""
+    label: str
+    tagline: str
+    """What the home page's game choice says after the label."""
+    create_form: "type[forms.Form]"
+    """The home page's form; its cleaned data has `settings`, `nickname` and `is_public`."""
+    api_settings: Callable[[Mapping[str, Any]], Settings]
+    """The API's create body (already type-checked) as validated settings, or SettingsError."""
+    creator_sits: Callable[[Settings], bool]
+    """Whether the room's creator takes a seat (not when only computers play)."""
+    game_params: Callable[[Settings, Params | None], Params]
+    """The next game's params from the room's settings and the previous game's params."""
+    initial_state: Callable[[Params, int], State]
+    """A new game from its params and seed."""
+    apply: Callable[[State, Message, int, Params], Applied]
+    """A person's move: (state, message, seat, params). Invalid for a message that can never
+    work here, Refused for one the game's state or the sender's seat refuses."""
+    text_rows: Callable[[State], tuple[list[str], dict[str, Any]]]
+    """The board as text rows (the terminal's form) and the kind's size and counters (API)."""
+    changed_cells: Callable[[Applied], list[dict[str, Any]]]
+    """What one move changed, cell by cell, never more than the players may see (API)."""
+    rendering: Rendering
+    hints: Hints | None = None
+    computer: Computer | None = None
+    bot: Bot | None = None

@@ -28,15 +28,14 @@ from channels.db import database_sync_to_async
 
 from .. import services
 from ..asgiref_loop import server_loop
+from ..kinds import kind_of
 from ..models import Game, Room
 
 log = logging.getLogger(__name__)
 
-DELAY = 0.5
-"""Seconds a tic-tac-toe computer "thinks" before its move appears (tests shorten it)."""
-SOLVER_DELAY = 1.0
-"""Seconds between the Solver bot's moves: about a person's pace, so people can follow and play
-along (tests shorten it)."""
+PACE = 1.0
+"""Each kind's computer waits `Computer.delay` seconds times this before a move (tests shorten
+it)."""
 
 _tasks: dict[tuple[asyncio.AbstractEventLoop, int], asyncio.Task[None]] = {}
 _wanted: set[tuple[asyncio.AbstractEventLoop, int]] = set()
@@ -45,14 +44,16 @@ _wanted: set[tuple[asyncio.AbstractEventLoop, int]] = set()
 def schedule(room: Room, game: Game | None = None) -> None:
     """Make sure a driver looks at `room` soon; cheap to call after anything that may matter.
 
-    `game`, when the caller holds the game it just wrote. A Minesweeper room needs a driver only
-    with the Solver bot: its game's params say so, or else the room's settings (fresh when a
-    socket connects). That spares most rooms a query per move.
+    `game`, when the caller holds the game it just wrote. A room needs a driver only when its
+    kind's computer `may_play` with the game's params, or else the room's settings (fresh when a
+    socket connects): a Minesweeper room only with the Solver bot. That spares most rooms a
+    query per move.
     """
-    if room.kind == Room.Kind.MINESWEEPER:
-        settings = game.params if game is not None else room.settings
-        if not settings.get("bot"):
-            return
+    computer = kind_of(room.kind).computer
+    if computer is None or not computer.may_play(
+        game.params if game is not None else room.settings
+    ):
+        return
     loop = asyncio.get_running_loop()
     key = (loop, room.pk)
     # Ask the running driver to look again even if it is about to stop: it re-checks after its
@@ -87,12 +88,14 @@ async def _drive(room: Room, key: tuple[asyncio.AbstractEventLoop, int]) -> None
 
 
 async def _play_due_moves(room: Room) -> None:
+    computer = kind_of(room.kind).computer
+    assert computer is not None  # `schedule` drives only rooms with a computer
     while True:
         turn = await _to_the_end(database_sync_to_async(services.computer_turn)(room))
         if turn is None:
             return
         number, version = turn
-        await asyncio.sleep(SOLVER_DELAY if room.kind == Room.Kind.MINESWEEPER else DELAY)
+        await asyncio.sleep(computer.delay * PACE)
         await _to_the_end(
             database_sync_to_async(services.computer_move)(room, version, game=number)
         )

@@ -11,10 +11,8 @@ from ninja.security import HttpBearer
 from pydantic import ConfigDict
 
 from .. import services
-from ..kinds import rules_for
-from ..kinds.minesweeper.rules import NO_SAFE_CELL
+from ..kinds import KINDS, kind_of
 from ..kinds.table import Invalid, Refused, SettingsError
-from ..kinds.text_views import board_rows, changed_summary
 from ..live import autoplay
 from ..messages import BadMessage, Command, parse_payload
 from ..models import Player, Room
@@ -41,7 +39,7 @@ class Error(Schema):
 
 class CreateRoom(Schema):
     model_config = STRICT
-    game: Literal["minesweeper", "tictactoe"] = "minesweeper"
+    game: str = Field(next(iter(KINDS)), json_schema_extra={"enum": list(KINDS)})
     name: str = Field("Bot", min_length=1, max_length=24)
     public: bool = False
     # Minesweeper: a preset, or width, height and mines (at most width*height - 9).
@@ -142,16 +140,10 @@ def find_room(code: str) -> Room:
 
 
 def room_settings(body: CreateRoom) -> dict[str, Any]:
-    rules = rules_for(body.game)
+    if body.game not in KINDS:
+        raise HttpError(400, f"game: unknown game {body.game[:40]!r}; choose {', '.join(KINDS)}.")
     try:
-        if body.game == "tictactoe":
-            return rules.validate_settings(body.x, body.o)
-        size = rules.PRESETS.get(body.preset or "") or {
-            "width": body.width,
-            "height": body.height,
-            "mines": body.mines,
-        }
-        return rules.validate_settings(size["width"], size["height"], size["mines"], body.no_guess)
+        return kind_of(body.game).api_settings(body.dict())
     except SettingsError as exc:
         raise HttpError(400, str(exc)) from None
 
@@ -169,7 +161,7 @@ def create_room(request: HttpRequest, body: CreateRoom) -> Status:
         raise HttpError(400, str(exc)) from None
     room = services.create_room(body.game, settings, is_public=body.public)
     token = None
-    if body.game == "minesweeper" or "human" in (body.x, body.o):
+    if kind_of(body.game).creator_sits(settings):
         token = services.join_room(room, name).token
     services.play_computer_turns(room)  # a computer holding X opens (two computers play it out)
     url = request.build_absolute_uri(f"/r/{room.code}/")
@@ -194,7 +186,7 @@ def read_room(request: HttpRequest, code: str) -> dict[str, Any]:
     are three characters of `X`, `O` and `.`."""
     room = find_room(code)
     game = room.current_game()
-    rows, extra = board_rows(room.kind, game.state)
+    rows, extra = kind_of(room.kind).text_rows(game.state)
     players = [
         {"name": p.nickname, "seat": p.number, "online": p.online} for p in room.players.all()
     ]
@@ -237,10 +229,11 @@ def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
         raise HttpError(403, str(exc)) from None
     except Refused as exc:
         raise HttpError(409, str(exc)) from None
-    changed = changed_summary(room.kind, outcome.applied)
-    for reply in services.play_computer_turns(room):  # tic-tac-toe only
-        changed += changed_summary(room.kind, reply.applied)
-    autoplay.wake(room, outcome.game)  # the Solver bot plays on live, if the room has it
+    changed_cells = kind_of(room.kind).changed_cells
+    changed = changed_cells(outcome.applied)
+    for reply in services.play_computer_turns(room):  # computers that answer at once
+        changed += changed_cells(reply.applied)
+    autoplay.wake(room, outcome.game)  # the others play on live, at a person's pace
     game = room.current_game()
     return {"version": game.version, "status": game.status, "changed": changed}
 
@@ -268,7 +261,8 @@ def hint(request: HttpRequest, code: str) -> dict[str, int]:
         raise HttpError(409, str(exc)) from None
     cell = outcome.applied.summary["hint"]
     if cell is None:
-        raise HttpError(409, NO_SAFE_CELL)
+        hints = kind_of(room.kind).hints
+        raise HttpError(409, hints.none_found if hints is not None else "No hint.")
     return {"x": cell[0], "y": cell[1]}
 
 

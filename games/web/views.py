@@ -9,19 +9,17 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from .. import announce, services
+from .. import services
+from ..kinds import KINDS, kind_of
 from ..models import Player, Room
-from .forms import CreateMinesweeperRoomForm, CreateTicTacToeRoomForm, NicknameForm
+from .forms import NicknameForm
 from .room_limit import allow_room_creation
 
 LIVE_ROOMS_SHOWN = 20
 ROOMS_REMEMBERED = 30
-CREATE_FORMS: dict[str, type[CreateMinesweeperRoomForm] | type[CreateTicTacToeRoomForm]] = {
-    Room.Kind.MINESWEEPER: CreateMinesweeperRoomForm,
-    Room.Kind.TICTACTOE: CreateTicTacToeRoomForm,
-}
-"""The home page's create form per game; the `game` field of the POST picks one."""
 """Seats kept per browser session; the oldest are forgotten first."""
+DEFAULT_KIND = next(iter(KINDS))
+"""The game the home page offers first."""
 
 
 def remember_seat(request: HttpRequest, room: Room, player: Player) -> None:
@@ -46,18 +44,17 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def home_context(
-    request: HttpRequest, game: str = Room.Kind.MINESWEEPER, bound: object = None
+    request: HttpRequest, game: str = DEFAULT_KIND, bound: object = None
 ) -> dict[str, object]:
-    """Both create forms (the page shows the chosen game's fields), one of them bound after a
-    failed POST, plus the live rooms."""
+    """Every kind's create form (the page shows the chosen game's fields), the chosen one bound
+    after a failed POST, plus the live rooms."""
     initial = {"nickname": request.session.get("nickname", "")}
-    forms = {kind: form_class(initial=initial) for kind, form_class in CREATE_FORMS.items()}
+    forms = {name: kind.create_form(initial=initial) for name, kind in KINDS.items()}
     if bound is not None:
         forms[game] = bound
     return {
         "game": game,
-        "form": forms[Room.Kind.MINESWEEPER],
-        "ttt_form": forms[Room.Kind.TICTACTOE],
+        "kinds": [(kind, forms[name]) for name, kind in KINDS.items()],
         "active_form": forms[game],
         **live_rooms_context(),
     }
@@ -70,7 +67,16 @@ def live_rooms_context() -> dict[str, object]:
         .filter(Q(online__gt=0) | Q(spectators__gt=0))
         .order_by("-created_at")[:LIVE_ROOMS_SHOWN]
     )
-    return {"live_rooms": [(room, room.current_game()) for room in rooms]}
+    return {
+        "live_rooms": [
+            (room, room.current_game(), _describe(room.kind, room.settings)) for room in rooms
+        ]
+    }
+
+
+def _describe(kind_name: str, settings: dict[str, object]) -> str:
+    kind = KINDS.get(kind_name)
+    return "" if kind is None else kind.rendering.describe_settings(settings)
 
 
 @require_GET
@@ -82,12 +88,13 @@ def live_rooms(request: HttpRequest) -> HttpResponse:
 def create_room(request: HttpRequest) -> HttpResponse:
     if not allow_room_creation(request, time.time()):
         return render(request, "games/too_many.html", status=429)
-    game = request.POST.get("game") or Room.Kind.MINESWEEPER
-    form_class = CREATE_FORMS.get(game)
-    if form_class is None:
-        context = {**home_context(request), "game_error": "Choose Minesweeper or Tic-tac-toe."}
+    game = request.POST.get("game") or DEFAULT_KIND
+    kind = KINDS.get(game)
+    if kind is None:
+        names = " or ".join(kind.label for kind in KINDS.values())
+        context = {**home_context(request), "game_error": f"Choose {names}."}
         return render(request, "games/home.html", context, status=400)
-    form = form_class(request.POST)
+    form = kind.create_form(request.POST)
     if not form.is_valid():
         return render(request, "games/home.html", home_context(request, game, form), status=400)
     data = form.cleaned_data
@@ -142,14 +149,15 @@ def watch(request: HttpRequest, room: Room) -> HttpResponse:
 
 
 def render_room(request: HttpRequest, room: Room, player: Player | None) -> HttpResponse:
+    rendering = kind_of(room.kind).rendering
     context = {
-        **announce.renderer(room.kind).game_context(room, room.current_game()),
+        **rendering.game_context(room, room.current_game()),
         "me": player,
         "watching": player is None,
         "invite_url": request.build_absolute_uri(f"/r/{room.code}/"),
         "watch_url": request.build_absolute_uri(f"/r/{room.code}/watch/"),
     }
-    return render(request, f"games/{room.kind}_room.html", context)
+    return render(request, rendering.page_template, context)
 
 
 @require_GET

@@ -35,8 +35,8 @@ def fragments(monkeypatch):
     """Every move fragment, checked against the plain rendering as it is made."""
     sent = []
 
-    def checked_move(room, game, player, applied):
-        fast, plain = fast_and_plain(lambda: rendering.move_html(room, game, applied, player))
+    def checked_move(kind, news):
+        fast, plain = fast_and_plain(lambda: rendering.move_html(news))
         assert fast == plain
         sent.append(fast)
 

@@ -28,7 +28,7 @@ from django.utils.timezone import localtime
 from games.engine import minesweeper as engine
 
 from ...models import Game, Player, Room
-from ..table import COMPUTER_SEAT, Applied
+from ..table import COMPUTER_SEAT, Applied, MoveNews
 from . import rules
 
 TEMPLATE = "games/minesweeper.html"
@@ -187,7 +187,7 @@ def banner(room: Room, game: Game, state: engine.GameState) -> dict[str, Any]:
 def _player(room: Room, seat: int | None) -> Player | None:
     if seat is None:
         return None
-    return room.players.filter(number=seat).first()
+    return next((player for player in room.players.all() if player.number == seat), None)
 
 
 def snapshot_html(room: Room, game: Game) -> str:
@@ -210,8 +210,19 @@ def snapshot_html(room: Room, game: Game) -> str:
     return _checked("snapshot", fast, plain)
 
 
-def move_html(room: Room, game: Game, applied: Applied, mover: Player | None) -> str:
+def gather(room: Room, game: Game, applied: Applied) -> Room | None:
+    """The room with its seats, for a move whose fragments name people: the banner at a game's
+    end (who revealed how much), and the roster in rooms with the Solver bot. None for the rest
+    (most moves), which name only the mover."""
+    if rules.has_bot(game.params) or applied.status != "playing":
+        return Room.objects.prefetch_related("players").get(pk=room.pk)
+    return None
+
+
+def move_html(news: MoveNews) -> str:
     """Only what the move changed: the cells, the counters, and the banner when it ends."""
+    game, applied, mover = news.game, news.applied, news.mover
+    room = news.facts if news.facts is not None else news.room
     state = applied.loaded(engine.from_dict)
     changes = list(engine.changed_cells(state.grid, applied.events))
     context = {
@@ -255,7 +266,7 @@ def _midgame_move_html(game: Game, context: dict[str, Any], cells: Iterable[str]
             *cells,
             '<output id="mines-left" class="lcd" aria-label="Mines left" hx-swap-oob="true">'
             f"{context['mines_left']:03d}</output>",
-            '<p id="narration" class="narration" aria-live="polite" hx-swap-oob="true">'
+            '<p id="narration" class="narration" aria-live="polite" hx-swap-oob="innerHTML">'
             f"{escape(context['narration'])}</p>",
             ""
             if share is None
@@ -276,9 +287,9 @@ def _roster_change(
     """What a move changes in the roster: only the mover's share of the board, and only when it
     revealed cells. Presence, seats and the bot come in fragments of their own, so the roster (a
     query, and about 500 of a flag's 1,300 bytes) is re-sent only in rooms with the Solver bot,
-    whose "solving / stuck" can change with any move. `room` may be the mover's old copy."""
+    whose "solving / stuck" can change with any move; there `room` is as `gather` read it."""
     if rules.has_bot(game.params):
-        return roster(Room.objects.get(pk=room.pk), state, bot=True)  # presence as it is now
+        return roster(room, state, bot=True)
     if mover is None or not applied.summary.get("revealed"):
         return {}
     mine = sum(1 for seat in state.revealed.values() if seat == mover.number)
@@ -305,7 +316,7 @@ def narrate(mover: Player | None, applied: Applied, state: engine.GameState) -> 
 
 
 def roster_html(room: Room, game: Game) -> str:
-    state = engine.from_dict(game.state) if room.kind == Room.Kind.MINESWEEPER else None
+    state = engine.from_dict(game.state)
     context = {"room": room, "oob": True, **roster(room, state, rules.has_bot(game.params))}
     return render_to_string(f"{TEMPLATE}#roster", context)
 
@@ -340,3 +351,7 @@ def bot_html(room: Room, game: Game, host: str, on: bool, stuck: bool) -> str:
         narration = f"{host} removed the {rules.BOT_NAME}."
     context = {"room": room, "narration": narration, **roster(room, state, on)}
     return render_to_string(f"{TEMPLATE}#bot", context)
+
+
+def describe_settings(settings: dict[str, Any]) -> str:
+    return f"{settings['width']}×{settings['height']} · {settings['mines']} mines"

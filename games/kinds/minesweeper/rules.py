@@ -6,11 +6,12 @@ Never the mine layout (that would leak it), and never flags (a player's flag can
 proof built on a wrong flag is wrong).
 """
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from games.engine import ascii, solver
 from games.engine import minesweeper as engine
-from games.engine import solver
 from games.engine.errors import EngineError, GameOverError, GenerationError
 
 from ...messages import CellMove, Message
@@ -48,6 +49,20 @@ def validate_settings(width: Any, height: Any, mines: Any, no_guess: Any = False
             f"{int(NO_GUESS_MAX_DENSITY * width * height)} on {width}×{height}."
         )
     return {"width": width, "height": height, "mines": mines, "no_guess": no_guess}
+
+
+def api_settings(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The API's create body: a preset by name, or a custom width, height and mines."""
+    size = PRESETS.get(body.get("preset") or "") or {
+        key: body.get(key) for key in ("width", "height", "mines")
+    }
+    return validate_settings(
+        size["width"], size["height"], size["mines"], body.get("no_guess", False)
+    )
+
+
+def creator_sits(settings: dict[str, Any]) -> bool:
+    return True
 
 
 def config(settings: dict[str, Any]) -> engine.Config:
@@ -89,6 +104,28 @@ def apply(
     revealed = sum(len(e.cells) for e in events if isinstance(e, engine.CellsRevealed))
     summary = {"revealed": revealed, "first": game.field is None and new.field is not None}
     return Applied(engine.to_dict(new), new.status.value, events, summary, board=new)
+
+
+def text_rows(state: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+    """The board as the terminal prints it, plus its size and the mines left."""
+    game = engine.from_dict(state)
+    extra = {
+        "width": game.config.width,
+        "height": game.config.height,
+        "mines_left": game.mines_left,
+    }
+    return ascii.render(game).split("\n"), extra
+
+
+def changed_cells(applied: Applied) -> list[dict[str, Any]]:
+    """What one move changed, cell by cell: never more than the players may see."""
+    if not applied.events:
+        return []
+    grid = applied.loaded(engine.from_dict).grid
+    return [
+        {"x": c.x, "y": c.y, "state": c.state.value, "count": c.count}
+        for c in engine.changed_cells(grid, applied.events)
+    ]
 
 
 # Hints and the Solver bot ------------------------------------------------------------------------

@@ -1,0 +1,36 @@
+"""Tic-tac-toe: two entrants, each a person or a computer (random or perfect)."""
+
+from ..table import Computer, GameKind, Rendering
+from . import render, rules
+from .form import CreateTicTacToeRoomForm
+
+KIND = GameKind(
+    name="tictactoe",
+    label="Tic-tac-toe",
+    tagline="a friend or the computer",
+    create_form=CreateTicTacToeRoomForm,
+    api_settings=rules.api_settings,
+    creator_sits=rules.creator_sits,
+    game_params=rules.game_params,
+    initial_state=rules.initial_state,
+    apply=rules.apply,
+    text_rows=rules.text_rows,
+    changed_cells=rules.changed_cells,
+    rendering=Rendering(
+        page_template="games/tictactoe_room.html",
+        create_template="games/tictactoe_create.html",
+        game_context=render.game_context,
+        snapshot_html=render.snapshot_html,
+        roster_html=render.roster_html,
+        gather=render.gather,
+        move_html=render.move_html,
+        describe_settings=render.describe_settings,
+    ),
+    computer=Computer(
+        to_move=rules.computer_to_move,
+        move=rules.computer_move,
+        may_play=lambda params: True,
+        delay=0.5,  # long enough to see the computer "think"
+        plays_at_once=True,  # a bot playing the computer through the API gets the reply at once
+    ),
+)

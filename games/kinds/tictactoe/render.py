@@ -7,6 +7,7 @@ viewer ("Your turn", "You win!", which squares you may click) rides along as dat
 
 import json
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from django.template.loader import render_to_string
@@ -14,7 +15,7 @@ from django.template.loader import render_to_string
 from games.engine import tictactoe as engine
 
 from ...models import Game, Player, Room
-from ..table import Applied
+from ..table import Applied, MoveNews
 from . import rules
 
 TEMPLATE = "games/tictactoe.html"
@@ -51,8 +52,24 @@ def _centre(n: int) -> tuple[int, int]:
     return (n % 3) * CELL + CELL // 2, (n // 3) * CELL + CELL // 2
 
 
+@dataclass(frozen=True, slots=True)
+class Score:
+    """Wins per entrant and draws over the room's finished games."""
+
+    wins: Counter[int]
+    draws: int
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What a move's fragments show beyond the move: names on the seats, and the score."""
+
+    room: Room
+    score: Score
+
+
 def people(room: Room) -> dict[int, Player]:
-    return {p.number: p for p in room.players.filter(role=Player.Role.PLAYER)}
+    return {p.number: p for p in room.players.all() if p.role == Player.Role.PLAYER}
 
 
 def side_view(side: rules.Side, seated: dict[int, Player], both_computers: bool) -> dict[str, Any]:
@@ -83,9 +100,9 @@ def views(room: Room, game: Game) -> dict[engine.Mark, dict[str, Any]]:
     return {mark: side_view(side, seated, both) for mark, side in sides.items()}
 
 
-def scoreboard(room: Room, board: engine.State, sides: dict[engine.Mark, dict[str, Any]]) -> dict:
-    """Wins per entrant and draws over the room's finished games (entrants swap marks each game,
-    so a win counts for whoever held the winning mark in that game)."""
+def score(room: Room) -> Score:
+    """Entrants swap marks each game, so a win counts for whoever held the winning mark in that
+    game."""
     wins: Counter[int] = Counter()
     draws = 0
     finished = room.games.exclude(status=Game.Status.PLAYING).values_list("state", "params")
@@ -95,6 +112,12 @@ def scoreboard(room: Room, board: engine.State, sides: dict[engine.Mark, dict[st
             draws += 1
         else:
             wins[params[winner]["entrant"]] += 1
+    return Score(wins, draws)
+
+
+def scoreboard(board: engine.State, sides: dict[engine.Mark, dict[str, Any]], tally: Score) -> dict:
+    """Each entrant's wins and whether they are to move, and the draws."""
+    wins, draws = tally.wins, tally.draws
     entrants = sorted(sides.values(), key=lambda view: view["entrant"])
     playing = board.status is engine.Status.PLAYING
     cards = [
@@ -145,12 +168,13 @@ def roster(room: Room, game: Game) -> dict[str, Any]:
     marks = {side.seat: side.mark.value for side in rules.sides(game.params).values()}
     entries = [
         {"player": player, "mark": marks.get(player.number, "")}
-        for player in room.players.filter(role=Player.Role.PLAYER)
+        for player in room.players.all()
+        if player.role == Player.Role.PLAYER
     ]
     return {"roster": entries, "spectators": room.spectators}
 
 
-def _common(room: Room, game: Game, board: engine.State) -> dict[str, Any]:
+def _common(room: Room, game: Game, board: engine.State, tally: Score) -> dict[str, Any]:
     sides = views(room, game)
     state_line = status(board, sides)
     return {
@@ -162,7 +186,7 @@ def _common(room: Room, game: Game, board: engine.State) -> dict[str, Any]:
         "turn_seat": sides[board.turn]["seat"] if board.status is engine.Status.PLAYING else None,
         "status": state_line,
         "you_json": json.dumps({str(seat): text for seat, text in state_line["you"].items()}),
-        **scoreboard(room, board, sides),
+        **scoreboard(board, sides, tally),
     }
 
 
@@ -170,7 +194,7 @@ def game_context(room: Room, game: Game) -> dict[str, Any]:
     """Everything the room page and a snapshot show."""
     board = engine.from_dict(game.state)
     return {
-        **_common(room, game, board),
+        **_common(room, game, board, score(room)),
         "squares": [square(board, n) for n in range(engine.SIZE)],
         "strike": strike(board),
         **roster(room, game),
@@ -181,14 +205,21 @@ def snapshot_html(room: Room, game: Game) -> str:
     return render_to_string(f"{TEMPLATE}#snapshot", game_context(room, game))
 
 
-def move_html(room: Room, game: Game, applied: Applied, mover: Player | None) -> str:
+def gather(room: Room, game: Game, applied: Applied) -> Facts:
+    """Seats, names and the score as they are now: every move's status line names people."""
+    fresh = Room.objects.prefetch_related("players").get(pk=room.pk)
+    return Facts(fresh, score(fresh))
+
+
+def move_html(news: MoveNews) -> str:
     """The placed square, the status and score; at a win also the line and its squares."""
-    room = Room.objects.get(pk=room.pk)  # seats, names and scores as they are now
+    facts: Facts = news.facts
+    room, game, applied, mover = facts.room, news.game, news.applied, news.mover
     board = engine.from_dict(applied.state)
     placed = applied.summary["square"]
     changed = {placed} | set(board.winning_line or ())
     context = {
-        **_common(room, game, board),
+        **_common(room, game, board, facts.score),
         "squares": [square(board, n, fresh=n == placed) for n in sorted(changed)],
         "strike": strike(board),
         "narration": narrate(room, game, mover, applied, board),
@@ -215,5 +246,13 @@ def roster_html(room: Room, game: Game) -> str:
     """Presence changed or someone joined: the roster, and the names on the scoreboard and in
     the status line (a person taking the open seat turns "Waiting for…" into their name)."""
     board = engine.from_dict(game.state)
-    context = {**_common(room, game, board), **roster(room, game)}
+    context = {**_common(room, game, board, score(room)), **roster(room, game)}
     return render_to_string(f"{TEMPLATE}#people", context)
+
+
+def describe_settings(settings: dict[str, Any]) -> str:
+    """ "person vs perfect computer"."""
+    return " vs ".join(
+        "person" if player == rules.HUMAN else f"{player} computer"
+        for player in (settings["x"], settings["o"])
+    )

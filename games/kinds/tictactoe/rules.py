@@ -17,6 +17,7 @@ come from an rng seeded with the game's seed and version, so a game replays from
 """
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +62,15 @@ def validate_settings(x: Any, o: Any) -> dict[str, Any]:
                 f"{mark} must be one of {', '.join(PLAYERS)}, got {str(value)[:40]!r}."
             )
     return {"x": x, "o": o}
+
+
+def api_settings(body: Mapping[str, Any]) -> dict[str, Any]:
+    return validate_settings(body.get("x", HUMAN), body.get("o", "perfect"))
+
+
+def creator_sits(settings: dict[str, Any]) -> bool:
+    """The creator takes the first seat that is a person; none when two computers play."""
+    return HUMAN in (settings["x"], settings["o"])
 
 
 def game_params(settings: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
@@ -131,6 +141,19 @@ def place(board: engine.State, cell: int, mark: engine.Mark) -> Applied:
     winner = None if new.winner is None else new.winner.value
     summary = {"square": cell, "mark": mark.value, "winner": winner}
     return Applied(engine.to_dict(new), new.status.value, events, summary)
+
+
+def text_rows(state: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+    """Three rows of `X`, `O` and `.`, as the API shows them."""
+    return list(engine.rows(engine.from_dict(state))), {"width": 3, "height": 3}
+
+
+def changed_cells(applied: Applied) -> list[dict[str, Any]]:
+    return [
+        {"cell": event.square, "mark": event.mark.value}
+        for event in applied.events
+        if isinstance(event, engine.SquarePlaced)
+    ]
 
 
 def result(board: engine.State) -> str:

@@ -1,0 +1,31 @@
+"""What every kind's create form asks (a nickname, public or not); each kind's own form adds its
+fields and turns them into validated settings (`settings_from`)."""
+
+from typing import Any
+
+from django import forms
+
+from ..models import MAX_NICKNAME
+from .table import SettingsError
+
+
+class CreateRoomForm(forms.Form):
+    """What every create form asks; each game turns its own fields into validated settings."""
+
+    nickname = forms.CharField(max_length=MAX_NICKNAME, strip=True)
+    is_public = forms.BooleanField(
+        required=False, initial=True, label="Public: listed on the home page for anyone to watch"
+    )
+
+    def settings_from(self, data: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.errors:
+            return data
+        try:
+            data["settings"] = self.settings_from(data)
+        except SettingsError as error:
+            raise forms.ValidationError(str(error)) from None
+        return data

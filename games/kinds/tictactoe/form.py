@@ -1,0 +1,20 @@
+"""The home page's tic-tac-toe fields: who holds X and who holds O."""
+
+from typing import Any
+
+from django import forms
+
+from ..forms import CreateRoomForm
+from . import rules
+
+SEAT_CHOICES = [(player, label) for player, label in rules.PLAYER_LABELS.items()]
+
+
+class CreateTicTacToeRoomForm(CreateRoomForm):
+    """X and O are each a person or a computer; the creator takes the first person's seat."""
+
+    x = forms.ChoiceField(choices=SEAT_CHOICES, initial="human", label="X (moves first)")
+    o = forms.ChoiceField(choices=SEAT_CHOICES, initial="perfect", label="O")
+
+    def settings_from(self, data: dict[str, Any]) -> dict[str, Any]:
+        return rules.validate_settings(data["x"], data["o"])
