@@ -49,12 +49,46 @@ async def receive_until(communicator, pattern: str) -> str:
             return message
 
 
-async def drain(communicator) -> list[str]:
-    """Everything already queued for this socket (presence updates and the like)."""
-    messages = []
-    while not await communicator.receive_nothing(timeout=0.2):
-        messages.append(await communicator.receive_from(timeout=TIMEOUT))
-    return messages
+SPECTATORS = re.compile(r'class="spectators">(?:<span[^>]*></span>)?(\d+)')
+
+
+def presence_in(message: str) -> tuple[int, int] | None:
+    """(players online, spectators) as a roster update shows them; None for other messages."""
+    spectators = SPECTATORS.search(message)
+    if 'id="roster"' not in message or 'id="board"' in message or spectators is None:
+        return None
+    return message.count('data-online="true"'), int(spectators[1])
+
+
+async def settle(*communicators, online: int, watching: int = 0) -> None:
+    """Until every socket has heard the roster with `online` players and `watching` spectators.
+
+    Each socket's presence reaches the whole room after its snapshot, so sockets opened one after
+    another keep hearing rosters for a while; waiting for the one that counts them all (counts
+    only grow while sockets open) beats waiting for a pause, which a busy machine may fake."""
+    for communicator in communicators:
+        while presence_in(await communicator.receive_from(timeout=TIMEOUT)) != (online, watching):
+            pass
+
+
+async def before_echo(communicator, *, hover: bool = False) -> list[str]:
+    """Everything this socket hears before an echo of its own: the snapshot a sync asks for (it
+    alone hears that), or with `hover` its player's pointer position, which comes back through
+    the room like every room message (and tells a snapshot sent to the wrong socket apart).
+
+    Proves that nothing else arrived, where a pause would only show that nothing arrived for a
+    while: a room message owed to this socket, sent before the echo was asked for, is in the list
+    (the relay hands a room message to every socket of the process together)."""
+    if hover:
+        await send(communicator, action="hover", x=0, y=0)
+        echo = r'id="cursor-feed"[^>]*data-x="0" data-y="0"'
+    else:
+        await send(communicator, action="sync")
+        echo = 'id="board"'
+    heard = []
+    while not re.search(echo, message := await communicator.receive_from(timeout=TIMEOUT)):
+        heard.append(message)
+    return heard
 
 
 def cell_states(html: str) -> dict[tuple[int, int], str]:

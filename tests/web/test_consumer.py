@@ -13,7 +13,7 @@ from games import announce, outbox
 from games.engine import minesweeper as engine
 from games.models import Game, Move
 
-from .helpers import cell_states, connect, drain, receive_until, send
+from .helpers import before_echo, cell_states, connect, receive_until, send, settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -86,7 +86,7 @@ async def test_a_room_message_sent_while_a_resync_snapshot_is_made_follows_it(ro
     is read must reach the page after it, or the older snapshot would overwrite the newer move
     and the page would wait for that version for ever (the cluster test caught this)."""
     socket = await connect(room, watch=True)
-    await drain(socket)
+    await settle(socket, online=0, watching=1)
     plain = announce.snapshot_html
     monkeypatch.setattr(announce, "snapshot_html", snapshots_preceded_by('<p id="newer"></p>'))
     await send(socket, action="sync")
@@ -125,12 +125,11 @@ async def test_bad_messages_get_an_error_for_the_sender_alone(
     room, ana, bo, frame, expected, caplog
 ):
     sender, other = await connect(room, ana), await connect(room, bo)
-    await drain(sender)
-    await drain(other)
+    await settle(sender, other, online=2)
     await sender.send_to(text_data=frame)
     error = await receive_until(sender, 'id="room-error"')
     assert re.search(expected, error), error
-    assert await other.receive_nothing(timeout=0.3)
+    assert await before_echo(other) == []
     game = await database_sync_to_async(current_game)(room)
     assert game.version == 0
     assert await database_sync_to_async(Move.objects.count)() == 0
@@ -184,7 +183,7 @@ async def test_new_game_reaches_everyone_once(room, ana, bo):
     for socket in (first, second):
         snapshot = await receive_until(socket, 'id="board"')
         assert 'data-game="2"' in snapshot
-    await drain(first)
+    await before_echo(second)  # its click is done with: a socket's messages go one at a time
     game = await database_sync_to_async(current_game)(room)
     assert game.number == 2
     await first.disconnect()
@@ -193,11 +192,10 @@ async def test_new_game_reaches_everyone_once(room, ana, bo):
 
 async def test_sync_sends_a_snapshot_to_the_sender_only(room, ana, bo):
     first, second = await connect(room, ana), await connect(room, bo)
-    await drain(first)
-    await drain(second)
+    await settle(first, second, online=2)
     await send(first, action="sync")
     assert 'id="board"' in await first.receive_from()
-    assert await second.receive_nothing(timeout=0.3)
+    assert await before_echo(second, hover=True) == []
     await first.disconnect()
     await second.disconnect()
 

@@ -15,7 +15,16 @@ from games.kinds.table import Invalid
 from games.messages import CellMove
 from games.models import Game, Move, Room
 
-from .helpers import SOLVED_SEED, connect, drain, fifty_fifty, receive_until, seeded, send
+from .helpers import (
+    SOLVED_SEED,
+    before_echo,
+    connect,
+    fifty_fifty,
+    receive_until,
+    seeded,
+    send,
+    settle,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -111,8 +120,7 @@ async def test_a_hint_reaches_everyone_and_counts(room, ana, bo):
     await database_sync_to_async(reveal)(room, ana, 4, 4)
     before = await database_sync_to_async(current)(room)
     sockets = [await connect(room, ana), await connect(room, bo), await connect(room, watch=True)]
-    for socket in sockets:
-        await drain(socket)
+    await settle(*sockets, online=2, watching=1)
     await send(sockets[1], action="hint", HEADERS={"HX-Request": "true"})
     expected = await database_sync_to_async(rules.hint)(before.state)
     assert expected is not None
@@ -169,19 +177,18 @@ async def test_when_nothing_is_provable_everyone_hears_it_is_a_guess(room, ana, 
 async def test_spectators_and_finished_games_get_no_hint(room, ana):
     spectator = await connect(room, watch=True)
     player = await connect(room, ana)
-    for socket in (spectator, player):
-        await drain(socket)
+    await settle(spectator, player, online=1, watching=1)
     await send(spectator, action="hint")
     error = await receive_until(spectator, 'id="room-error"')
     assert "Spectators can watch but not ask for hints" in error
-    assert await player.receive_nothing(timeout=0.1)
+    assert await before_echo(player) == []
 
     state = await database_sync_to_async(lambda: current(room).state)()
     lost = {**state, "status": "lost", "field": [0], "exploded": [0]}
     await database_sync_to_async(set_state)(room, lost)
     await send(player, action="hint")
     assert "The game is over" in await receive_until(player, 'id="room-error"')
-    assert await spectator.receive_nothing(timeout=0.1)
+    assert await before_echo(spectator) == []
     assert await database_sync_to_async(hints_used)(room) == 0
     for socket in (spectator, player):
         await socket.disconnect()

@@ -21,7 +21,7 @@ from games.live.presence import forget_presence
 from games.models import Move, Player, Room
 from games.web.room_limit import allow_room_creation
 
-from .helpers import connect, drain, receive_until, send
+from .helpers import connect, receive_until, send, settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -111,7 +111,7 @@ async def test_an_open_socket_that_loses_the_layer_closes_with_1013_and_leaves_t
     room, ana, layer
 ):
     socket = await connect(room, ana)
-    await drain(socket)
+    await settle(socket, online=1)
     assert await database_sync_to_async(connections)(ana) == 1
     layer.failing = {"receive"}
     await layer.group_send(f"room-{room.pk}", {"type": "room.html", "html": "<p>wake</p>"})
@@ -160,12 +160,13 @@ def test_room_creation_is_not_capped_when_the_cache_is_down(monkeypatch, setting
 
 async def test_a_pointer_that_moves_on_within_the_interval_is_sent_where_it_rests(room, ana, bo):
     first, second = await connect(room, ana), await connect(room, bo)
-    await drain(first)
-    await drain(second)
+    await settle(first, second, online=2)
     for x in (1, 2, 3):  # well inside 100 ms: the first goes now, the last one after the wait
         await send(first, action="hover", x=x, y=0)
     cursors = [await receive_until(second, 'id="cursor-feed"') for _ in range(2)]
     assert [re.search(r'data-x="(\d)"', c)[1] for c in cursors] == ["1", "3"]
-    assert await second.receive_nothing(timeout=consumer.HOVER_INTERVAL * 3)
+    # Nothing more of those three: the pointer's next position is the next thing heard of it.
+    await send(first, action="hover", x=4, y=0)
+    assert re.search(r'data-x="4"', await receive_until(second, 'id="cursor-feed"'))
     await first.disconnect()
     await second.disconnect()

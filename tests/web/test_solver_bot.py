@@ -19,7 +19,16 @@ from games.live import autoplay
 from games.messages import CellMove, Command
 from games.models import Game, Move, Room
 
-from .helpers import SOLVED_SEED, connect, drain, make_room, receive_until, seeded, send
+from .helpers import (
+    SOLVED_SEED,
+    before_echo,
+    connect,
+    make_room,
+    receive_until,
+    seeded,
+    send,
+    settle,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -117,15 +126,14 @@ async def test_only_the_host_adds_and_removes_the_bot_and_everyone_sees_it(room,
         await connect(room, watch=True),
     )
     everyone = (ana, bo, spectator)
-    for socket in everyone:
-        await drain(socket)
+    await settle(*everyone, online=2, watching=1)
 
     for socket, text in ((bo, "Only the host"), (spectator, "Spectators can watch")):
         await send(socket, action="add_bot")
         assert text in await receive_until(socket, 'id="room-error"')
         for other in everyone:
             if other is not socket:
-                assert await other.receive_nothing(timeout=0.1)
+                assert await before_echo(other) == []
     assert not await database_sync_to_async(lambda: current(room).params.get("bot"))()
 
     await send(ana, action="add_bot")
@@ -195,7 +203,7 @@ async def test_the_bot_stops_when_it_would_guess_and_resumes_after_progress(room
     assert re.search(rf'data-seat="bot".*?class="share"[^>]*>{share}<', message, re.S)
 
     # Nothing is provable, so the bot sits still until a person makes progress.
-    await drain(spectator)
+    assert not [m for m in await before_echo(spectator) if 'id="game-meta"' in m]
     await send(ana, action="reveal", x=4, y=8)
     await receive_until(spectator, "Ana revealed")
     message = await receive_until(spectator, "Solver bot (revealed|cleared)")

@@ -10,7 +10,7 @@ from games.kinds.tictactoe import rules
 from games.live import autoplay
 from games.models import Game, Move
 
-from .helpers import connect, drain, receive_until, send
+from .helpers import before_echo, connect, receive_until, send, settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -98,7 +98,7 @@ async def refused(sender, others, room, frame: dict, text: str) -> None:
     error = await receive_until(sender, 'id="room-error"')
     assert re.search(text, error), error
     for other in others:
-        assert await other.receive_nothing(timeout=0.1)
+        assert await before_echo(other) == []
     after = await database_sync_to_async(current)(room)
     assert (after.version, after.state) == (before.version, before.state)
 
@@ -116,14 +116,11 @@ async def test_refusals_reach_only_their_sender_and_change_nothing(room, ana, bo
     def others(socket):
         return [s for s in everyone if s is not socket]
 
-    async def settle():
-        for socket in everyone:
-            await drain(socket)
-
-    await settle()
+    await settle(*everyone, online=3, watching=1)
     await refused(second, others(second), room, {"action": "mark", "cell": 4}, "not your turn")
     await send(first, action="mark", cell=4)
-    await settle()
+    for socket in everyone:
+        await receive_until(socket, r'id="game-meta"[^>]*data-version="1"')
     await refused(second, others(second), room, {"action": "mark", "cell": 4}, "already taken by X")
     await refused(third, others(third), room, {"action": "mark", "cell": 0}, "no seat in this game")
     await refused(spectator, others(spectator), room, {"action": "mark", "cell": 0}, "Spectators")
