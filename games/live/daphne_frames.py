@@ -6,16 +6,20 @@ which formats the arguments of a debug log line for every frame (colouring them 
 when it is installed) whether or not anything logs at debug level. A room message is the same
 bytes for every socket of the room: autobahn frames it once (`prepareMessage`, its documented way
 to send one message on many connections), and the frame goes to each connection's Twisted
-transport, where `sendData` would put it. With 100 sockets in a room a move cost 9.7-9.8 ms of
-Daphne CPU this way, 12.3-13.3 through autobahn's `sendPreparedMessage` (which calls `sendData`)
-and 13.4-14.4 through `self.send` (docs/performance.md); what a socket still costs is mostly
-Twisted's write.
+transport, where `sendData` would put it. In a busy room that is a good part of Daphne's CPU per
+move, more than `sendPreparedMessage` alone saves, since it still calls `sendData` (the figures
+are in docs/performance.md, round four, item 18); what a socket still costs is mostly Twisted's
+write.
 
 What Daphne does not hand out is the connection. The ASGI `send` it gives each consumer is
 `functools.partial(Server.handle_reply, protocol)`; `connection_of` takes the protocol from there,
 and finds None when `send` is anything else (another ASGI server, Channels' test communicator, a
 Daphne that builds `send` differently), so those sockets are sent to the usual way.
-`tests/web/test_framed.py` checks the pinned Daphne's `send` against it.
+
+That partial, the protocol's `state`, `send_queue`, `transport` and `factory`, and the prepared
+frame's `payloadHybi` are internals: Daphne, autobahn and Twisted are pinned exactly in
+pyproject.toml, and `tests/web/test_framed.py` checks each of them on the pinned versions, so an
+upgrade that moves one fails there rather than in a room (docs/operations.md, "Library internals").
 """
 
 from collections.abc import Callable

@@ -2,12 +2,8 @@
 
 Daphne cancels its applications on shutdown and drops the connections without a close frame.
 Browsers would reconnect after that too (1006), but 1012 says what happened and works the same
-behind any proxy. Only under Daphne's Twisted reactor; test clients have none.
-
-Autobahn, under Daphne, refuses to send any close code but 1000 and 3000-4999, although RFC 6455
-and the IANA registry give servers 1008 (policy violation) and 1012 (service restart), and htmx
-reconnects only after 1006, 1011, 1012 and 1013. `install` lets exactly those registered codes
-through to the frame writer.
+behind any proxy. Only under Daphne's Twisted reactor; test clients have none. Daphne would
+refuse to send 1012 at all, as it refuses 1008 and 1013: `daphne_close_codes` lets them through.
 """
 
 import asyncio
@@ -15,31 +11,23 @@ import contextvars
 import sys
 from typing import Any
 
+from . import daphne_close_codes
 from .presence import forget_presence
 from .sockets import open_sockets
 
 SERVICE_RESTART = 1012
 TRY_AGAIN_LATER = 1013
-REGISTERED_SERVER_CODES = frozenset({1001, 1008, 1011, 1012, 1013})
 
 
 def install() -> None:
-    """Register the goodbye before Daphne's own shutdown step cancels the consumers."""
+    """Let Daphne send the registered close codes, and register the goodbye before Daphne's own
+    shutdown step cancels the consumers."""
+    daphne_close_codes.install()
     if "twisted.internet.reactor" not in sys.modules:  # importing it would install a reactor
         return
-    from daphne.ws_protocol import WebSocketProtocol
     from twisted.internet import reactor
 
     reactor.addSystemEventTrigger("before", "shutdown", _close_all)
-    original = WebSocketProtocol.serverClose
-
-    def server_close(protocol: Any, code: int | None = None) -> None:
-        if code in REGISTERED_SERVER_CODES:
-            protocol.sendCloseFrame(code=code, isReply=False)
-        else:
-            original(protocol, code)
-
-    WebSocketProtocol.serverClose = server_close
 
 
 def _close_all() -> Any:

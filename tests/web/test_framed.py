@@ -6,10 +6,13 @@ processes carry every room message this way in the cluster and browser tests.
 """
 
 import asyncio
+import inspect
+from collections import deque
 from functools import partial
 
 import pytest
 from autobahn.twisted.websocket import WebSocketServerFactory
+from autobahn.websocket.protocol import PreparedMessage
 from daphne.server import Server
 from daphne.ws_protocol import WebSocketProtocol
 from twisted.internet.testing import StringTransport
@@ -82,6 +85,39 @@ def open_socket() -> tuple[WebSocketProtocol, StringTransport]:
     protocol.makeConnection(wire)
     protocol.state = WebSocketProtocol.STATE_OPEN
     return protocol, wire
+
+
+def test_the_autobahn_internals_it_writes_through_keep_their_shape():
+    """Each private part of the pinned autobahn and Twisted that `send` reads or calls, by name:
+    an upgrade that moves one fails here rather than in a room. (The partial it finds the
+    connection in is checked above, on the `send` Daphne really builds.)"""
+    protocol = WebSocketProtocol()
+    protocol.factory = WebSocketServerFactory()
+    wire = StringTransport()
+    protocol.makeConnection(wire)
+    assert protocol.transport is wire
+    assert isinstance(protocol.send_queue, deque) and not protocol.send_queue
+    assert protocol.state == WebSocketProtocol.STATE_CONNECTING
+    states = [getattr(WebSocketProtocol, f"STATE_{s}") for s in ("OPEN", "CLOSING", "CLOSED")]
+    assert len(set(states)) == 3 and protocol.state not in states
+
+    assert list(inspect.signature(protocol.factory.prepareMessage).parameters) == [
+        "payload",
+        "isBinary",
+        "doNotCompress",
+    ]
+    assert list(inspect.signature(WebSocketProtocol.sendPreparedMessage).parameters) == [
+        "self",
+        "preparedMsg",
+    ]
+    prepared = protocol.factory.prepareMessage("<p>é</p>".encode(), doNotCompress=True)
+    assert isinstance(prepared, PreparedMessage)
+    assert isinstance(prepared.payloadHybi, bytes)
+
+    protocol.state = WebSocketProtocol.STATE_OPEN
+    protocol.sendPreparedMessage(prepared)
+    protocol.sendMessage("<p>é</p>".encode())  # autobahn's own way, for comparison
+    assert wire.value() == prepared.payloadHybi * 2
 
 
 @pytest.mark.parametrize("size", [5, 200, 70_000])

@@ -1,0 +1,63 @@
+"""The close codes RFC 6455 gives servers, let through Daphne's websocket: the one patch of Daphne.
+
+A consumer's `close(code=...)` reaches Daphne's `WebSocketProtocol.serverClose`, which calls
+autobahn's public `sendClose`; that refuses every code but 1000 and 3000-4999 (it checks what an
+application may send, not what a server may). The RFC and the IANA registry give servers 1001,
+1008, 1011, 1012 and 1013, and the page needs them: htmx reconnects by itself only after 1006,
+1011, 1012 and 1013, and 1008 must make it stop. `install` sends exactly those codes with
+autobahn's `sendCloseFrame`, the frame writer behind `sendClose`, and leaves every other code to
+Daphne as before.
+
+Daphne, autobahn and Twisted are pinned exactly in pyproject.toml, and
+`tests/web/test_internals.py` checks both methods' signatures and the frame written, so an
+upgrade that moves them fails there. Should one reach a server anyway, `install` finds the frame
+writer changed and closes those sockets through Twisted's public `loseConnection` instead: no
+close frame, so the browser sees 1006 and reconnects, which is what 1011-1013 ask for.
+"""
+
+import functools
+import inspect
+import logging
+from typing import Any
+
+from daphne.ws_protocol import WebSocketProtocol
+
+REGISTERED_SERVER_CODES = frozenset({1001, 1008, 1011, 1012, 1013})
+
+log = logging.getLogger(__name__)
+
+
+def install() -> None:
+    """Patch Daphne's `serverClose` for this process (Daphne's own stays at `__wrapped__`); a
+    second call changes nothing."""
+    original = WebSocketProtocol.serverClose
+    if getattr(original, "lets_registered_codes_through", False):
+        return
+    fits = frame_writer_fits()
+    if not fits:
+        log.warning(
+            "autobahn's sendCloseFrame changed: close codes 1001/1008/1011-1013 become 1006"
+        )
+
+    @functools.wraps(original)
+    def server_close(protocol: Any, code: int | None = None) -> None:
+        if code not in REGISTERED_SERVER_CODES:
+            original(protocol, code)
+        elif fits:
+            protocol.sendCloseFrame(code=code, isReply=False)
+        else:
+            protocol.transport.loseConnection()
+
+    server_close.lets_registered_codes_through = True  # type: ignore[attr-defined]
+    WebSocketProtocol.serverClose = server_close
+
+
+def frame_writer_fits() -> bool:
+    """Whether Daphne still closes with `serverClose(code)` and autobahn's frame writer still
+    takes `code` and `isReply`, as on the pinned versions."""
+    try:
+        close = inspect.signature(WebSocketProtocol.serverClose).parameters
+        writer = inspect.signature(WebSocketProtocol.sendCloseFrame).parameters
+    except (AttributeError, TypeError, ValueError):
+        return False
+    return list(close)[:2] == ["self", "code"] and {"code", "isReply"} <= writer.keys()

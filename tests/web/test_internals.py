@@ -1,0 +1,120 @@
+"""The private internals of pinned libraries the app touches, checked on the pinned versions.
+
+Each module that touches one says why; these tests fail, by name, when an upgrade of Daphne,
+autobahn, Twisted or asgiref changes what it relies on. (`games.live.daphne_frames` has its own,
+in `test_framed.py`.) docs/operations.md, "Library internals", says what to do then.
+"""
+
+import asyncio
+import inspect
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from asgiref.sync import SyncToAsync, sync_to_async
+from autobahn.twisted.websocket import WebSocketServerFactory
+from daphne.ws_protocol import WebSocketProtocol
+from twisted.internet.testing import StringTransport
+
+from games.asgiref_loop import server_loop
+from games.live import daphne_close_codes
+
+
+def daphnes_server_close():
+    return inspect.unwrap(WebSocketProtocol.serverClose)
+
+
+@pytest.fixture
+def patched(monkeypatch):
+    """`daphne_close_codes.install()` on a Daphne as it comes, undone afterwards."""
+    monkeypatch.setattr(WebSocketProtocol, "serverClose", daphnes_server_close())
+    daphne_close_codes.install()
+
+
+def open_socket() -> tuple[WebSocketProtocol, StringTransport]:
+    protocol = WebSocketProtocol()
+    protocol.factory = WebSocketServerFactory()
+    wire = StringTransport()
+    protocol.makeConnection(wire)
+    protocol.state = WebSocketProtocol.STATE_OPEN
+    protocol.closeHandshakeTimeout = 0  # no timer left on the reactor
+    return protocol, wire
+
+
+def close_frame(code: int) -> bytes:
+    return bytes([0x88, 2]) + code.to_bytes(2, "big")
+
+
+def test_daphnes_close_and_autobahns_frame_writer_keep_their_shape():
+    parameters = inspect.signature(daphnes_server_close()).parameters
+    assert list(parameters) == ["self", "code"] and parameters["code"].default is None
+    parameters = inspect.signature(WebSocketProtocol.sendCloseFrame).parameters
+    assert list(parameters) == ["self", "code", "reasonUtf8", "isReply"]
+    assert daphne_close_codes.frame_writer_fits()
+
+
+def test_daphne_alone_still_refuses_the_registered_codes():
+    """Why the patch exists; when this fails, an upgrade lets them through and it can go."""
+    protocol, wire = open_socket()
+    with pytest.raises(Exception, match="invalid close code 1012"):
+        daphnes_server_close()(protocol, 1012)
+    assert wire.value() == b""
+
+
+@pytest.mark.parametrize("code", sorted(daphne_close_codes.REGISTERED_SERVER_CODES))
+def test_a_registered_code_goes_out_in_a_close_frame(patched, code):
+    protocol, wire = open_socket()
+    protocol.serverClose(code)
+    assert wire.value() == close_frame(code)
+    assert protocol.state == WebSocketProtocol.STATE_CLOSING
+
+
+@pytest.mark.parametrize("code", [1000, 4000])
+def test_other_codes_are_left_to_daphne(patched, code):
+    protocol, wire = open_socket()
+    protocol.serverClose(code)
+    assert wire.value() == close_frame(code)
+    with pytest.raises(Exception, match="invalid close code 1002"):
+        open_socket()[0].serverClose(1002)
+
+
+def test_a_changed_frame_writer_closes_without_a_frame_so_the_page_reconnects(monkeypatch, caplog):
+    monkeypatch.setattr(WebSocketProtocol, "serverClose", daphnes_server_close())
+    monkeypatch.setattr(WebSocketProtocol, "sendCloseFrame", lambda self, payload: None)
+    daphne_close_codes.install()
+    assert "sendCloseFrame changed" in caplog.text
+    protocol, wire = open_socket()
+    protocol.serverClose(1012)
+    assert wire.value() == b"" and wire.disconnecting
+
+
+def test_installing_twice_patches_once(patched):
+    once = WebSocketProtocol.serverClose
+    daphne_close_codes.install()
+    assert WebSocketProtocol.serverClose is once
+
+
+def test_the_asgi_entry_point_installs_the_patch():
+    import config.asgi  # noqa: F401  (calls games.live.shutdown.install)
+
+    assert WebSocketProtocol.serverClose.lets_registered_codes_through
+
+
+@pytest.mark.parametrize("thread_sensitive", [True, False])
+async def test_a_sync_to_async_thread_knows_its_event_loop(thread_sensitive):
+    """asgiref notes the loop in `SyncToAsync.threadlocal`, which `games.asgiref_loop` reads."""
+
+    def inside():
+        local = SyncToAsync.threadlocal
+        return local.main_event_loop, local.main_event_loop_pid, server_loop()
+
+    loop, pid, found = await sync_to_async(inside, thread_sensitive=thread_sensitive)()
+    assert loop is asyncio.get_running_loop()
+    assert pid == os.getpid()
+    assert found is loop
+
+
+def test_a_plain_thread_works_for_no_loop():
+    with ThreadPoolExecutor(1) as pool:
+        assert pool.submit(server_loop).result() is None
+    assert server_loop() is None
