@@ -23,6 +23,7 @@ lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-logo --no-cache
 
 format: $(TEST_STAMP)
 	$(VENV)/bin/ruff check --fix .
