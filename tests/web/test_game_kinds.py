@@ -1,0 +1,227 @@
+"""The game-kind table: a kind the shell has never heard of plays through the websocket and the API
+once it is registered, and a move's fragments are rendered without a query of their own.
+
+The toy kind is one-dimensional Lights Out: a row of lights, some lit; marking a light toggles it
+and its neighbours, and the game is won when every light is off. It is registered for the test
+only (`KINDS` patched), with nothing edited in services, the consumer, the API, the views or the
+computer driver.
+"""
+
+import json
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from games import announce, outbox, services
+from games.engine import minesweeper as engine
+from games.kinds import KINDS, kind_of
+from games.kinds.table import Applied, GameKind, Invalid, MoveNews, Refused, Rendering
+from games.messages import CellMove, Message, SquareMove
+from games.models import Game, Room
+
+from .helpers import connect, make_room, receive_until, send
+
+LIGHTS = "lights"
+START = (True, True, True, True, True)
+"""Lit lights of a new game: marking 0, then 3, turns them all off."""
+
+
+def settings_from(body: Mapping[str, Any]) -> dict[str, Any]:
+    return {"size": len(START)}
+
+
+def initial_state(params: dict[str, Any], seed: int) -> dict[str, Any]:
+    return {"lights": list(START)}
+
+
+def apply(state: dict[str, Any], message: Message, seat: int, params: dict[str, Any]) -> Applied:
+    if not isinstance(message, SquareMove):
+        raise Invalid('This is a Lights Out room: send {"action": "mark", "cell": N}.')
+    lights = list(state["lights"])
+    if not any(lights):
+        raise Refused("All lights are off already.")
+    if not 0 <= message.cell < len(lights):
+        raise Invalid(f"Light {message.cell} is not in the row.")
+    toggled = [
+        n for n in (message.cell - 1, message.cell, message.cell + 1) if 0 <= n < len(lights)
+    ]
+    for n in toggled:
+        lights[n] = not lights[n]
+    status = "playing" if any(lights) else "won"
+    return Applied({"lights": lights}, status, tuple(toggled))
+
+
+def text_rows(state: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+    return ["".join("*" if on else "." for on in state["lights"])], {"width": 5, "height": 1}
+
+
+def changed_cells(applied: Applied) -> list[dict[str, Any]]:
+    return [{"cell": n, "on": applied.state["lights"][n]} for n in applied.events]
+
+
+def light_html(n: int, on: bool) -> str:
+    return f'<span id="light-{n}" data-on="{str(on).lower()}" hx-swap-oob="true"></span>'
+
+
+def meta_html(game: Game, status: str) -> str:
+    return f'<div id="game-meta" data-version="{game.version}" data-status="{status}"></div>'
+
+
+def snapshot_html(room: Room, game: Game) -> str:
+    lights = "".join(light_html(n, on) for n, on in enumerate(game.state["lights"]))
+    return f'{meta_html(game, game.status)}<div id="board" hx-swap-oob="true">{lights}</div>'
+
+
+def move_html(news: MoveNews) -> str:
+    lights = news.applied.state["lights"]
+    changed = "".join(light_html(n, lights[n]) for n in news.applied.events)
+    return meta_html(news.game, news.applied.status) + changed
+
+
+LIGHTS_OUT = GameKind(
+    name=LIGHTS,
+    label="Lights Out",
+    tagline="turn every light off",
+    create_form=KINDS["minesweeper"].create_form,  # the home page is not under test here
+    api_settings=settings_from,
+    creator_sits=lambda settings: True,
+    game_params=lambda settings, previous: settings,
+    initial_state=initial_state,
+    apply=apply,
+    text_rows=text_rows,
+    changed_cells=changed_cells,
+    rendering=Rendering(
+        page_template="games/404.html",
+        create_template="games/minesweeper_create.html",
+        game_context=lambda room, game: {},
+        snapshot_html=snapshot_html,
+        roster_html=lambda room, game: '<ul id="roster" hx-swap-oob="true"></ul>',
+        gather=lambda room, game, applied: None,
+        move_html=move_html,
+        describe_settings=lambda settings: f"{settings['size']} lights",
+    ),
+)
+
+
+@pytest.fixture
+def lights_out(monkeypatch):
+    monkeypatch.setitem(KINDS, LIGHTS, LIGHTS_OUT)
+    return LIGHTS_OUT
+
+
+@pytest.mark.django_db
+def test_a_registered_kind_is_created_read_and_played_through_the_api(client, lights_out):
+    created = client.post(
+        "/api/rooms", {"game": LIGHTS, "name": "Ana"}, content_type="application/json"
+    )
+    assert created.status_code == 201, created.content
+    code, token = created.json()["code"], created.json()["player_token"]
+    headers = {"Authorization": f"Bearer {token}"}
+
+    def move(**body):
+        return client.post(
+            f"/api/rooms/{code}/moves", body, content_type="application/json", headers=headers
+        )
+
+    assert client.get(f"/api/rooms/{code}").json()["board"] == ["*****"]
+    first = move(action="mark", cell=0)
+    assert first.status_code == 200
+    assert first.json()["changed"] == [{"cell": 0, "on": False}, {"cell": 1, "on": False}]
+    assert move(action="reveal", x=1, y=0).status_code == 400  # not a move of this kind
+    assert move(action="mark", cell=9).json()["error"] == "Light 9 is not in the row."
+    last = move(action="mark", cell=3)
+    assert last.json()["status"] == "won"
+    assert client.get(f"/api/rooms/{code}").json()["board"] == ["....."]
+    assert move(action="mark", cell=1).status_code == 409  # the game is over
+    assert move(action="hint").status_code == 400  # no hints in this kind
+    hint = client.post(f"/api/rooms/{code}/hint", headers=headers)
+    assert hint.status_code == 400 and "Hints" in hint.json()["error"]
+
+
+@pytest.mark.django_db
+def test_an_unknown_game_is_refused_by_name(client):
+    created = client.post("/api/rooms", {"game": "chess"}, content_type="application/json")
+    assert created.status_code == 400
+    assert "unknown game 'chess'" in created.json()["error"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_registered_kind_plays_live_through_the_websocket(lights_out):
+    room = await sync_to_async(services.create_room)(LIGHTS, settings_from({}))
+    ana = await sync_to_async(services.join_room)(room, "Ana")
+    player = await connect(room, ana)
+    watcher = await connect(room, watch=True)
+    await send(player, action="mark", cell=0)
+    for socket in (player, watcher):
+        fragment = await receive_until(socket, 'id="light-0"')
+        assert 'data-version="1"' in fragment
+        assert 'id="light-0" data-on="false"' in fragment
+        assert 'id="light-1" data-on="false"' in fragment
+    await send(player, action="flag", x=0, y=0)
+    error = await receive_until(player, 'id="room-error"')
+    assert "Lights Out room" in error
+    await send(watcher, action="mark", cell=3)
+    assert "Spectators" in await receive_until(watcher, 'id="room-error"')
+    await send(player, action="mark", cell=3)
+    won = await receive_until(player, 'id="light-3"')
+    assert 'data-status="won"' in won
+    game = await sync_to_async(Room.current_game)(room)
+    assert game.state == {"lights": [False] * 5} and game.version == 2
+    for socket in (player, watcher):
+        await socket.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("kind", ["minesweeper", "tictactoe"])
+def test_a_moves_fragments_are_rendered_after_the_commit_without_a_query(kind, monkeypatch):
+    """The service hands the renderer everything (`MoveNews`): the announcer that runs after the
+    commit renders the move's HTML with no query of its own, in every kind and on every path
+    (a game's first move, its last, and a tic-tac-toe computer's reply)."""
+    announced: list[tuple[int, str]] = []
+    rendered: list[int] = []
+
+    def counted_move(kind_table: GameKind, news: MoveNews) -> None:
+        with CaptureQueriesContext(connection) as queries:
+            announce_move(kind_table, news)
+        rendered.append(len(queries))
+
+    announce_move = announce.move
+    monkeypatch.setattr(announce, "move", counted_move)
+    monkeypatch.setattr(outbox, "send", lambda room_id, html: announced.append((room_id, html)))
+    if kind == "minesweeper":
+        room = make_room(9, 9, 10)
+        player = services.join_room(room, "Ana")
+        services.play(room, player, CellMove("reveal", 4, 4))  # the first move
+        state = engine.from_dict(room.current_game().state)
+        first, second = sorted(state.field.mines)[:2]
+        services.play(room, player, CellMove("flag", *state.grid.xy(first)))  # mid-game
+        services.play(room, player, CellMove("reveal", *state.grid.xy(second)))  # the last
+    else:
+        settings = kind_of("tictactoe").api_settings({"o": "perfect"})
+        room = services.create_room("tictactoe", settings)
+        player = services.join_room(room, "Ana")
+        services.play(room, player, SquareMove(4))
+        services.play_computer_turns(room)  # the computer's reply, as the API plays it
+    assert rendered == [0] * (3 if kind == "minesweeper" else 2)
+    moves = [html for room_id, html in announced if 'id="game-meta"' in html]
+    assert len(moves) == len(rendered) and all(room_id == room.pk for room_id, _ in announced)
+
+
+def test_every_registered_kind_fills_its_table():
+    """Every kind says what its page and its home-page fields are, and every optional ability is
+    either absent or complete (a computer needs a positive pace, a bot needs a computer)."""
+    for name, kind in KINDS.items():
+        assert kind.name == name
+        assert kind.rendering.page_template.startswith("games/")
+        assert kind.rendering.create_template.startswith("games/")
+        if kind.computer is not None:
+            assert kind.computer.delay > 0
+        if kind.bot is not None:
+            assert kind.computer is not None
+    assert replace(LIGHTS_OUT, hints=None).hints is None
+    assert json.dumps(text_rows(initial_state({}, 0))[0]) == '["*****"]'
