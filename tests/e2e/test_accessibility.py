@@ -1,0 +1,168 @@
+"""Accessibility in Chromium: axe-core audits every page, in light and in dark mode.
+
+axe-core comes from the `axe-playwright-python` wheel (pinned in the `test` extra), which ships
+axe.min.js; it is injected with Playwright's `evaluate`, which the page's Content-Security-Policy
+does not govern. A page fails on any critical or serious violation; moderate and minor ones are
+printed with the report so they are seen, but do not fail the run.
+
+Each scene is audited in both colour schemes on the same page (`emulate_media`), so a room is set
+up once; motion is reduced so no animation is caught half-way (axe would measure the contrast of
+a banner still fading in).
+"""
+
+import json
+import re
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Page, expect
+
+from .test_rooms import cell, create_room, invite_link, reveal_all, wait_until_live
+
+pytestmark = pytest.mark.e2e
+
+BLOCKING = {"critical", "serious"}
+SCHEMES = ("light", "dark")
+AXE = Axe()
+
+
+def violations(page: Page) -> list[dict]:
+    """axe's violations on the page as it is now (every rule axe runs by default)."""
+    return AXE.run(page).response["violations"]
+
+
+def report(found: list[dict]) -> str:
+    lines = []
+    for violation in found:
+        lines.append(f"{violation['id']} ({violation['impact']}): {violation['help']}")
+        for node in violation["nodes"]:
+            lines.append(f"    {json.dumps(node['target'])}")
+            for check in node["any"] + node["all"] + node["none"]:
+                lines.append(f"        {check['message']}")
+    return "\n".join(lines)
+
+
+def audit(page: Page, screenshots, name: str) -> None:
+    """No critical or serious violation in light or in dark mode; a screenshot of each."""
+    failures = []
+    for scheme in SCHEMES:
+        page.emulate_media(color_scheme=scheme, reduced_motion="reduce")
+        page.mouse.move(0, 0)
+        found = violations(page)
+        suffix = "" if scheme == "light" else "-dark"
+        page.screenshot(path=screenshots / f"a11y-{name}{suffix}.png", animations="disabled")
+        if found:
+            print(f"\n--- axe, {name}, {scheme} ---\n{report(found)}")
+        blocking = [v for v in found if v["impact"] in BLOCKING]
+        if blocking:
+            failures.append(f"{name}, {scheme} mode:\n{report(blocking)}")
+    page.emulate_media(color_scheme="light", reduced_motion="reduce")
+    assert not failures, "axe found critical or serious violations:\n" + "\n".join(failures)
+
+
+def calm_page(new_context) -> Page:
+    return new_context(reduced_motion="reduce").new_page()
+
+
+def test_home_page_and_its_form_error(new_context, screenshots):
+    page = calm_page(new_context)
+    page.goto("/")
+    expect(page.get_by_role("button", name="Create room")).to_be_visible()
+    audit(page, screenshots, "home")
+
+    page.get_by_label("Your nickname").fill("Ana")
+    page.locator('input[name="preset"][value="custom"]').check()
+    page.get_by_label("Width").fill("500")
+    page.get_by_role("button", name="Create room").click()
+    expect(page.locator(".form-error")).to_be_visible()
+    audit(page, screenshots, "home-error")
+
+
+def test_not_found_page(new_context, screenshots):
+    page = calm_page(new_context)
+    page.goto("/r/no-such-room-code/")
+    expect(page.get_by_role("heading", name="Nothing here")).to_be_visible()
+    audit(page, screenshots, "not-found")
+
+
+def test_minesweeper_room_join_play_watch_lose_and_win(new_context, game_db, screenshots):
+    ana = calm_page(new_context)
+    code = create_room(ana, "Ana")
+    expect(ana.get_by_role("heading", level=1)).to_have_count(1)
+
+    bo = calm_page(new_context)
+    bo.goto(invite_link(ana))
+    expect(bo.get_by_role("heading", name="You're invited")).to_be_visible()
+    audit(bo, screenshots, "join")
+    bo.get_by_label("Nickname").fill("Bo")
+    bo.get_by_role("button", name="Join game").click()
+    wait_until_live(bo)
+
+    viewer = calm_page(new_context)
+    viewer.goto(f"/r/{code}/watch/")
+    wait_until_live(viewer)
+
+    # The narration's text is swapped inside the live region, which stays in place: a region
+    # inserted anew, text and all, is not announced by every screen reader.
+    viewer.locator("#narration").evaluate("(line) => { line.dataset.probe = 'kept'; }")
+    cell(ana, 4, 4).click()
+    expect(cell(bo, 4, 4)).not_to_have_attribute("data-state", "hidden")
+    expect(cell(viewer, 4, 4)).not_to_have_attribute("data-state", "hidden")
+    narration = viewer.locator("#narration")
+    expect(narration).to_contain_text("Ana")
+    expect(narration).to_have_attribute("data-probe", "kept")
+    audit(bo, screenshots, "minesweeper-playing")
+    expect(viewer.get_by_role("heading", level=1)).to_have_count(1)
+    audit(viewer, screenshots, "minesweeper-watching")
+
+    if ana.locator("#board").get_attribute("data-status") == "playing":
+        mine = next(m for m in game_db.mines(code))
+        cell(bo, *mine).click()
+        expect(ana.locator("#board")).to_have_attribute("data-status", "lost")
+        audit(ana, screenshots, "minesweeper-lost")
+    ana.locator(".face").click()
+    expect(ana.locator("#board")).to_have_attribute("data-status", "playing")
+    expect(ana.locator('#board .cell[data-state="hidden"]')).to_have_count(81)
+
+    for _ in range(5):  # rarely, the first reveal's cascade clears the board alone
+        cell(ana, 4, 4).click()
+        expect(cell(ana, 4, 4)).not_to_have_attribute("data-state", "hidden")
+        if game_db.hidden_safe_cells(code):
+            break
+        expect(ana.locator(".face")).to_have_attribute("data-status", "won")
+        ana.locator(".face").click()
+        expect(cell(ana, 4, 4)).to_have_attribute("data-state", "hidden")
+    reveal_all(ana, game_db.safe_cells(code))
+    expect(ana.locator("#banner")).to_contain_text("Board cleared")
+    expect(ana.get_by_role("button", name="Hint")).to_be_visible()
+    audit(ana, screenshots, "minesweeper-won")
+    audit(viewer, screenshots, "minesweeper-won-watching")
+
+
+def test_tictactoe_room_against_the_computer(new_context, screenshots):
+    page = calm_page(new_context)
+    page.goto("/")
+    page.locator('input[name="game"][value="tictactoe"]').check()
+    page.get_by_label("Your nickname").fill("Ana")
+    page.locator('select[name="x"]').select_option("human")
+    page.locator('select[name="o"]').select_option("perfect")
+    page.get_by_role("button", name="Create room").click()
+    expect(page).to_have_url(re.compile(r"/r/[\w-]+/$"))
+    wait_until_live(page)
+    expect(page.get_by_role("heading", level=1)).to_have_count(1)
+
+    page.locator("#square-4").click()
+    expect(page.locator('.square[data-mark="O"]')).to_have_count(1)
+    audit(page, screenshots, "tictactoe-playing")
+
+    finished = '#board:not([data-status="playing"])'
+    for _ in range(4):  # Ana takes the first free square; the perfect computer answers each
+        expect(page.locator(f".room.my-turn, {finished}").first).to_be_attached()
+        if page.locator(finished).count():
+            break
+        version = page.locator("#game-meta").get_attribute("data-version")
+        page.locator('.square[data-mark=""]').first.click()
+        expect(page.locator("#game-meta")).not_to_have_attribute("data-version", version)
+    expect(page.locator(finished)).to_be_attached()
+    expect(page.get_by_role("button", name="Rematch")).to_be_visible()
+    audit(page, screenshots, "tictactoe-finished")
