@@ -40,6 +40,7 @@ $(VENV)/bin/python:
 	echo "Using $$($$py --version)"; $$py -m venv $(VENV)
 
 $(STAMP): $(VENV)/bin/python pyproject.toml
+	@echo "Installing dependencies into .venv (first run takes a minute or two)…"
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e .
 	touch $@
@@ -62,3 +63,9 @@ screenshot: $(TEST_STAMP) browser
 	$(PY) manage.py collectstatic --noinput -v 0
 	PUBLISH_SCREENSHOTS=1 $(VENV)/bin/pytest -q \
 		tests/e2e/test_rooms.py::test_invited_player_and_host_see_each_others_moves
+
+# Terminal Minesweeper through the venv: make play ARGS="16 16 40" (also --seed N, --no-guess, --plain).
+ARGS ?= 9 9 10
+.PHONY: play
+play: $(STAMP)
+	@$(PY) manage.py minesweeper $(ARGS)
