@@ -1,8 +1,8 @@
 """The statements every move runs, written once as SQL instead of built anew by the ORM.
 
-Building them through querysets and `Model.save` / `create` cost about 1.5 ms of CPU per move
-on this machine, more than half of `services.play` and several times what the database itself
-spends on them (docs/performance.md). Here the SQL is made once per model and field list from
+Building them through querysets and `Model.save` / `create` was more than half of
+`services.play`'s CPU, several times what the database itself spends on them
+(docs/performance.md). Here the SQL is made once per model and field list from
 the models' own metadata (tables, columns, quoting, `FOR UPDATE` where the database has it),
 values go in through each field's `get_db_prep_save`, and rows come back through the converters
 the ORM's compiler would apply and `Model.from_db`, so JSON, time zones and types behave exactly

@@ -414,8 +414,7 @@ def from_dict(data: Mapping[str, object]) -> GameState:
 @lru_cache(maxsize=256)
 def _stored_field(grid: Grid, mines: tuple[int, ...]) -> Minefield:
     """A game is loaded again for every move, but its minefield never changes once placed, and
-    counting every cell's neighbours is most of the loading (0.2 ms on expert, 1.3 ms on 50x50).
-    Minefields are immutable, so games with the same layout can share one."""
+    counting every cell's neighbours is most of the loading (docs/performance.md). Minefields are immutable, so games with the same layout can share one."""
     return Minefield.build(grid, mines)
 
 

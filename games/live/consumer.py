@@ -195,7 +195,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         """Channels' `dispatch`, less its `aclose_old_connections()`: a trip to the one database
         thread before every message from the browser, pointer positions included. Every database
         call here goes through `database_sync_to_async`, which closes stale connections itself,
-        so the trip was pure cost, queued behind the moves of the whole process
+        so the trip bought nothing and queued behind the moves of the whole process
         (docs/performance.md)."""
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:

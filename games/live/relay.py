@@ -6,11 +6,11 @@ and N dispatches before each socket's bytes are written: about half of what a so
 move (docs/performance.md). Here a process joins a room's group once, with one channel, while it
 has sockets in that room; one task per room reads that channel and hands each message to every
 socket of the room in turn. The layer still carries messages between processes (Redis in
-production), so a room spread over several Daphnes works as before, and so do messages sent to
+production), so a room spread over several Daphnes is served together, and so do messages sent to
 the group from anywhere (`outbox`, the consumers, tests).
 
 When the layer fails under a room (the core Redis layer raises on receive), the room's sockets
-close with 1013 and leave the roster, as each socket's own receive did before; the pages
+close with 1013 and leave the roster; the pages
 reconnect and get a fresh snapshot.
 """
 

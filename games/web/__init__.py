@@ -1,0 +1,6 @@
+"""What answers HTTP: the pages (`views`, `urls`, `forms`), the JSON API for bots (`api`) and the
+room-creation limit per address (`room_limit`). Every write goes through `games.services`.
+
+May import everything below it (`games.live` to wake computer players, services, kinds, models);
+nothing imports it but the URL configuration.
+"""

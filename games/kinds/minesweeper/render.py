@@ -3,9 +3,9 @@
 Fragments are rendered once per move and sent to everyone in the room, so nothing here depends
 on who is looking; what differs per viewer (errors, the nickname form) is rendered elsewhere.
 
-Cells are the bulk of a snapshot (480 on an expert board) and of a cascade, and running the
-`cell` partial for each costs about 40 µs, so a snapshot took 20 ms of the thread every database
-call shares. A cell's markup depends only on (x, y, state, count), so each is rendered once by
+Cells are the bulk of a snapshot and of a cascade, and running the `cell` partial for each one
+would make snapshots the largest cost of the thread every database call shares
+(docs/performance.md, "kept cells"). A cell's markup depends only on (x, y, state, count), so each is rendered once by
 the same partial and kept; snapshots and moves render their template with no cells, then place the
 kept cells where the template's loop would have put them. Most moves' fragments (neither a
 game's first nor its last move, no Solver bot) are written out without the template
@@ -254,9 +254,9 @@ def move_html(news: MoveNews) -> str:
 
 def _midgame_move_html(game: Game, context: dict[str, Any], cells: Iterable[str]) -> str:
     """The `move` partial for most moves: neither the first nor the last of a game (no timer,
-    face or banner) in a room without the Solver bot (no roster). Written out here because
-    running the partial for these few elements took about 0.3 ms of the database thread per
-    move, and 25 µs this way; `_checked` compares it with the partial as for kept cells."""
+    face or banner) in a room without the Solver bot (no roster). Written out here because the
+    template machinery costs several times the few elements it writes, on the database thread of
+    every move (docs/performance.md); `_checked` compares it with the partial as for kept cells."""
     share = context.get("share")
     return "".join(
         (
