@@ -41,7 +41,7 @@ a person revealing (4, 8) gives it the last safe cell to prove."""
 async def quick_bot(monkeypatch):
     """The bot's one-second pace is for people; tests need no drama. Drivers still running when a
     test ends are stopped before its database goes away."""
-    monkeypatch.setattr(autoplay, "SOLVER_DELAY", 0.01)
+    monkeypatch.setattr(autoplay, "PACE", 0.01)
     yield
     await autoplay.stop()
 

@@ -21,7 +21,7 @@ FINISHED = r'id="game-meta"[^>]*data-status="(won|draw)"'
 async def quick_computers(monkeypatch):
     """The computers' half-second pause is for people; tests need no drama. Drivers still running
     when a test ends are stopped before its database goes away."""
-    monkeypatch.setattr(autoplay, "DELAY", 0.01)
+    monkeypatch.setattr(autoplay, "PACE", 0.02)
     yield
     await autoplay.stop()
 
