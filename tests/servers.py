@@ -309,7 +309,8 @@ def migrate(env: dict[str, str]) -> None:
 
 
 class GameDatabase:
-    """Read-only access to the servers' database (the test process never uses their ORM)."""
+    """The servers' database from outside (the test process never uses their ORM): reads, and
+    the few writes a test makes behind the servers' backs."""
 
     def __init__(self, env: dict[str, str]) -> None:
         self.url = env.get("DATABASE_URL", "")
@@ -329,6 +330,18 @@ class GameDatabase:
                 return connection.execute(sql.format(p="%s"), params).fetchall()
         with contextlib.closing(sqlite3.connect(self.sqlite_path, timeout=10)) as connection:
             return connection.execute(sql.format(p="?"), params).fetchall()
+
+    def execute(self, sql: str, *params: object) -> None:
+        """One statement, committed."""
+        if self.url:
+            import psycopg
+
+            with psycopg.connect(self.url) as connection:
+                connection.execute(sql.format(p="%s"), params)
+            return
+        with contextlib.closing(sqlite3.connect(self.sqlite_path, timeout=10)) as connection:
+            connection.execute(sql.format(p="?"), params)
+            connection.commit()
 
     def game(self, code: str) -> dict[str, Any]:
         """The room's current game: id, state (decoded), version, seed and status."""
