@@ -68,6 +68,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         watching = query.get("watch") == ["1"]
         self.room, self.player = await database_sync_to_async(self._enter)(code, watching)
         if self.room is None:
+            # Accepted first: a handshake refused before it reaches browsers as 1006, which they
+            # retry for ever; 4404 after the handshake tells the page to stop.
+            await self.accept()
             await self.close(code=ROOM_NOT_FOUND)
             return
         self.group = group_name(self.room.pk)

@@ -269,12 +269,6 @@ def test_a_server_that_dies_without_a_word_1006_is_retried_until_it_is_back(new_
     assert "closed" not in states, states
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="consumer.connect closes before accepting: Daphne refuses the handshake (HTTP 403), the "
-    "browser sees 1006, and the page retries for ever instead of showing Disconnected; accepting "
-    "before closing with 4404 would deliver the code (WebsocketCommunicator shows it either way)",
-)
 def test_a_room_gone_from_the_database_4404_ends_in_disconnected(new_context, stack):
     stack.ensure_running()
     page = new_context().new_page()

@@ -220,13 +220,15 @@ async def test_roster_shows_who_is_online(room, ana, bo):
     await first.disconnect()
 
 
-async def test_unknown_room_closes_the_socket():
+async def test_unknown_room_closes_the_socket_with_4404_after_the_handshake():
+    """Accepted, then closed with 4404: a handshake refused before it reaches a browser as 1006,
+    which pages retry for ever, where 4404 tells them to stop (tests/e2e/test_reliability.py)."""
     communicator = WebsocketCommunicator(
         application, "/ws/r/not-a-room/", headers=[(b"origin", b"http://127.0.0.1:8000")]
     )
-    connected, code = await communicator.connect()
-    assert not connected
-    assert code == 4404
+    connected, _ = await communicator.connect()
+    assert connected
+    assert await communicator.receive_output() == {"type": "websocket.close", "code": 4404}
 
 
 async def test_a_missing_origin_is_refused(room):
