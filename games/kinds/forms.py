@@ -27,5 +27,7 @@ class CreateRoomForm(forms.Form):
         try:
             data["settings"] = self.settings_from(data)
         except SettingsError as error:
-            raise forms.ValidationError(str(error)) from None
+            if error.field not in self.fields:
+                raise forms.ValidationError(str(error)) from None
+            self.add_error(error.field, str(error))  # shown next to the field at fault
         return data

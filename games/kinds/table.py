@@ -35,7 +35,12 @@ PositiveIntegerField holds."""
 
 
 class SettingsError(ValueError):
-    """Room settings outside the documented limits; the message is shown to the user."""
+    """Room settings outside the documented limits; the message is shown to the user, next to
+    `field` (the form's and the API's name for the setting at fault) when there is one."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class Refused(ValueError):

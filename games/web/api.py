@@ -16,7 +16,7 @@ from ..kinds.table import Invalid, Refused, SettingsError
 from ..live import autoplay
 from ..messages import BadMessage, Command, parse_payload
 from ..models import Player, Room
-from .room_limit import allow_room_creation
+from .room_limit import room_reservation
 
 api = NinjaAPI(
     title="Minesweeper Live API",
@@ -152,14 +152,16 @@ def room_settings(body: CreateRoom) -> dict[str, Any]:
 def create_room(request: HttpRequest, body: CreateRoom) -> Status:
     """The creator takes the first seat that is a person (for tic-tac-toe: X if X is human, else O;
     no seat when both are computers). At most 10 rooms a minute per client address (429)."""
-    if not allow_room_creation(request, time.time()):
-        raise HttpError(429, "Too many new rooms from your address: wait a minute.")
-    settings = room_settings(body)
-    try:
-        name = services.clean_nickname(body.name)
-    except services.NicknameError as exc:
-        raise HttpError(400, str(exc)) from None
-    room = services.create_room(body.game, settings, is_public=body.public)
+    with room_reservation(request, time.time()) as reservation:  # only rooms made count
+        if reservation is None:
+            raise HttpError(429, "Too many new rooms from your address: wait a minute.")
+        settings = room_settings(body)
+        try:
+            name = services.clean_nickname(body.name)
+        except services.NicknameError as exc:
+            raise HttpError(400, str(exc)) from None
+        room = services.create_room(body.game, settings, is_public=body.public)
+        reservation.keep()
     token = None
     if kind_of(body.game).creator_sits(settings):
         token = services.join_room(room, name).token

@@ -13,7 +13,7 @@ from .. import services
 from ..kinds import KINDS, kind_of
 from ..models import Player, Room
 from .forms import NicknameForm
-from .room_limit import allow_room_creation
+from .room_limit import room_reservation
 
 LIVE_ROOMS_SHOWN = 20
 ROOMS_REMEMBERED = 30
@@ -22,12 +22,16 @@ DEFAULT_KIND = next(iter(KINDS))
 """The game the home page offers first."""
 
 
-def remember_seat(request: HttpRequest, room: Room, player: Player) -> None:
-    """The session maps room codes to seat tokens, which the websocket reads to know who you are."""
+def remember_seat(request: HttpRequest, room: Room, player: Player, nickname: str) -> None:
+    """The session maps room codes to seat tokens, which the websocket reads to know who you are.
+
+    It remembers the nickname asked for, not the one given: "Ana 2" in one room is still Ana
+    in the next.
+    """
     seats = dict(request.session.get("players", {}))
     seats[room.code] = player.token
     request.session["players"] = dict(list(seats.items())[-ROOMS_REMEMBERED:])
-    request.session["nickname"] = player.nickname
+    request.session["nickname"] = nickname
 
 
 def find_room(code: str) -> Room | None:
@@ -84,10 +88,14 @@ def live_rooms(request: HttpRequest) -> HttpResponse:
     return render(request, "games/home.html#live_rooms", live_rooms_context())
 
 
+TOO_MANY_ROOMS = (
+    "Slow down: that's a lot of new rooms from you in one minute. Wait a moment, then try again "
+    "— your existing rooms are still there."
+)
+
+
 @require_POST
 def create_room(request: HttpRequest) -> HttpResponse:
-    if not allow_room_creation(request, time.time()):
-        return render(request, "games/too_many.html", status=429)
     game = request.POST.get("game") or DEFAULT_KIND
     kind = KINDS.get(game)
     if kind is None:
@@ -95,11 +103,17 @@ def create_room(request: HttpRequest) -> HttpResponse:
         context = {**home_context(request), "game_error": f"Choose {names}."}
         return render(request, "games/home.html", context, status=400)
     form = kind.create_form(request.POST)
-    if not form.is_valid():
-        return render(request, "games/home.html", home_context(request, game, form), status=400)
-    data = form.cleaned_data
-    room = services.create_room(game, data["settings"], is_public=data["is_public"])
-    remember_seat(request, room, services.join_room(room, data["nickname"]))
+    with room_reservation(request, time.time()) as reservation:
+        if reservation is None:  # the form comes back as typed, with its own errors too
+            form.add_error(None, TOO_MANY_ROOMS)
+            return render(request, "games/home.html", home_context(request, game, form), status=429)
+        if not form.is_valid():
+            return render(request, "games/home.html", home_context(request, game, form), status=400)
+        data = form.cleaned_data
+        room = services.create_room(game, data["settings"], is_public=data["is_public"])
+        reservation.keep()
+    player = services.join_room(room, data["nickname"])
+    remember_seat(request, room, player, data["nickname"])
     return redirect("room", code=room.code)
 
 
@@ -123,7 +137,7 @@ def room(request: HttpRequest, room: Room) -> HttpResponse:
         if not nickname:
             return render(request, "games/join.html", {"room": room, "form": NicknameForm()})
         player = services.join_room(room, nickname)
-        remember_seat(request, room, player)
+        remember_seat(request, room, player, nickname)
     return render_room(request, room, player)
 
 
@@ -138,7 +152,7 @@ def join(request: HttpRequest, room: Room) -> HttpResponse:
     except services.NicknameError as error:
         form.add_error("nickname", str(error))
         return render(request, "games/join.html", {"room": room, "form": form}, status=400)
-    remember_seat(request, room, player)
+    remember_seat(request, room, player, form.cleaned_data["nickname"])
     return redirect("room", code=room.code)
 
 

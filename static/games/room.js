@@ -11,6 +11,8 @@
   const watching = mySeat === "";
   const LONG_PRESS_MS = 450;
   const HOVER_MS = 120; // the server sends on at most one per 100 ms
+  const CURSOR_STILL_MS = 4000; // another player's pointer fades after this long without moving
+  const CURSOR_FADE_MS = 400;
   const live = window.LiveRoom(room, afterMessage);
   let lastHover = 0;
   let focusX = 0;
@@ -60,17 +62,24 @@
     const cell = event.target.closest(".cell");
     if (!cell) return;
     event.preventDefault();
+    // A long press on a phone fires contextmenu too: that press has flagged already.
+    if (performance.now() - pressFlaggedAt < 1000) return;
+    focusCell(+cell.dataset.x, +cell.dataset.y, false);
+    cell.focus({ preventScroll: true });
     move("flag", cell);
   });
 
   // Touch: a long press flags, a tap reveals.
   let pressTimer = null;
+  let pressFlaggedAt = -Infinity;
   room.addEventListener("touchstart", (event) => {
     const cell = event.target.closest(".cell");
     if (!cell) return;
     pressTimer = setTimeout(() => {
       pressTimer = null;
       suppressClick = true;
+      pressFlaggedAt = performance.now();
+      focusCell(+cell.dataset.x, +cell.dataset.y, false);
       move("flag", cell);
       if (navigator.vibrate) navigator.vibrate(15);
     }, LONG_PRESS_MS);
@@ -104,7 +113,9 @@
   }
 
   // --- keyboard: a roving focus over the grid ------------------------------------------------
-  function focusCell(x, y, moveFocus = true) {
+  // Only the keyboard scrolls the current cell into view. Putting focus back after a swap (a
+  // swapped-in cell is a new element) must not: the player's view stays exactly where it was.
+  function focusCell(x, y, moveFocus = true, scroll = true) {
     const b = board();
     const width = +b.dataset.width;
     const height = +b.dataset.height;
@@ -114,11 +125,11 @@
     const cell = cellAt(focusX, focusY);
     if (!cell) return;
     cell.setAttribute("tabindex", "0");
-    if (moveFocus) cell.focus();
+    if (moveFocus) cell.focus({ preventScroll: !scroll });
   }
   function restoreFocus() {
     const lost = !document.activeElement || document.activeElement === document.body;
-    focusCell(focusX, focusY, focusWasInBoard && lost);
+    focusCell(focusX, focusY, focusWasInBoard && lost, false);
   }
   room.addEventListener("keydown", (event) => {
     const cell = event.target.closest(".cell");
@@ -155,22 +166,50 @@
     if (wait <= 0) sendHover();
     else hoverTimer = setTimeout(sendHover, wait);
   });
+  // Each pointer is remembered per seat and drawn again after every message (a swapped-in cell
+  // is a new element). It fades once its player has been still for a few seconds, and goes with
+  // the game it was shown in: never onto a finished board or into the next game.
   function applyCursor() {
     const feed = document.getElementById("cursor-feed");
-    if (!feed || !feed.dataset.seat) return;
-    const seat = feed.dataset.seat;
-    delete feed.dataset.seat;
-    if (seat === mySeat) return;
-    const previous = cursors.get(seat);
-    if (previous) {
-      previous.removeAttribute("data-cursor");
-      previous.removeAttribute("title");
+    if (feed && feed.dataset.seat) {
+      const seat = feed.dataset.seat;
+      delete feed.dataset.seat;
+      if (seat !== mySeat) showCursor(seat, feed.dataset);
     }
-    const cell = cellAt(feed.dataset.x, feed.dataset.y);
-    if (!cell) return;
-    cell.dataset.cursor = feed.dataset.colour;
-    cell.title = feed.dataset.name;
-    cursors.set(seat, cell);
+    drawCursors();
+  }
+  function showCursor(seat, data) {
+    clearTimeout(cursors.get(seat)?.timer);
+    const cursor = {
+      x: data.x, y: data.y, colour: data.colour, name: data.name || "",
+      game: board()?.dataset.game, fading: false,
+    };
+    cursor.timer = setTimeout(() => {
+      cursor.fading = true;
+      drawCursors();
+      cursor.timer = setTimeout(() => { cursors.delete(seat); drawCursors(); }, CURSOR_FADE_MS);
+    }, CURSOR_STILL_MS);
+    cursors.set(seat, cursor);
+  }
+  function drawCursors() {
+    const b = board();
+    if (!b) return;
+    b.querySelectorAll(".cell[data-cursor]").forEach((c) => {
+      for (const name of ["data-cursor", "data-initial", "data-cursor-fading", "title"]) c.removeAttribute(name);
+    });
+    for (const [seat, cursor] of cursors) {
+      if (b.dataset.status !== "playing" || cursor.game !== b.dataset.game) {
+        clearTimeout(cursor.timer);
+        cursors.delete(seat);
+        continue;
+      }
+      const cell = cellAt(cursor.x, cursor.y);
+      if (!cell) continue;
+      cell.dataset.cursor = cursor.colour;
+      cell.dataset.initial = (Array.from(cursor.name.trim())[0] || "?").toUpperCase();
+      cell.title = cursor.name;
+      if (cursor.fading) cell.dataset.cursorFading = "true";
+    }
   }
 
   function markMe() {
@@ -191,17 +230,98 @@
   }
   setInterval(tick, 1000);
 
-  // The board's size drives its CSS grid and the cell size; CSP forbids inline styles in the
-  // markup, so they are set here through the CSSOM. Same for the won banner's split bar.
+  // --- the board's size and zoom ----------------------------------------------------------------
+  // The board uses the width it has: the cell size is what fits the window (no bigger than a
+  // comfortable 40 px, and as tall as the window allows down to 20 px), never below a legible
+  // 16 px. When the side panel would squeeze the board below that, the panel moves below the
+  // board. The zoom buttons scale from there (a zoomed board pans inside its frame), and can
+  // zoom out below the legible size only as far as the whole board fitting.
+  // CSP forbids inline styles in the markup, so sizes are set here through the CSSOM. Same for
+  // the won banner's split bar.
+  const FRAME_PX = 28; // .board-scroll padding and border, the board's frame
+  const SIDE_PX = 300 + 32; // the side panel and the gap before it
+  const MAX_CELL_PX = 40;
+  const TALL_CELL_PX = 20; // below this, a tall board scrolls the page rather than shrink
+  const LEGIBLE_CELL_PX = 16;
+  const BIGGEST_CELL_PX = 64;
+  const ZOOMS = [0.5, 0.75, 1, 1.5, 2, 2.5, 3];
+  const narrowScreen = window.matchMedia("(max-width: 860px)");
+  let zoom = 1;
+  let sizes = null;
+
+  function measure(b) {
+    const cols = +b.dataset.width;
+    const rows = +b.dataset.height;
+    const width = room.clientWidth;
+    const beside = !narrowScreen.matches && (width - SIDE_PX - FRAME_PX) / cols >= LEGIBLE_CELL_PX;
+    const availW = (beside ? width - SIDE_PX : width) - FRAME_PX;
+    const over = document.querySelector('.banner:is([data-status="won"], [data-status="lost"])');
+    const availH = window.innerHeight - (over ? 320 : 230);
+    const tall = Math.min(MAX_CELL_PX, Math.max(TALL_CELL_PX, availH / rows));
+    const fit = Math.min(tall, availW / cols);
+    const base = Math.max(LEGIBLE_CELL_PX, fit);
+    let cell = base * zoom;
+    if (zoom < 1) cell = Math.max(cell, fit);
+    return { cols, rows, beside, availW, fit, base, cell: Math.max(1, Math.floor(cell)) };
+  }
   function sizeBoard() {
     const b = board();
     if (!b) return;
     room.style.setProperty("--cols", b.dataset.width);
     room.style.setProperty("--rows", b.dataset.height);
+    // Twice: the first size can add or remove the page's scrollbar, which changes the width.
+    for (let pass = 0; pass < 2; pass++) {
+      sizes = measure(b);
+      room.dataset.layout = sizes.beside ? "beside" : "stacked";
+      room.style.setProperty("--cell", `${sizes.cell}px`);
+    }
+    updateZoomButtons();
     document.querySelectorAll(".split-bar [data-percent]").forEach((part) => {
       part.style.width = `${part.dataset.percent}%`;
     });
   }
+
+  function zoomButton(which) { return room.querySelector(`[data-zoom="${which}"]`); }
+  function canZoom(step) {
+    if (!sizes) return false;
+    const next = ZOOMS[ZOOMS.indexOf(zoom) + step];
+    if (next === undefined) return false;
+    if (step > 0) return sizes.base * next <= BIGGEST_CELL_PX;
+    // Zooming out only helps while the board is wider than the room it has.
+    return sizes.cell * sizes.cols > sizes.availW + 0.5;
+  }
+  function updateZoomButtons() {
+    const zoomIn = zoomButton("in");
+    if (!zoomIn) return;
+    zoomIn.disabled = !canZoom(1);
+    zoomButton("out").disabled = !canZoom(-1);
+    zoomButton("fit").disabled = zoom === 1;
+    room.querySelector(".zoom")?.setAttribute("data-zoom-level", `${Math.round(zoom * 100)}`);
+  }
+  // Zoom around the middle of the window: the cells there stay there.
+  function setZoom(next) {
+    const b = board();
+    const scroller = document.querySelector(".board-scroll");
+    const before = b.getBoundingClientRect();
+    const fx = Math.min(1, Math.max(0, (window.innerWidth / 2 - before.left) / before.width));
+    const fy = Math.min(1, Math.max(0, (window.innerHeight / 2 - before.top) / before.height));
+    zoom = next;
+    sizeBoard();
+    const after = b.getBoundingClientRect();
+    scroller.scrollLeft += after.left + fx * after.width - window.innerWidth / 2;
+    if (after.height > window.innerHeight) {
+      window.scrollBy(0, after.top + fy * after.height - window.innerHeight / 2);
+    }
+  }
+  room.addEventListener("click", (event) => {
+    const button = event.target.closest("[data-zoom]");
+    if (!button || button.disabled) return;
+    const which = button.dataset.zoom;
+    if (which === "fit") setZoom(1);
+    else if (canZoom(which === "in" ? 1 : -1)) setZoom(ZOOMS[ZOOMS.indexOf(zoom) + (which === "in" ? 1 : -1)]);
+  });
+  window.addEventListener("resize", sizeBoard);
+
   sizeBoard();
   markMe();
   tick();

@@ -2,18 +2,21 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 import uuid
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.test import RequestFactory
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games import services
 from games.live.flood import TokenBucket
 from games.models import Game, Move, Room
+from games.web.room_limit import room_reservation
 
 from .helpers import before_echo, connect, make_room, send
 
@@ -56,6 +59,45 @@ def test_room_creation_is_capped_per_address_and_minute(client, settings):
     api = client.post("/api/rooms", {"preset": "beginner"}, content_type="application/json")
     assert api.status_code == 429 and "wait a minute" in api.json()["error"]
     assert Room.objects.count() == ROOMS_PER_MINUTE
+
+
+@pytest.mark.django_db
+def test_only_rooms_made_count_toward_the_cap_and_a_refusal_keeps_the_form(client, settings):
+    settings.ROOMS_PER_MINUTE = 2
+    client.defaults["REMOTE_ADDR"] = f"test-{uuid.uuid4()}"
+    typo = {"nickname": "Cleo", "preset": "custom", "width": "9.5", "height": "9", "mines": "10"}
+    for _ in range(3):
+        assert client.post("/rooms/", typo).status_code == 400
+    too_big = {"preset": "custom", "width": 99, "height": 9, "mines": 10}
+    assert client.post("/api/rooms", too_big, content_type="application/json").status_code == 400
+    assert client.post("/rooms/", {**typo, "width": "9"}).status_code == 302
+    made = client.post("/api/rooms", {"preset": "beginner"}, content_type="application/json")
+    assert made.status_code == 201
+    refused = client.post("/rooms/", {**typo, "width": "12"})
+    assert refused.status_code == 429
+    html = refused.content.decode()
+    alert = re.search(r'<div class="form-error" role="alert">([^<]*)</div>', html)
+    assert alert and alert[1].startswith("Slow down")
+    assert 'value="Cleo"' in html and 'name="width" min="2" max="50" value="12"' in html
+    assert Room.objects.count() == 2
+
+
+def test_a_reservation_not_kept_is_given_back(settings):
+    settings.ROOMS_PER_MINUTE = 1
+    request = RequestFactory().post("/rooms/", REMOTE_ADDR=f"test-{uuid.uuid4()}")
+    with room_reservation(request, 0.0) as rejected:
+        assert rejected is not None  # a form with errors: never kept
+    with pytest.raises(RuntimeError), room_reservation(request, 0.0):
+        raise RuntimeError("the database is down")
+    with room_reservation(request, 0.0) as made:
+        made.keep()
+    for _ in range(3):  # refusals count for nothing either
+        with room_reservation(request, 0.0) as refused:
+            assert refused is None
+    with room_reservation(request, 59.0) as refused:
+        assert refused is None
+    with room_reservation(request, 60.0) as next_minute:
+        assert next_minute is not None
 
 
 frames = st.one_of(

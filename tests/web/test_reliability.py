@@ -19,7 +19,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from games.live import consumer, sockets
 from games.live.presence import forget_presence
 from games.models import Move, Player, Room
-from games.web.room_limit import allow_room_creation
+from games.web.room_limit import room_reservation
 
 from .helpers import connect, receive_until, send, settle
 
@@ -154,7 +154,10 @@ def test_room_creation_is_not_capped_when_the_cache_is_down(monkeypatch, setting
     monkeypatch.setattr("games.web.room_limit.cache.add", down)
     request = RequestFactory().post("/rooms/")
     with caplog.at_level(logging.WARNING, logger="games.web.room_limit"):
-        assert allow_room_creation(request, 0.0) and allow_room_creation(request, 0.0)
+        for _ in range(2):
+            with room_reservation(request, 0.0) as reservation:
+                assert reservation is not None
+                reservation.keep()
     assert len(caplog.records) == 2
 
 

@@ -15,12 +15,31 @@ PRESET_CHOICES = [
 ]
 
 
+SIZE_FIELDS = ("width", "height", "mines")
+MINES_MESSAGE = "Mines must be a whole number."
+
+
 class CreateMinesweeperRoomForm(CreateRoomForm):
     preset = forms.ChoiceField(choices=PRESET_CHOICES, initial="beginner", widget=forms.RadioSelect)
-    width = forms.IntegerField(required=False, initial=20)
-    height = forms.IntegerField(required=False, initial=12)
-    mines = forms.IntegerField(required=False, initial=40)
+    # Not bounded here: `rules.validate_settings` says what fits, as it does for the API.
+    width = forms.IntegerField(
+        required=False, initial=20, error_messages={"invalid": rules.size_message("width")}
+    )
+    height = forms.IntegerField(
+        required=False, initial=12, error_messages={"invalid": rules.size_message("height")}
+    )
+    mines = forms.IntegerField(
+        required=False, initial=40, error_messages={"invalid": MINES_MESSAGE}
+    )
     no_guess = forms.BooleanField(required=False, label="No guessing: always solvable by logic")
+
+    def clean(self) -> dict[str, Any]:
+        if self.cleaned_data.get("preset", "custom") != "custom":
+            # A preset ignores the custom size, which the page hides: what is left there (say a
+            # 9.5 typed before choosing Beginner) must not stop the room with an unseen error.
+            for name in SIZE_FIELDS:
+                self.errors.pop(name, None)
+        return super().clean()
 
     def settings_from(self, data: dict[str, Any]) -> dict[str, Any]:
         size = rules.PRESETS.get(data["preset"]) or {

@@ -30,23 +30,37 @@ PRESETS = {
 }
 
 
+def size_message(field: str) -> str:
+    """What a width or height must be (the form says it for a number it cannot read, too)."""
+    limit = MAX_WIDTH if field == "width" else MAX_HEIGHT
+    return f"{field.capitalize()} must be a whole number from 2 to {limit}."
+
+
 def validate_settings(width: Any, height: Any, mines: Any, no_guess: Any = False) -> dict[str, Any]:
     """Room settings within the limits, or a SettingsError that says what is allowed."""
-    for name, value, limit in (("Width", width, MAX_WIDTH), ("Height", height, MAX_HEIGHT)):
+    for field, value, limit in (("width", width, MAX_WIDTH), ("height", height, MAX_HEIGHT)):
         if not isinstance(value, int) or isinstance(value, bool) or not 2 <= value <= limit:
-            raise SettingsError(f"{name} must be a whole number from 2 to {limit}.")
+            raise SettingsError(size_message(field), field)
     most = engine.max_mines(width, height)
+    if most < 1:  # 2×2 to 3×3: "1 to 0 mines" would make no sense
+        raise SettingsError(
+            f"A {width}×{height} board is too small for mines: the first click and its "
+            "neighbours cover it. Make it at least 4 cells wide or high.",
+            "mines",
+        )
     if not isinstance(mines, int) or isinstance(mines, bool) or not 1 <= mines <= most:
         raise SettingsError(
             f"A {width}×{height} board takes 1 to {most} mines "
-            "(the first click and its neighbours are always clear)."
+            "(the first click and its neighbours are always clear).",
+            "mines",
         )
     if not isinstance(no_guess, bool):
-        raise SettingsError("no_guess must be true or false.")
+        raise SettingsError("no_guess must be true or false.", "no_guess")
     if no_guess and mines > NO_GUESS_MAX_DENSITY * width * height:
         raise SettingsError(
             f"No-guess boards allow at most {int(NO_GUESS_MAX_DENSITY * 100)}% mines: "
-            f"{int(NO_GUESS_MAX_DENSITY * width * height)} on {width}×{height}."
+            f"{int(NO_GUESS_MAX_DENSITY * width * height)} on {width}×{height}.",
+            "mines",
         )
     return {"width": width, "height": height, "mines": mines, "no_guess": no_guess}
 
