@@ -75,16 +75,34 @@ def _create_game(room: Room, number: int, previous: Game | None = None) -> Game:
     return Game.objects.create(room=room, number=number, params=params, seed=seed, state=state)
 
 
+def unique_nickname(name: str, taken: set[str]) -> str:
+    """`name`, or the first of "name 2", "name 3"… that no one in the room has (`taken`, case
+    folded), cut to fit the length limit: the room's narration must say who did what."""
+    if name.casefold() not in taken:
+        return name
+    number = 2
+    while True:
+        suffix = f" {number}"
+        candidate = name[: MAX_NICKNAME - len(suffix)].rstrip() + suffix
+        if candidate.casefold() not in taken:
+            return candidate
+        number += 1
+
+
 @transaction.atomic
 def join_room(room: Room, nickname: str) -> Player:
-    """A new seat; the first player to join hosts the room."""
+    """A new seat, under a name no one else in the room has (see `unique_nickname`); the first
+    player to join hosts the room."""
     # Lock the room, not its last seat: PostgreSQL re-reads only the row it waited for, so two
     # joins locking the old last seat would both take the next number (IntegrityError, a 500).
     Room.objects.select_for_update().filter(pk=room.pk).values_list("pk").get()
-    last = Player.objects.filter(room=room).order_by("-number").first()
+    seats = Player.objects.filter(room=room)
+    last = seats.order_by("-number").first()
     number = 0 if last is None else last.number + 1
+    taken = {name.casefold() for name in seats.values_list("nickname", flat=True)}
+    name = unique_nickname(clean_nickname(nickname), taken)
     player = Player.objects.create(
-        room=room, number=number, nickname=clean_nickname(nickname), colour=colour_for_seat(number)
+        room=room, number=number, nickname=name, colour=colour_for_seat(number)
     )
     if room.host_id is None:
         Room.objects.filter(pk=room.pk, host__isnull=True).update(host=player)

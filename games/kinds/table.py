@@ -175,8 +175,10 @@ class GameKind:
     apply: Callable[[State, Message, int, Params], Applied]
     """A person's move: (state, message, seat, params). Invalid for a message that can never
     work here, Refused for one the game's state or the sender's seat refuses."""
-    text_rows: Callable[[State], tuple[list[str], dict[str, Any]]]
-    """The board as text rows (the terminal's form) and the kind's size and counters (API)."""
+    text_rows: Callable[[State, Params, int | None], tuple[list[str], dict[str, Any]]]
+    """(state, params, seat) -> the board as text rows (the terminal's form) and the kind's size,
+    counters and results (API); `seat` is the reader's, None for a reader without a seat's token,
+    for what depends on who asks (tic-tac-toe's `you`)."""
     changed_cells: Callable[[Applied], list[dict[str, Any]]]
     """What one move changed, cell by cell, never more than the players may see (API)."""
     rendering: Rendering

@@ -67,6 +67,10 @@ class Join(Schema):
 
 class Joined(Schema):
     player_token: str
+    name: str = Field(
+        description='The name given: the one asked for, or "Ana 2" when someone in the room '
+        "has it already (compared regardless of case)."
+    )
 
 
 class PlayerOut(Schema):
@@ -85,6 +89,14 @@ class RoomState(Schema):
     mines_left: int | None = None
     board: list[str]
     players: list[PlayerOut]
+    winner: Literal["X", "O"] | None = Field(
+        None, description="Tic-tac-toe: the winner's mark; null while playing and after a draw."
+    )
+    you: Literal["X", "O"] | None = Field(
+        None,
+        description="Tic-tac-toe: the mark your seat holds this game, when the request carries "
+        "your player token (null without a seat in this game).",
+    )
 
 
 class MoveIn(Schema):
@@ -174,21 +186,30 @@ def create_room(request: HttpRequest, body: CreateRoom) -> Status:
     "/rooms/{code}/join", response={200: Joined, 400: Error, 404: Error}, summary="Join a room"
 )
 def join_room(request: HttpRequest, code: str, body: Join) -> dict[str, str]:
+    """Names are unique in a room (compared regardless of case): when someone has the name
+    already, you get the first free "Ana 2", "Ana 3"…, and `name` says which."""
     room = find_room(code)
     try:
-        return {"player_token": services.join_room(room, body.name).token}
+        player = services.join_room(room, body.name)
     except services.NicknameError as exc:
         raise HttpError(400, str(exc)) from None
+    return {"player_token": player.token, "name": player.nickname}
 
 
-@api.get("/rooms/{code}", response={200: RoomState, 404: Error}, summary="Read a room's game")
+@api.get(
+    "/rooms/{code}",
+    response={200: RoomState, 404: Error},
+    summary="Read a room's game",
+    exclude_unset=True,  # only the fields the room's kind gives: no Minesweeper `winner: null`
+)
 def read_room(request: HttpRequest, code: str) -> dict[str, Any]:
     """The board as text rows, as the terminal shows it: `#` hidden, `F` flag, `_` empty,
     `1`-`8`, and after a loss `*` mine, `!` the exploded one, `X` a wrong flag. Tic-tac-toe rows
-    are three characters of `X`, `O` and `.`."""
+    are three characters of `X`, `O` and `.`, with `winner` and, for a request that carries a
+    player's token (`Authorization: Bearer <player_token>`, optional here), `you`."""
     room = find_room(code)
     game = room.current_game()
-    rows, extra = kind_of(room.kind).text_rows(game.state)
+    rows, extra = kind_of(room.kind).text_rows(game.state, game.params, reader_seat(request, room))
     players = [
         {"name": p.nickname, "seat": p.number, "online": p.online} for p in room.players.all()
     ]
@@ -213,8 +234,11 @@ def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
     """Minesweeper: `{"action": "reveal"|"flag"|"chord", "x", "y"}`; tic-tac-toe:
     `{"action": "mark", "cell": 0..8}`; either: `{"action": "new_game"}`. The host of a
     Minesweeper room may send `{"action": "add_bot"}` or `{"action": "remove_bot"}`.
-    409 when the game's state refuses the move (game over, not your turn). In tic-tac-toe the
-    computer's reply is played before the answer and listed in `changed` after yours."""
+    409 when the game's state refuses the move (game over, not your turn) or, in Minesweeper,
+    when it could never change its cell (a flag on a revealed cell, a reveal of a flag, a chord
+    on a covered cell, a 0 or a number whose flags do not match); a reveal on a revealed cell is
+    a click on a number and answers 200, with `changed: []` when nothing opens. In tic-tac-toe
+    the computer's reply is played before the answer and listed in `changed` after yours."""
     room = find_room(code)
     player = player_of(request, room)
     try:
@@ -266,6 +290,14 @@ def hint(request: HttpRequest, code: str) -> dict[str, int]:
         hints = kind_of(room.kind).hints
         raise HttpError(409, hints.none_found if hints is not None else "No hint.")
     return {"x": cell[0], "y": cell[1]}
+
+
+def reader_seat(request: HttpRequest, room: Room) -> int | None:
+    """The seat of the player whose token a read carries, else None: reading needs no token,
+    so a missing or unknown one only leaves out what is the seat's own."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    player = services.find_player(room, token.strip()) if scheme.lower() == "bearer" else None
+    return None if player is None else player.number
 
 
 def player_of(request: HttpRequest, room: Room) -> Player:

@@ -71,6 +71,56 @@ def test_custom_sizes_and_their_limits(client):
     assert Room.objects.count() == 1
 
 
+@pytest.mark.parametrize(("width", "height"), [(2, 2), (2, 3), (3, 2), (3, 3)])
+def test_a_board_too_small_for_mines_says_so(client, width, height):
+    response = create(client, width=width, height=height, mines=1)
+    assert response.status_code == 400
+    assert response.json() == {
+        "error": f"A {width}×{height} board is too small for mines: the first click and its "
+        "neighbours cover it. Make it at least 4 cells wide or high."
+    }
+
+
+def join(client, code, name):
+    return client.post(f"/api/rooms/{code}/join", {"name": name}, content_type="application/json")
+
+
+def test_names_are_unique_in_a_room_and_the_join_says_which_one_you_got(client, room):
+    code = room["code"]
+    answers = [join(client, code, name).json() for name in ("Bo", "bo", "BO", "Robo", "bo 2")]
+    assert [answer["name"] for answer in answers] == ["Bo", "bo 2", "BO 3", "Robo 2", "bo 2 2"]
+    assert all(answer["player_token"] for answer in answers)
+    players = client.get(f"/api/rooms/{code}").json()["players"]
+    assert [p["name"] for p in players] == ["Robo", "Bo", "bo 2", "BO 3", "Robo 2", "bo 2 2"]
+    long = "x" * 24
+    assert [join(client, code, long).json()["name"] for _ in range(2)] == [long, "x" * 22 + " 2"]
+
+
+def test_tictactoe_state_names_the_winner_and_the_readers_mark(client):
+    created = create(client, game="tictactoe", x="human", o="human", name="Ana").json()
+    code, ana = created["code"], created["player_token"]
+    bo = join(client, code, "Bo").json()["player_token"]
+
+    def read(token=None):
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return client.get(f"/api/rooms/{code}", headers=headers).json()
+
+    assert (read()["winner"], read()["you"]) == (None, None)
+    assert (read(ana)["you"], read(bo)["you"], read("not-a-token")["you"]) == ("X", "O", None)
+    for token, cell in ((ana, 0), (bo, 3), (ana, 1), (bo, 4), (ana, 2)):
+        assert move(client, code, token, action="mark", cell=cell).status_code == 200
+    assert (read()["status"], read()["winner"], read(bo)["you"]) == ("won", "X", "O")
+    move(client, code, bo, action="new_game")  # a rematch swaps the marks
+    assert (read()["winner"], read(ana)["you"], read(bo)["you"]) == (None, "O", "X")
+
+
+def test_minesweeper_state_has_no_tictactoe_fields(client, room):
+    state = client.get(
+        f"/api/rooms/{room['code']}", headers={"Authorization": f"Bearer {room['player_token']}"}
+    ).json()
+    assert "winner" not in state and "you" not in state and state["mines_left"] == 10
+
+
 def test_error_codes(client, room):
     code, token = room["code"], room["player_token"]
     assert client.get("/api/rooms/nope").status_code == 404

@@ -56,7 +56,9 @@ def apply(state: dict[str, Any], message: Message, seat: int, params: dict[str, 
     return Applied({"lights": lights}, status, tuple(toggled))
 
 
-def text_rows(state: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+def text_rows(
+    state: dict[str, Any], params: dict[str, Any], seat: int | None
+) -> tuple[list[str], dict[str, Any]]:
     return ["".join("*" if on else "." for on in state["lights"])], {"width": 5, "height": 1}
 
 
@@ -224,4 +226,4 @@ def test_every_registered_kind_fills_its_table():
         if kind.bot is not None:
             assert kind.computer is not None
     assert replace(LIGHTS_OUT, hints=None).hints is None
-    assert json.dumps(text_rows(initial_state({}, 0))[0]) == '["*****"]'
+    assert json.dumps(text_rows(initial_state({}, 0), {}, None)[0]) == '["*****"]'

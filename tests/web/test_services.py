@@ -60,8 +60,10 @@ def test_a_move_that_changes_nothing_is_not_logged():
     room = make_room()
     ana = services.join_room(room, "Ana")
     services.play(room, ana, CellMove("reveal", 4, 4))
-    outcome = services.play(room, ana, CellMove("chord", 4, 4))  # a zero cell: nothing to chord
+    outcome = services.play(room, ana, CellMove("reveal", 4, 4))  # a click on an opened cell
     assert not outcome.applied.changed
+    with pytest.raises(Refused, match="nothing to chord"):  # could never change its cell
+        services.play(room, ana, CellMove("chord", 4, 4))
     assert current(room).version == 1
     assert Move.objects.count() == 1
 
@@ -94,6 +96,38 @@ def test_new_game_keeps_settings_and_starts_once_per_click():
     assert game.number == 2
     assert (game.params["width"], game.params["mines"]) == (16, 40)
     assert game.seed != Game.objects.get(room=room, number=1).seed
+
+
+@pytest.mark.django_db
+def test_a_taken_nickname_gets_the_next_free_number_regardless_of_case():
+    room = make_room()
+    names = [services.join_room(room, name).nickname for name in ("Ana", " ana ", "ANA")]
+    assert names == ["Ana", "ana 2", "ANA 3"]
+    assert services.join_room(make_room(), "ana").nickname == "ana"  # per room
+    taken = {"x" * 24} | {("x" * 22 + f" {n}") for n in range(2, 10)}
+    assert services.unique_nickname("X" * 24, taken) == "X" * 21 + " 10"  # still 24 characters
+
+
+@pytest.mark.django_db(transaction=True)
+def test_joins_at_once_under_one_name_each_get_their_own():
+    room = make_room()
+    names, errors = [], []
+
+    def worker():
+        try:
+            names.append(services.join_room(room, "Ana").nickname)
+        except Exception as exc:  # surfaced by the assertion below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert sorted(names) == ["Ana", "Ana 2", "Ana 3", "Ana 4"]
 
 
 @pytest.mark.django_db

@@ -73,6 +73,73 @@ def test_bad_settings_get_a_clear_message_and_create_nothing(client, fields, mes
     assert Room.objects.count() == 0
 
 
+@pytest.mark.parametrize(
+    ("fields", "field", "message"),
+    [
+        ({"width": "9.5"}, "width", "Width must be a whole number from 2 to 50."),
+        ({"height": "ten"}, "height", "Height must be a whole number from 2 to 50."),
+        ({"mines": "2.5"}, "mines", "Mines must be a whole number."),
+        ({"width": "500"}, "width", "Width must be a whole number from 2 to 50."),
+        ({"mines": "95"}, "mines", "A 10×10 board takes 1 to 91 mines"),
+    ],
+)
+def test_a_bad_custom_size_is_shown_next_to_its_field_with_what_was_typed(
+    client, fields, field, message
+):
+    typed = {"preset": "custom", "width": "10", "height": "10", "mines": "12", **fields}
+    response = create(client, nickname="Cleo", **typed)
+    assert response.status_code == 400
+    html = main_of(response.content.decode())
+    error = re.search(rf'<span class="field-error" id="{field}-error">([^<]*)</span>', html)
+    assert error and message in error[1]
+    assert re.search(
+        rf'name="{field}"[^>]*aria-invalid="true" aria-describedby="{field}-error"', html
+    )
+    for name in ("width", "height", "mines"):
+        assert re.search(rf'name="{name}"[^>]*value="{typed[name]}"', html)
+    assert 'value="Cleo"' in html and re.search(r'value="custom"[^>]*checked', html)
+    assert Room.objects.count() == 0
+
+
+def test_a_preset_ignores_what_is_left_in_the_hidden_custom_fields(client):
+    assert create(client, preset="beginner", width="9.5", mines="lots").status_code == 302
+    assert Room.objects.get().settings["width"] == 9
+
+
+@pytest.mark.parametrize(("width", "height"), [(2, 2), (2, 3), (3, 2), (3, 3)])
+def test_a_board_too_small_for_mines_says_so(client, width, height):
+    response = create(client, preset="custom", width=width, height=height, mines=1)
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert f"A {width}×{height} board is too small for mines" in html
+    assert "1 to 0" not in html
+    assert Room.objects.count() == 0
+
+
+def test_the_smallest_boards_that_take_a_mine(client):
+    for width, height in ((2, 4), (4, 2)):
+        assert (
+            create(client, preset="custom", width=width, height=height, mines=1).status_code == 302
+        )
+
+
+def test_two_players_named_alike_are_told_apart_on_the_page(client):
+    code = create(client)["Location"].split("/")[2]  # Ana
+    from django.test import Client
+
+    friend = Client()
+    assert friend.post(f"/r/{code}/join/", {"nickname": "ana"}).status_code == 302
+    page = friend.get(f"/r/{code}/").content.decode()
+    assert re.search(r"Playing as\s*(?:</span>)?\s*<strong[^>]*>ana 2</strong>", page)
+    assert list(Player.objects.filter(room__code=code).values_list("nickname", flat=True)) == [
+        "Ana",
+        "ana 2",
+    ]
+    # The session keeps the name asked for: in a room of its own the friend is plain "ana".
+    elsewhere = create(Client(), nickname="Cleo")["Location"]
+    assert re.search(r"<strong[^>]*>ana</strong>", friend.get(elsewhere).content.decode())
+
+
 def test_a_newcomer_picks_a_nickname_once(client, django_user_model):
     code = create(client)["Location"].split("/")[2]
     from django.test import Client

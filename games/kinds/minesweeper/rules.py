@@ -114,14 +114,53 @@ def apply(
     except EngineError as error:
         raise Invalid(str(error).capitalize() + ".") from error
     if not events:
+        pointless = pointless_move(game, move)
+        if pointless is not None:
+            raise Refused(pointless)
         return Applied(state, game.status.value, ())
     revealed = sum(len(e.cells) for e in events if isinstance(e, engine.CellsRevealed))
     summary = {"revealed": revealed, "first": game.field is None and new.field is not None}
     return Applied(engine.to_dict(new), new.status.value, events, summary, board=new)
 
 
-def text_rows(state: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
-    """The board as the terminal prints it, plus its size and the mines left."""
+def pointless_move(game: engine.GameState, move: engine.Move) -> str | None:
+    """Why a move that changed nothing could never change anything on that cell, else None.
+
+    The engine answers such moves with no events, as it does every legal move that happens to
+    change nothing; people and bots are better served by a reason (the API's 409, the same
+    error on the sender's socket). The page never sends these: it flags only hidden cells,
+    never reveals a flag and never sends a chord. A reveal on a revealed cell is not refused: it
+    is what a click on a number sends (it chords when the flags around match), so a click in an
+    opened area, or on a number whose flags do not match yet, still passes quietly. An explicit
+    chord is refused when it cannot happen (a covered cell, a 0, flags that do not match), not
+    when it is done already (every neighbour open or flagged).
+    """
+    cell = game.grid.index(move.x, move.y)
+    if move.action is engine.Action.FLAG and cell in game.revealed:
+        return "That cell is already revealed: only hidden cells can be flagged."
+    if move.action is engine.Action.REVEAL and cell in game.flags:
+        return "That cell is flagged: take the flag off before revealing it."
+    if move.action is engine.Action.CHORD and cell not in game.revealed:
+        return "Only a revealed number can be chorded: that cell is still covered."
+    if move.action is not engine.Action.CHORD or game.field is None:
+        return None
+    number = game.field.counts[cell]
+    if number == 0:
+        return "That cell has no mines around it: there is nothing to chord."
+    flags = sum(1 for n in game.grid.neighbours(cell) if n in game.flags)
+    if flags != number:
+        return (
+            f"That {number} has {flags} flag{'' if flags == 1 else 's'} around it: "
+            f"a chord needs exactly {number}."
+        )
+    return None  # every neighbour is open or flagged already: done, not wrong
+
+
+def text_rows(
+    state: dict[str, Any], params: dict[str, Any] | None = None, seat: int | None = None
+) -> tuple[list[str], dict[str, Any]]:
+    """The board as the terminal prints it, plus its size and the mines left: the same for
+    every reader of a co-op board."""
     game = engine.from_dict(state)
     extra = {
         "width": game.config.width,

@@ -143,9 +143,21 @@ def place(board: engine.State, cell: int, mark: engine.Mark) -> Applied:
     return Applied(engine.to_dict(new), new.status.value, events, summary)
 
 
-def text_rows(state: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
-    """Three rows of `X`, `O` and `.`, as the API shows them."""
-    return list(engine.rows(engine.from_dict(state))), {"width": 3, "height": 3}
+def text_rows(
+    state: dict[str, Any], params: dict[str, Any], seat: int | None
+) -> tuple[list[str], dict[str, Any]]:
+    """Three rows of `X`, `O` and `.`, as the API shows them, with the winner's mark (None while
+    playing and after a draw) and the mark the reader's seat holds this game (None without one:
+    rematches swap marks, so a bot cannot keep it from the game before)."""
+    board = engine.from_dict(state)
+    side = None if seat is None else side_of_seat(params, seat)
+    extra = {
+        "width": 3,
+        "height": 3,
+        "winner": None if board.winner is None else board.winner.value,
+        "you": None if side is None else side.mark.value,
+    }
+    return list(engine.rows(board)), extra
 
 
 def changed_cells(applied: Applied) -> list[dict[str, Any]]:
