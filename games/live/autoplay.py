@@ -113,6 +113,14 @@ async def _to_the_end[T](step: Coroutine[Any, Any, T]) -> T:
         raise
 
 
+async def idle(room: Room) -> None:
+    """Until this event loop has no driver for `room`: every move or game then due is played,
+    and the driver stopped (for tests that show what a driver did not do)."""
+    key = (asyncio.get_running_loop(), room.pk)
+    while (task := _tasks.get(key)) is not None:
+        await asyncio.wait([task])
+
+
 async def stop() -> None:
     """Stop the drivers of the running event loop and wait until none is touching the database.
     Nothing is lost: a move is only ever applied whole, and drivers resume as soon as a socket

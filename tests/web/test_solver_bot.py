@@ -33,8 +33,8 @@ from .helpers import (
 pytestmark = pytest.mark.django_db(transaction=True)
 
 STUCK_SEED = 11
-"""On a beginner board from this seed the bot opens four cells from the centre and gets stuck;
-a person revealing (4, 8) gives it the last safe cell to prove."""
+"""On a beginner board from this seed, after a person opens the centre, the bot opens three
+cells and gets stuck; a person revealing (4, 8) gives it the last safe cell to prove."""
 
 
 @pytest.fixture(autouse=True)
@@ -53,8 +53,6 @@ def current(room: Room) -> Game:
 def public_hint(state: dict) -> int | None:
     """`solver.hint` on what the players see: revealed numbers and the mine count."""
     game = engine.from_dict(state)
-    if game.field is None:
-        return game.grid.index(game.config.width // 2, game.config.height // 2)
     clues = {cell: game.field.counts[cell] for cell in game.revealed}
     return solver.hint(game.grid, clues, frozenset(), game.config.mines)
 
@@ -72,6 +70,8 @@ def test_the_bot_plays_solver_hint_on_the_public_board_and_never_loses(size, see
     width, height, mines = size
     params = {"width": width, "height": height, "mines": mines, "bot": True}
     state = rules.initial_state(params, seed)
+    assert rules.computer_move(state, params, seed, 0) is None  # the first click is a person's
+    state = opened_by_a_person(state, width // 2, height // 2)
     moves = 0
     while (chosen := rules.computer_move(state, params, seed, moves)) is not None:
         message, applied = chosen
@@ -82,14 +82,32 @@ def test_the_bot_plays_solver_hint_on_the_public_board_and_never_loses(size, see
         if applied.summary["stuck"]:
             assert rules.computer_to_move(state, params) is None
     game = engine.from_dict(state)
-    assert moves >= 1 and set(game.revealed.values()) == {COMPUTER_SEAT}
+    assert set(game.revealed.values()) <= {PERSON, COMPUTER_SEAT}
     assert game.status is engine.Status.WON or rules.bot_cell(game) is None
+
+
+PERSON = 0
+
+
+def opened_by_a_person(state: dict, x: int, y: int) -> dict:
+    return rules.apply(state, CellMove("reveal", x, y), PERSON).state
+
+
+def test_before_the_first_reveal_the_bot_does_nothing_even_after_flags():
+    params = {"width": 9, "height": 9, "mines": 10, "bot": True}
+    state = rules.initial_state(params, STUCK_SEED)
+    assert rules.computer_to_move(state, params) is None
+    flagged = rules.apply(state, CellMove("flag", 0, 0), PERSON).state
+    assert engine.from_dict(flagged).field is None  # flags place no mines
+    assert rules.computer_to_move(flagged, params) is None
+    assert rules.computer_move(flagged, params, STUCK_SEED, 1) is None
+    assert rules.computer_to_move(opened_by_a_person(flagged, 4, 4), params) is not None
 
 
 def test_the_bot_waits_without_the_flag_on_a_proven_safe_cell():
     params = {"width": 9, "height": 9, "mines": 10, "bot": True}
-    state = rules.initial_state(params, STUCK_SEED)
-    _, applied = rules.computer_move(state, params, STUCK_SEED, 0)
+    state = opened_by_a_person(rules.initial_state(params, STUCK_SEED), 4, 4)
+    _, applied = rules.computer_move(state, params, STUCK_SEED, 1)
     game = engine.from_dict(applied.state)
     first = rules.bot_cell(game)
     assert first is not None
@@ -167,39 +185,74 @@ def test_new_games_keep_the_bot_and_tic_tac_toe_has_none(room, host, guest):
         services.set_bot(tictactoe, ana, True)
 
 
-def test_the_bot_moves_once_per_version_and_never_through_the_api_helper(room, host):
+def test_the_bot_waits_for_a_persons_first_reveal_in_every_game(room, host):
+    seeded(room, STUCK_SEED)
     services.set_bot(room, host, True)
-    assert services.computer_turn(room) == (1, 0)
+    assert services.computer_turn(room) is None
+    services.play(room, host, CellMove("flag", 0, 0))
+    assert services.computer_turn(room) is None  # a flag is not a first reveal
+    services.play(room, host, CellMove("reveal", 4, 4))
+    assert services.computer_turn(room) == (1, 2)
+    services.play(room, host, Command("new_game", game=1))
+    assert services.computer_turn(room) is None  # game 2 waits for its own first reveal
+
+
+def test_the_bot_moves_once_per_version_and_never_through_the_api_helper(room, host):
+    seeded(room, STUCK_SEED)
+    services.set_bot(room, host, True)
+    services.play(room, host, CellMove("reveal", 4, 4))
+    assert services.computer_turn(room) == (1, 1)
     assert services.play_computer_turns(room) == []  # Minesweeper's bot plays only live
     assert services.computer_move(room, 3) is None  # a stale version: another driver moved
-    assert services.computer_move(room, 0, game=2) is None
-    assert services.computer_move(room, 0, game=1) is not None
-    assert services.computer_move(room, 0, game=1) is None  # a second driver: already played
-    move = Move.objects.get(game=current(room))
-    assert (move.player, move.seat, move.action, move.x, move.y) == (
-        None,
-        COMPUTER_SEAT,
-        "reveal",
-        4,
-        4,
-    )
+    assert services.computer_move(room, 1, game=2) is None
+    assert services.computer_move(room, 1, game=1) is not None
+    assert services.computer_move(room, 1, game=1) is None  # a second driver: already played
+    move = Move.objects.get(game=current(room), seq=2)
+    assert (move.player, move.seat, move.action) == (None, COMPUTER_SEAT, "reveal")
 
 
 # Playing live -----------------------------------------------------------------------------------
+
+
+async def test_a_seated_bot_plays_no_move_before_a_persons_first_reveal(room, host):
+    """Seated in a fresh game with people connected, the bot waits: its driver looks, finds
+    nothing due, and stops (`autoplay.idle`); the version stays 0 until a person moves."""
+    await database_sync_to_async(seeded)(room, STUCK_SEED)
+    ana, spectator = await connect(room, host), await connect(room, watch=True)
+    await send(ana, action="add_bot")
+    added = await receive_until(spectator, "added the Solver bot")
+    assert "Solver bot joins in after the first reveal." in added
+    assert 'data-seat="bot" data-doing="waiting"' in added
+    await autoplay.idle(room)
+    await send(ana, action="flag", x=0, y=0)  # a flag is not the first reveal: still nothing
+    await receive_until(spectator, 'data-version="1"')
+    await autoplay.idle(room)
+    assert not [m for m in await before_echo(spectator) if 'id="game-meta"' in m]
+    game = await database_sync_to_async(current)(room)
+    assert game.version == 1
+    assert not await database_sync_to_async(Move.objects.filter(seat=COMPUTER_SEAT).exists)()
+    await send(ana, action="reveal", x=4, y=4)
+    assert 'data-version="3"' in await receive_until(spectator, "Solver bot revealed")
+    for socket in (ana, spectator):
+        await socket.disconnect()
 
 
 async def test_the_bot_stops_when_it_would_guess_and_resumes_after_progress(room, host):
     await database_sync_to_async(seeded)(room, STUCK_SEED)
     ana, spectator = await connect(room, host), await connect(room, watch=True)
     await send(ana, action="add_bot")
+    await receive_until(spectator, "added the Solver bot")
+    await send(ana, action="reveal", x=4, y=4)
     message = await receive_until(spectator, "Solver bot is stuck: a guess is needed.")
     assert re.search(r"Solver bot revealed \d+ cells?\. Solver bot is stuck", message)
     assert re.search(r'data-seat="bot" data-doing="stuck"', message)
     game = await database_sync_to_async(current)(room)
     moves = await database_sync_to_async(list)(Move.objects.filter(game=game).order_by("seq"))
     assert len(moves) == 4 and game.version == 4
-    assert all((m.player_id, m.seat) == (None, COMPUTER_SEAT) for m in moves)
-    share = len(engine.from_dict(game.state).revealed)
+    assert (moves[0].player_id, moves[0].seat) == (host.pk, host.number)
+    assert all((m.player_id, m.seat) == (None, COMPUTER_SEAT) for m in moves[1:])
+    revealed = engine.from_dict(game.state).revealed
+    share = sum(1 for seat in revealed.values() if seat == COMPUTER_SEAT)
     assert re.search(rf'data-seat="bot".*?class="share"[^>]*>{share}<', message, re.S)
 
     # Nothing is provable, so the bot sits still until a person makes progress.
@@ -218,8 +271,13 @@ async def test_the_bot_can_clear_a_board_and_takes_its_share(room, host):
     await database_sync_to_async(seeded)(room, SOLVED_SEED)
     ana = await connect(room, host)
     await send(ana, action="add_bot")
+    await send(ana, action="reveal", x=4, y=4)
     message = await receive_until(ana, "Solver bot cleared the board. You win!")
-    assert re.search(r'class="shares".*Solver bot <strong>100%</strong>', message, re.S)
+    split = re.search(r'class="shares".*?</ul>', message, re.S)[0]
+    shares = {name.strip(): int(n) for name, n in re.findall(r"([^>]+) <strong>(\d+)%", split)}
+    # Ana's first reveal floods most of the board; the bot proves and opens the rest.
+    assert shares["Ana"] > 0 and shares["Solver bot"] > 0
+    assert shares["Ana"] + shares["Solver bot"] in (99, 100, 101)  # rounded percentages
     game = await database_sync_to_async(current)(room)
     assert game.status == "won"
     await ana.disconnect()
@@ -237,6 +295,13 @@ async def test_an_api_move_wakes_the_bot_on_the_servers_event_loop(room, host, a
         headers={"Authorization": f"Bearer {host.token}"},
     )
     assert answer.status_code == 200 and answer.json()["version"] == 0
+    answer = await async_client.post(
+        f"/api/rooms/{room.code}/moves",
+        {"action": "reveal", "x": 4, "y": 4},
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {host.token}"},
+    )
+    assert answer.status_code == 200 and answer.json()["version"] == 1
     assert "Solver bot revealed" in await receive_until(spectator, "Solver bot revealed")
     await spectator.disconnect()
 
@@ -256,9 +321,10 @@ async def test_stopping_the_drivers_waits_for_the_move_in_flight(room, host, mon
 
     monkeypatch.setattr(services, "computer_move", held_move)
     await database_sync_to_async(services.set_bot)(room, host, True)
+    await database_sync_to_async(services.play)(room, host, CellMove("reveal", 4, 4))
     autoplay.schedule(room)
     assert await asyncio.to_thread(entered.wait, 10), "the driver never started its move"
     threading.Timer(0.2, release.set).start()  # the move ends only after `stop` was asked
     await autoplay.stop()
     assert len(finished) == 1 and finished[0] is not None
-    assert await database_sync_to_async(Move.objects.filter(game__room=room).count)() == 1
+    assert await database_sync_to_async(Move.objects.filter(game__room=room).count)() == 2

@@ -80,6 +80,7 @@ class BotSeat:
 
 BOT = BotSeat()
 BOT_STUCK = f"{rules.BOT_NAME} is stuck: a guess is needed."
+BOT_WAITING = f"{rules.BOT_NAME} joins in after the first reveal."
 
 
 def cell_html(x: int, y: int, shown: engine.CellState, count: int | None, oob: bool) -> str:
@@ -145,9 +146,12 @@ def roster(room: Room, state: engine.GameState | None, bot: bool = False) -> dic
 
 
 def _bot_doing(state: engine.GameState | None) -> str:
-    """What the roster says the bot is up to: solving, or stuck until someone guesses."""
+    """What the roster says the bot is up to: waiting for a person's first reveal, solving, or
+    stuck until someone guesses."""
     if state is None or state.is_over:
         return "done"
+    if state.field is None:
+        return "waiting"
     return "stuck" if rules.bot_cell(state) is None else "solving"
 
 
@@ -346,7 +350,8 @@ def bot_html(room: Room, game: Game, host: str, on: bool, stuck: bool) -> str:
     """The roster with (or without) the Solver bot, and a line saying who changed it."""
     state = engine.from_dict(game.state)
     if on:
-        narration = f"{host} added the {rules.BOT_NAME}." + (f" {BOT_STUCK}" if stuck else "")
+        later = BOT_WAITING if state.field is None else BOT_STUCK if stuck else ""
+        narration = f"{host} added the {rules.BOT_NAME}. {later}".strip()
     else:
         narration = f"{host} removed the {rules.BOT_NAME}."
     context = {"room": room, "narration": narration, **roster(room, state, on)}

@@ -223,20 +223,22 @@ def hint(state: dict[str, Any]) -> tuple[int, int] | None:
 def bot_cell(game: engine.GameState) -> int | None:
     """The Solver bot's next cell: the lowest one the public board proves safe, or None.
 
+    None before the first reveal: the first click of every game is a person's (where it falls
+    decides the board), so a bot seated in an empty room does not start games by itself. Flags
+    placed before it change nothing: there is still no board to prove anything on.
     Flagged cells are skipped: revealing a flag does nothing, and lifting a person's flag (even a
     wrong one) is theirs to do. With no flags this is exactly `solver.hint` on the public board.
     """
-    if game.is_over:
+    if game.is_over or game.field is None:
         return None
-    if game.field is None:
-        return _centre(game)
     safe = solver.deduce(game.grid, _clues(game), frozenset(), game.config.mines).safe
     unflagged = safe.difference(game.flags)
     return min(unflagged) if unflagged else None
 
 
 def computer_to_move(state: dict[str, Any], params: dict[str, Any]) -> int | None:
-    """The cell the Solver bot would open now, or None: no bot, game over, or it would guess."""
+    """The cell the Solver bot would open now, or None: no bot, no first reveal yet, game over,
+    or it would guess."""
     if not has_bot(params):
         return None
     return bot_cell(engine.from_dict(state))
