@@ -9,7 +9,7 @@ game, presence, a hint, the bot) read the room as it is now.
 
 from . import outbox
 from .kinds import kind_of
-from .kinds.table import GameKind, MoveNews
+from .kinds.table import GameKind, MoveNews, NewGame
 from .models import Room
 
 
@@ -21,6 +21,13 @@ def move(kind: GameKind, news: MoveNews) -> None:
 def snapshot(room_id: int) -> None:
     room = Room.objects.get(pk=room_id)
     outbox.send(room.pk, snapshot_html(room))
+
+
+def new_game(room_id: int, news: NewGame) -> None:
+    """The room's next game for everyone, with a line saying who started it."""
+    room = Room.objects.get(pk=room_id)
+    html = kind_of(room.kind).rendering.new_game_html(room, room.current_game(), news)
+    outbox.send(room.pk, html)
 
 
 def snapshot_html(room: Room) -> str:

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from . import announce, rowsql
 from .kinds import kind_of
-from .kinds.table import COMPUTER_SEAT, Applied, GameKind, Invalid, MoveNews
+from .kinds.table import COMPUTER_SEAT, Applied, GameKind, Invalid, MoveNews, NewGame
 from .messages import CellMove, Command, Message, SquareMove
 from .models import MAX_NICKNAME, Game, Move, Player, Room
 from .palette import colour_for_seat
@@ -191,7 +191,9 @@ def start_next_game(room: Room, player: Player | None, replacing: int | None = N
     """The next game with the room's settings, shown live to everyone in the room.
 
     `replacing` names the game the sender saw; if another click already replaced it, nothing
-    happens, so a double click or two players at once start one new game, not two.
+    happens, so a double click or two players at once start one new game, not two. Everyone is
+    told who started it, and whether it cut a game under way short. The page asks its player to
+    confirm that (the smiley); the socket and the API do not, so bots keep one-step restarts.
     """
     if player is None or player.is_spectator:
         raise Forbidden("Spectators can watch but not start games.")
@@ -201,7 +203,8 @@ def start_next_game(room: Room, player: Player | None, replacing: int | None = N
             return Outcome(current, Applied(current.state, current.status, ()))
         room.refresh_from_db(fields=["settings"])  # the host may have added the bot meanwhile
         game = _create_game(room, number=current.number + 1, previous=current)
-        transaction.on_commit(partial(announce.snapshot, room.pk))
+        news = NewGame(player.nickname, interrupted=not current.is_over and current.version > 0)
+        transaction.on_commit(partial(announce.new_game, room.pk, news))
     return Outcome(game, Applied(game.state, game.status, ()))
 
 

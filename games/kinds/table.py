@@ -88,6 +88,16 @@ class MoveNews:
 
 
 @dataclass(frozen=True, slots=True)
+class NewGame:
+    """Who started the room's next game, for the line that announces it to everyone."""
+
+    starter: str
+    """The nickname of the player who asked for it."""
+    interrupted: bool
+    """Whether the game it replaced was under way (moves made, not over): a restart."""
+
+
+@dataclass(frozen=True, slots=True)
 class Rendering:
     """A kind's HTML: the room page and the websocket fragments share its templates' partials."""
 
@@ -97,7 +107,10 @@ class Rendering:
     """The home page's fields for this kind (its part of the create form)."""
     game_context: Callable[["Room", "Game"], dict[str, Any]]
     snapshot_html: Callable[["Room", "Game"], str]
-    """The whole game: every (re)connect and every new game starts with it."""
+    """The whole game: every (re)connect starts with it."""
+    new_game_html: Callable[["Room", "Game", NewGame], str]
+    """A new game (a rematch) for everyone: the whole game, as `snapshot_html`, with a line in
+    the live region saying who started it; stale narration under a blank board misleads."""
     roster_html: Callable[["Room", "Game"], str]
     """Presence or seats changed."""
     gather: Callable[["Room", "Game", Applied], Any]

@@ -123,6 +123,8 @@ def test_minesweeper_room_join_play_watch_lose_and_win(new_context, game_db, scr
     ana.locator(".face").click()
     expect(ana.locator("#board")).to_have_attribute("data-status", "playing")
     expect(ana.locator('#board .cell[data-state="hidden"]')).to_have_count(81)
+    for page in (ana, bo, viewer):  # the live region says so, not the last game's last move
+        expect(page.locator("#narration")).to_have_text("New game started by Ana.")
 
     for _ in range(5):  # rarely, the first reveal's cascade clears the board alone
         cell(ana, 4, 4).click()

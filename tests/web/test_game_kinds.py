@@ -102,6 +102,7 @@ LIGHTS_OUT = GameKind(
         create_template="games/minesweeper_create.html",
         game_context=lambda room, game: {},
         snapshot_html=snapshot_html,
+        new_game_html=lambda room, game, news: snapshot_html(room, game),
         roster_html=lambda room, game: '<ul id="roster" hx-swap-oob="true"></ul>',
         gather=lambda room, game, applied: None,
         move_html=move_html,

@@ -28,7 +28,7 @@ from django.utils.timezone import localtime
 from games.engine import minesweeper as engine
 
 from ...models import Game, Player, Room
-from ..table import COMPUTER_SEAT, Applied, MoveNews
+from ..table import COMPUTER_SEAT, Applied, MoveNews, NewGame
 from . import rules
 
 TEMPLATE = "games/minesweeper.html"
@@ -194,9 +194,10 @@ def _player(room: Room, seat: int | None) -> Player | None:
     return next((player for player in room.players.all() if player.number == seat), None)
 
 
-def snapshot_html(room: Room, game: Game) -> str:
+def snapshot_html(room: Room, game: Game, narration: str = "") -> str:
+    """The whole game; with `narration`, also a line for the live region (a new game)."""
     state = engine.from_dict(game.state)
-    context = {**_around_board(room, game, state), "rows": ()}
+    context = {**_around_board(room, game, state), "rows": (), "narration": narration}
     fast = _fill(
         render_to_string(f"{TEMPLATE}#snapshot", context),
         '<div id="board"',
@@ -212,6 +213,14 @@ def snapshot_html(room: Room, game: Game) -> str:
         return render_to_string(f"{TEMPLATE}#snapshot", {**context, "rows": board_rows(state)})
 
     return _checked("snapshot", fast, plain)
+
+
+def new_game_html(room: Room, game: Game, news: NewGame) -> str:
+    """The new board for everyone, and who started it: a restart of a game under way says so,
+    since it wiped cells the others had opened."""
+    if news.interrupted:
+        return snapshot_html(room, game, f"{news.starter} restarted the game.")
+    return snapshot_html(room, game, f"New game started by {news.starter}.")
 
 
 def gather(room: Room, game: Game, applied: Applied) -> Room | None:

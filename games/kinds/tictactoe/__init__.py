@@ -21,6 +21,7 @@ KIND = GameKind(
         create_template="games/tictactoe_create.html",
         game_context=render.game_context,
         snapshot_html=render.snapshot_html,
+        new_game_html=render.new_game_html,
         roster_html=render.roster_html,
         gather=render.gather,
         move_html=render.move_html,

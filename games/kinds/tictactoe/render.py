@@ -15,7 +15,7 @@ from django.template.loader import render_to_string
 from games.engine import tictactoe as engine
 
 from ...models import Game, Player, Room
-from ..table import Applied, MoveNews
+from ..table import Applied, MoveNews, NewGame
 from . import rules
 
 TEMPLATE = "games/tictactoe.html"
@@ -203,6 +203,19 @@ def game_context(room: Room, game: Game) -> dict[str, Any]:
 
 def snapshot_html(room: Room, game: Game) -> str:
     return render_to_string(f"{TEMPLATE}#snapshot", game_context(room, game))
+
+
+def new_game_html(room: Room, game: Game, news: NewGame) -> str:
+    """The rematch for everyone: who started it and, sides having swapped, who plays X now."""
+    started = (
+        f"{news.starter} restarted the game"
+        if news.interrupted
+        else f"Rematch started by {news.starter}"
+    )
+    x = views(room, game)[engine.Mark.X]
+    narration = f"{started}." if x["waiting"] else f"{started}: {x['name']} plays X."
+    context = {**game_context(room, game), "narration": narration}
+    return render_to_string(f"{TEMPLATE}#snapshot", context)
 
 
 def gather(room: Room, game: Game, applied: Applied) -> Facts:
