@@ -116,6 +116,11 @@ def test_minesweeper_room_join_play_watch_lose_and_win(new_context, game_db, scr
     audit(viewer, screenshots, "minesweeper-watching")
 
     if ana.locator("#board").get_attribute("data-status") == "playing":
+        bo.locator("#face .face").click()  # a game under way: the smiley asks first
+        expect(bo.get_by_role("dialog", name="Restart the game for everyone?")).to_be_visible()
+        audit(bo, screenshots, "minesweeper-restart-confirm")
+        bo.keyboard.press("Escape")
+        expect(bo.get_by_role("dialog")).to_be_hidden()
         mine = next(m for m in game_db.mines(code))
         cell(bo, *mine).click()
         expect(ana.locator("#board")).to_have_attribute("data-status", "lost")
