@@ -242,14 +242,35 @@ SECURE_CSP = {
     "form-action": [CSP.SELF],
 }
 
-if not DEBUG:
+# One switch for everything that depends on browsers reaching the site over HTTPS
+# (docs/operations.md, "TLS"). On by default in production, so a forgotten setting fails loudly
+# (a redirect to https) rather than quietly (cookies sent in the clear); docker-compose.yml,
+# whose nginx speaks plain HTTP, sets it explicitly. Secure-only cookies over plain HTTP would
+# never come back, and every form would fail with 403 "CSRF cookie not set".
+BEHIND_TLS = env_bool("BEHIND_TLS", not DEBUG)
+if "SECURE_SSL_REDIRECT" in os.environ:
+    raise ImproperlyConfigured("SECURE_SSL_REDIRECT is no longer read: set BEHIND_TLS instead.")
+if BEHIND_TLS:
+    # Trusted because deploy/nginx.conf always sets it: its own scheme, or a TLS load balancer's.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    SECURE_SSL_REDIRECT = True
+    # Health checks call the process directly over HTTP; a redirect would fail every one.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
-    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
-    SECURE_HSTS_PRELOAD = True
+    # Opt-in: both bind more than this site (every subdomain; the browsers' preload list, which
+    # takes months to leave), so only the operator of the whole domain should turn them on.
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+    SILENCED_SYSTEM_CHECKS = [
+        check
+        for check, enabled in (
+            ("security.W005", SECURE_HSTS_INCLUDE_SUBDOMAINS),
+            ("security.W021", SECURE_HSTS_PRELOAD),
+        )
+        if not enabled
+    ]
 
 LOGGING = {
     "version": 1,

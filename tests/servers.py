@@ -21,6 +21,7 @@ import contextlib
 import ctypes
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -200,6 +201,73 @@ class Daphne(Process):
     @property
     def ws_url(self) -> str:
         return f"ws://{HOST}:{self.port}"
+
+
+NGINX_SITE = ROOT / "deploy" / "nginx.conf"
+
+
+def nginx_binary() -> str:
+    """Debian's nginx (apt-get install nginx; .ci/run installs it), from PATH or /usr/sbin."""
+    found = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/usr/local/sbin")
+    if found is None:
+        raise ServiceUnavailable("nginx is not installed (apt-get install nginx)")
+    return found
+
+
+def nginx_site(upstreams: list[int], port: int, behind_tls: bool) -> str:
+    """deploy/nginx.conf as the compose proxy runs it, moved onto 127.0.0.1: the upstream's
+    servers are the given Daphne ports, `listen 80` is `port`, and `${BEHIND_TLS}` is filled in
+    as the nginx image's entrypoint does. Fails when the file no longer has those lines."""
+    site = NGINX_SITE.read_text()
+    servers_line = re.compile(r"^\s*server web\d+:8000[^;]*;\n", re.M)
+    assert len(servers_line.findall(site)) >= 1 and "listen 80;" in site and "${BEHIND_TLS}" in site
+    upstream = "".join(f"    server {HOST}:{upstream};\n" for upstream in upstreams)
+    site = servers_line.sub("", site).replace("least_conn;\n", "least_conn;\n" + upstream, 1)
+    site = site.replace("listen 80;", f"listen {HOST}:{port};")
+    return site.replace("${BEHIND_TLS}", "true" if behind_tls else "false")
+
+
+class Nginx(Process):
+    """nginx with deploy/nginx.conf in front of Daphne processes, in a folder of its own."""
+
+    name = "nginx"
+
+    def __init__(
+        self, upstreams: list[int], log: Path, *, behind_tls: bool = False, port: int | None = None
+    ) -> None:
+        self.binary = nginx_binary()
+        super().__init__(log, port)
+        self.upstreams = upstreams
+        self.behind_tls = behind_tls
+        self.folder = log.parent / f"nginx-{self.port}"
+
+    def command(self) -> list[str]:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        (self.folder / "site.conf").write_text(
+            nginx_site(self.upstreams, self.port, self.behind_tls)
+        )
+        temp_paths = "".join(
+            f"    {kind}_temp_path {self.folder / kind};\n"
+            for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+        )
+        # Workers of a root master would run as nobody, who cannot enter pytest's folders.
+        user = "user root root;\n" if os.geteuid() == 0 else ""
+        (self.folder / "nginx.conf").write_text(
+            f"{user}worker_processes 1;\npid {self.folder / 'nginx.pid'};\nerror_log stderr;\n"
+            f"events {{ worker_connections 512; }}\n"
+            f"http {{\n    access_log off;\n{temp_paths}"
+            f"    include {self.folder / 'site.conf'};\n}}\n"
+        )
+        return [self.binary, "-p", str(self.folder), "-c", str(self.folder / "nginx.conf")] + [
+            "-e",
+            "stderr",
+            "-g",
+            "daemon off;",
+        ]
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}"
 
 
 class RedisServer(Process):

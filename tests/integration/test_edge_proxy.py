@@ -1,0 +1,134 @@
+"""deploy/nginx.conf in front of the container's Daphne command, both real processes here.
+
+What the proxy sends decides what the app trusts: the client address that the room and admin
+limits count (X-Forwarded-For), the scheme behind SSL redirects and secure cookies
+(X-Forwarded-Proto), and the host and port that CSRF compares a form's Origin with (Host).
+"""
+
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests import servers
+from tests.conftest import skip_or_fail
+from tests.servers import Daphne, Nginx
+
+from .clients import HttpSession
+from .test_container import dockerfile_daphne_options
+
+pytestmark = pytest.mark.integration
+
+ROOMS_PER_MINUTE = 10
+
+
+@pytest.fixture(scope="module")
+def database_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    try:
+        servers.nginx_binary()
+        env = servers.database_env(tmp_path_factory.mktemp("edge"), "edge")
+    except servers.ServiceUnavailable as error:
+        skip_or_fail(f"{error} (edge proxy tests)")
+    try:
+        servers.migrate(env)
+        yield env
+    finally:
+        servers.drop_database(env)
+
+
+def daphne(database_env: dict[str, str], folder: Path, **overrides: str) -> Daphne:
+    """The Dockerfile's Daphne command (with --proxy-headers) on this test's settings; fresh
+    rate-limit counters each time (server_env gives every server a cache prefix of its own)."""
+    env = servers.server_env(**{**database_env, **overrides})
+    return Daphne(env, folder / "daphne.log", options=dockerfile_daphne_options())
+
+
+def fetch(url: str, headers: dict[str, str] | None = None, body: bytes | None = None):
+    """(status, headers) without following redirects."""
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    request = urllib.request.Request(url, data=body, headers=headers or {})
+    opener = urllib.request.build_opener(NoRedirect)
+    try:
+        with opener.open(request, timeout=15) as response:
+            return response.status, response.headers
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers
+
+
+def wait_for_a_fresh_minute(needed: float = 15) -> None:
+    """The room limit counts per clock minute: keep a burst inside one."""
+    left = 60 - time.time() % 60
+    if left < needed:
+        time.sleep(left + 0.1)  # bounded: at most `needed` seconds
+
+
+def test_a_spoofed_forwarded_for_does_not_escape_the_room_limit(database_env, tmp_path):
+    """Each request claims another address; nginx replaces the claim with the peer's, so the
+    eleventh room in a minute is refused (before: 30 of 30 were created)."""
+    with (
+        daphne(database_env, tmp_path, ROOMS_PER_MINUTE=str(ROOMS_PER_MINUTE)) as app,
+        Nginx([app.port], tmp_path / "nginx.log") as proxy,
+    ):
+        wait_for_a_fresh_minute()
+        codes = [
+            fetch(
+                f"{proxy.url}/api/rooms",
+                {"Content-Type": "application/json", "X-Forwarded-For": f"10.9.{n}.1"},
+                b'{"preset": "beginner"}',
+            )[0]
+            for n in range(ROOMS_PER_MINUTE + 1)
+        ]
+    assert codes == [201] * ROOMS_PER_MINUTE + [429], proxy.log_tail()
+
+
+def test_forms_work_through_the_proxy_on_any_port(database_env, tmp_path):
+    """The proxy listens on a port other than 80 and no CSRF_TRUSTED_ORIGINS is set: the form's
+    Origin (with the port) matches only if the Host that reaches Django keeps the port."""
+    with (
+        daphne(database_env, tmp_path, CSRF_TRUSTED_ORIGINS="") as app,
+        Nginx([app.port], tmp_path / "nginx.log") as proxy,
+    ):
+        browser = HttpSession(proxy.url)
+        code = browser.create_room("Ana")
+        status, page, _ = browser.request(f"/r/{code}/")
+    assert status == 200 and 'id="board"' in page
+
+
+def test_behind_tls_the_balancers_scheme_passes_through(database_env, tmp_path):
+    """A TLS load balancer says X-Forwarded-Proto: https. With BEHIND_TLS=true nginx passes it
+    on and the page is served; if nginx overwrote it with its own `http`, Django would redirect
+    to https for ever. Without the header, plain HTTP is redirected."""
+    with (
+        daphne(database_env, tmp_path, BEHIND_TLS="true") as app,
+        Nginx([app.port], tmp_path / "tls.log", behind_tls=True) as proxy,
+        Nginx([app.port], tmp_path / "plain.log", behind_tls=False) as plain_proxy,
+    ):
+        through_tls, _ = fetch(f"{proxy.url}/", {"X-Forwarded-Proto": "https"})
+        plain, plain_headers = fetch(f"{proxy.url}/")
+        claimed, claimed_headers = fetch(f"{plain_proxy.url}/", {"X-Forwarded-Proto": "https"})
+        health, _ = fetch(f"{app.url}/healthz")
+    assert through_tls == 200
+    assert plain == 301 and plain_headers["Location"].startswith("https://")
+    # nginx not told it sits behind TLS: a client's claim of https is replaced by nginx's http.
+    assert claimed == 301 and claimed_headers["Location"].startswith("https://")
+    # Health checks ask each process over plain HTTP and must not be redirected.
+    assert health == 200
+
+
+def test_behind_tls_cookies_are_secure_and_hsts_stays_on_this_host(database_env, tmp_path):
+    with (
+        daphne(database_env, tmp_path, BEHIND_TLS="true") as app,
+        Nginx([app.port], tmp_path / "tls.log", behind_tls=True) as proxy,
+    ):
+        status, headers = fetch(f"{proxy.url}/", {"X-Forwarded-Proto": "https"})
+    assert status == 200
+    csrf_cookie = next(c for c in headers.get_all("Set-Cookie") if c.startswith("csrftoken="))
+    assert "Secure" in csrf_cookie
+    assert headers["Strict-Transport-Security"] == "max-age=31536000"
