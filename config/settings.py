@@ -8,6 +8,7 @@ room together.
 
 import os
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -48,6 +49,7 @@ INSTALLED_APPS = [
     "channels",
     "django_htmx",
     "ninja",
+    "axes",
     "games",
 ]
 
@@ -62,7 +64,22 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: turns a locked-out admin login into its 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# django-axes counts failed logins (only /admin/ has one) per client address: after
+# AXES_FAILURE_LIMIT of them the address is refused, right password or not, for
+# AXES_COOLOFF_TIME. The address is REMOTE_ADDR, which Daphne's --proxy-headers takes from the
+# X-Forwarded-For that deploy/nginx.conf sets to the peer (docs/operations.md, "Admin").
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_FAILURE_LIMIT = int(os.environ.get("ADMIN_LOGIN_FAILURES", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("ADMIN_LOGIN_COOLOFF_MINUTES", "15")))
+AXES_RESET_ON_SUCCESS = True
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = None
