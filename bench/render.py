@@ -87,7 +87,7 @@ def main() -> int:
         SQLITE_PATH=os.path.join(workdir, "render.sqlite3"),
         DEBUG="false",
         SECRET_KEY="bench-only-" + "x" * 50,
-        SECURE_SSL_REDIRECT="false",
+        BEHIND_TLS="false",
         LOG_LEVEL="WARNING",
     )
     for key in ("DATABASE_URL", "REDIS_URL"):
