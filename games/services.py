@@ -11,6 +11,7 @@ always are. Reading without the lock saves three of a move's five round trips to
 
 import secrets
 from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -206,6 +207,42 @@ def start_next_game(room: Room, player: Player | None, replacing: int | None = N
         news = NewGame(player.nickname, interrupted=not current.is_over and current.version > 0)
         transaction.on_commit(partial(announce.new_game, room.pk, news))
     return Outcome(game, Applied(game.state, game.status, ()))
+
+
+def next_game_due(room: Room) -> tuple[int, datetime] | None:
+    """(number, finished_at) of the room's current game when it is over and the next one starts
+    by itself (`Computer.next_game_after`: computers hold every side), else None."""
+    game = room.current_game()
+    if game is None or not _starts_next_by_itself(kind_of(room.kind), game):
+        return None
+    return game.number, game.finished_at or game.created_at
+
+
+def start_next_game_by_computer(room: Room, replacing: int) -> Outcome:
+    """The rematch of a finished game that computers alone played, nobody asking: for the live
+    driver, once `Computer.next_game_after` has passed.
+
+    Nothing happens unless game `replacing` is still the current one, over, with computers on
+    every side, so drivers in several processes (or a driver after a restart) start it once.
+    """
+    kind = kind_of(room.kind)
+    with transaction.atomic():
+        current = _lock_current_game(room)
+        if current.number != replacing or not _starts_next_by_itself(kind, current):
+            return Outcome(current, Applied(current.state, current.status, ()))
+        game = _create_game(room, number=current.number + 1, previous=current)
+        transaction.on_commit(partial(announce.snapshot, room.pk))
+    return Outcome(game, Applied(game.state, game.status, ()))
+
+
+def _starts_next_by_itself(kind: GameKind, game: Game) -> bool:
+    computer = kind.computer
+    return (
+        computer is not None
+        and computer.next_game_after is not None
+        and game.is_over
+        and computer.computers_only(game.params)
+    )
 
 
 def ask_hint(room: Room, player: Player | None) -> Outcome:

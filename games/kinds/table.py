@@ -153,6 +153,12 @@ class Computer:
     plays_at_once: bool
     """Whether the API plays the computer's replies before it answers (tic-tac-toe), or leaves
     them to the live driver at a person's pace (the Minesweeper Solver bot)."""
+    computers_only: Callable[[Params], bool]
+    """Whether computers hold every side of a game with these params: nobody in the room could
+    start the next game, so `next_game_after` may."""
+    next_game_after: float | None
+    """Seconds after a `computers_only` game ends before the next one starts by itself (the
+    room sees a countdown), for as long as anyone watches; None: only people start games."""
 
 
 @dataclass(frozen=True, slots=True)

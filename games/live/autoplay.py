@@ -12,6 +12,14 @@ is still at that version: drivers in several processes, or a rematch meanwhile, 
 twice. The JSON API, which has no event loop to wait in, calls `services.play_computer_turns` for
 tic-tac-toe, and `wake` hands the Solver bot to the event loop its request thread serves.
 
+When computers alone played a game (tic-tac-toe, computer against computer), the driver waits
+the kind's `Computer.next_game_after` from the game's end (the room sees a countdown), then
+starts the rematch through `services.start_next_game_by_computer(room, replacing=N)`, which
+does nothing once game N is no longer the current one: drivers in several processes start it
+once. A driver starts a new game only while its process has a socket in the room; when the last
+one leaves it stops, and the next socket to connect (here or anywhere) resumes from what the
+database says (the finished game's end), so restarts lose nothing.
+
 The Solver bot waits for a quiet moment: a person's move during its pause changes the version, so
 its move is dropped and the pause starts again. It plays when people stop for a second, never
 races them for a cell, and two drivers never double its pace. When nothing is provable it stops;
@@ -25,16 +33,21 @@ from collections.abc import Coroutine
 from typing import Any
 
 from channels.db import database_sync_to_async
+from django.utils import timezone
 
 from .. import services
 from ..asgiref_loop import server_loop
 from ..kinds import kind_of
+from ..kinds.table import Computer
 from ..models import Game, Room
+from ..outbox import group_name
+from . import relay
 
 log = logging.getLogger(__name__)
 
 PACE = 1.0
-"""Each kind's computer waits `Computer.delay` seconds times this before a move (tests shorten
+"""Each kind's computer waits `Computer.delay` seconds times this before a move, and
+`Computer.next_game_after` times this before starting the next game by itself (tests shorten
 it)."""
 
 _tasks: dict[tuple[asyncio.AbstractEventLoop, int], asyncio.Task[None]] = {}
@@ -93,12 +106,33 @@ async def _play_due_moves(room: Room) -> None:
     while True:
         turn = await _to_the_end(database_sync_to_async(services.computer_turn)(room))
         if turn is None:
+            if await _next_game(room, computer):
+                continue
             return
         number, version = turn
         await asyncio.sleep(computer.delay * PACE)
         await _to_the_end(
             database_sync_to_async(services.computer_move)(room, version, game=number)
         )
+
+
+async def _next_game(room: Room, computer: Computer) -> bool:
+    """After a game that computers alone played, wait out the pause and start the next one, if
+    anyone in this process still watches. True when a newer game is now the room's current one
+    (started here or by another driver), False when there is nothing to start or nobody here."""
+    if computer.next_game_after is None:
+        return False
+    due = await _to_the_end(database_sync_to_async(services.next_game_due)(room))
+    if due is None:
+        return False
+    number, finished_at = due
+    pause = computer.next_game_after * PACE
+    await asyncio.sleep(max(0.0, pause - (timezone.now() - finished_at).total_seconds()))
+    if relay.sockets_in(group_name(room.pk)) == 0:
+        return False  # nobody watching here: the next socket to connect resumes
+    started = database_sync_to_async(services.start_next_game_by_computer)
+    outcome = await _to_the_end(started(room, replacing=number))
+    return outcome.game.number > number
 
 
 async def _to_the_end[T](step: Coroutine[Any, Any, T]) -> T:

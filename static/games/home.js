@@ -12,6 +12,16 @@
     });
     const choice = form.querySelector('input[name="preset"]:checked');
     custom.hidden = !choice || choice.value !== "custom";
+    // A hint with one sentence per count of selects holding a value (tic-tac-toe: how many
+    // seats are people's) shows the sentence for the current count.
+    form.querySelectorAll("[data-count-of]").forEach((hint) => {
+      const fields = hint.closest(".game-fields") || form;
+      const count = Array.from(fields.querySelectorAll("select"))
+        .filter((select) => select.value === hint.dataset.countOf).length;
+      hint.querySelectorAll("[data-count]").forEach((sentence) => {
+        sentence.hidden = sentence.dataset.count !== String(count);
+      });
+    });
   }
   form.addEventListener("change", update);
   update();

@@ -42,6 +42,7 @@ def test_a_person_does_not_beat_the_perfect_computer(new_context, screenshots):
     page = new_context().new_page()
     create_room(page, "Ana", x="human", o="perfect")
     expect(page.locator("#status")).to_have_text(re.compile("Your turn"))
+    expect(page.get_by_role("heading", name="Invite friends to watch")).to_be_visible()
     expect(page.locator(".contender.me")).to_contain_text("Ana")
     moves = 0
     while True:
@@ -109,7 +110,9 @@ def test_two_people_play_and_the_third_only_watches(new_context, screenshots):
 def test_computers_play_each_other_live_for_a_spectator(new_context, screenshots, scheme):
     host = new_context().new_page()
     create_room(host, "Host", x="random", o="perfect")
-    watch_url = host.get_by_role("link", name="Watch link").get_attribute("href")
+    expect(host.get_by_role("heading", name="Share the watch link")).to_be_visible()
+    watch_url = host.get_by_label("Watch link").input_value()
+    assert watch_url.endswith("/watch/")
     host.close()
 
     viewer = new_context(color_scheme=scheme).new_page()
@@ -127,4 +130,25 @@ def test_computers_play_each_other_live_for_a_spectator(new_context, screenshots
     marks = viewer.locator('.square:not([data-mark=""])').count()
     assert 5 <= marks <= 9
     expect(viewer.locator(".rematch")).to_be_hidden()
+    # Nobody can ask for a rematch here: it starts by itself after a countdown everyone sees.
+    countdown = viewer.locator("#status .next-game")
+    expect(countdown).to_have_text(re.compile(r"^Next game in [1-5] s$"))
     shot(viewer, screenshots, f"tictactoe-computers-{scheme}")
+    first = countdown.locator(".next-game-count").text_content()
+    expect(countdown.locator(".next-game-count")).not_to_have_text(first)  # it counts down
+    expect(viewer.locator("#game-meta")).to_have_attribute("data-game", "2", timeout=10_000)
+    expect(viewer.locator("#status .next-game")).to_have_count(0)
+    expect(viewer.locator('.contender[data-mark="X"]')).to_contain_text("Computer 2")
+
+
+def test_the_create_form_hint_follows_the_chosen_players(new_context):
+    page = new_context().new_page()
+    page.goto("/")
+    page.locator('input[name="game"][value="tictactoe"]').check()
+    hint = page.locator("#tictactoe-fields [data-count-of] span:visible")
+    expect(hint).to_have_text(re.compile("^You play the computer"))  # the default: X person
+    page.locator('select[name="o"]').select_option("human")
+    expect(hint).to_have_text(re.compile("the first friend to open your link takes O"))
+    page.locator('select[name="x"]').select_option("random")
+    page.locator('select[name="o"]').select_option("perfect")
+    expect(hint).to_have_text(re.compile("^The computers play each other"))

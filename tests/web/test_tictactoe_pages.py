@@ -170,3 +170,44 @@ def test_the_scoreboard_counts_over_the_rooms_games(client):
     assert cards == [("X", "0", "Ana", "1"), ("O", "1", "Bo", "0")]  # game 3: Ana holds X again
     assert re.search(r'class="draws-count">1<', html)
     assert rules.sides(Game.objects.get(room=room, number=3).params)[rules.engine.Mark.X].seat == 0
+
+
+def invite_box(page: str) -> str:
+    return re.search(r'<section class="invite".*?</section>', page, re.S)[0]
+
+
+@pytest.mark.parametrize(
+    ("x", "o", "heading", "link", "says"),
+    [
+        ("human", "human", "Invite a friend", "/r/{code}/", "takes the other person's seat"),
+        ("human", "perfect", "Invite friends to watch", "/r/{code}/watch/", "watch it live"),
+        ("random", "human", "Invite friends to watch", "/r/{code}/watch/", "watch it live"),
+        ("random", "perfect", "Share the watch link", "/r/{code}/watch/", "play each other"),
+    ],
+)
+def test_the_invite_fits_who_plays(client, x, o, heading, link, says):
+    """A friend takes a seat only where a person's seat is open; otherwise friends watch."""
+    room = services.create_room("tictactoe", rules.validate_settings(x, o))
+    box = invite_box(client.get(f"/r/{room.code}/watch/").content.decode())
+    assert f"<h2>{heading}</h2>" in box and says in box
+    value = re.search(r'id="invite-link"[^>]*value="([^"]+)"', box)[1]
+    assert value == "http://testserver" + link.format(code=room.code)
+    if x != "human" or o != "human":
+        assert "other person's seat" not in box and "takes the other" not in box
+
+
+@pytest.mark.parametrize(
+    ("x", "o", "people"),
+    [("human", "human", "2"), ("human", "perfect", "1"), ("perfect", "random", "0")],
+)
+def test_the_create_form_hint_fits_the_chosen_players(client, x, o, people):
+    """The sentence for the chosen players is shown; home.js swaps it when the choice changes."""
+    response = client.post(
+        "/rooms/", {"game": "tictactoe", "nickname": "", "x": x, "o": o}
+    )  # refused (no nickname): the form comes back with the choices made
+    hint = re.search(
+        r'<p class="hint" data-count-of="human">.*?</p>', response.content.decode(), re.S
+    )[0]
+    shown = re.findall(r'<span data-count="(\d)">', hint)
+    assert shown == [people]
+    assert len(re.findall(r'data-count="\d" hidden', hint)) == 2

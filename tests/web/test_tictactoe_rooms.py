@@ -1,11 +1,15 @@
 """Tic-tac-toe rooms over real websockets: people, computers, refusals and rematches."""
 
+import asyncio
 import re
+import threading
 
 import pytest
 from channels.db import database_sync_to_async
 
 from games import services
+from games.engine import tictactoe as engine
+from games.kinds.minesweeper import rules as ms_rules
 from games.kinds.tictactoe import rules
 from games.live import autoplay
 from games.models import Game, Move
@@ -167,11 +171,15 @@ async def test_the_computer_opens_when_a_person_connects():
     await socket.disconnect()
 
 
+def game_number(room, number: int) -> Game:
+    return Game.objects.get(room=room, number=number)
+
+
 async def test_computer_against_computer_plays_itself_while_someone_watches():
     room = await database_sync_to_async(make_room)("random", "perfect")
     spectator = await connect(room, watch=True)
     final = await receive_until(spectator, FINISHED)
-    game = await database_sync_to_async(current)(room)
+    game = await database_sync_to_async(game_number)(room, 1)
     assert game.is_over and version(final) == game.version
     assert await database_sync_to_async(Move.objects.filter(game=game).count)() == game.version
     assert "Computer 1 (random) wins" not in final  # random never beats perfect
@@ -183,7 +191,7 @@ async def test_two_watchers_do_not_make_the_computers_move_twice():
     first, second = await connect(room, watch=True), await connect(room, watch=True)
     await receive_until(first, FINISHED)
     await receive_until(second, FINISHED)
-    game = await database_sync_to_async(current)(room)
+    game = await database_sync_to_async(game_number)(room, 1)
     assert (game.status, game.version) == (Game.Status.DRAW, 9)
     seqs = await database_sync_to_async(list)(
         Move.objects.filter(game=game).values_list("seq", flat=True)
@@ -191,6 +199,75 @@ async def test_two_watchers_do_not_make_the_computers_move_twice():
     assert seqs == list(range(1, 10))
     await first.disconnect()
     await second.disconnect()
+
+
+async def test_computer_against_computer_starts_the_next_game_by_itself():
+    """After the pause (`Computer.next_game_after`, shortened by PACE) the rematch starts with
+    nobody clicking, sides swapped; meanwhile everyone sees a countdown instead of Rematch."""
+    room = await database_sync_to_async(make_room)("random", "perfect")
+    spectator = await connect(room, watch=True)
+    final = await receive_until(spectator, FINISHED)
+    assert 'data-game="1"' in final
+    assert re.search(r'class="next-game" data-next-at="\d+" data-next-in="5"', final)
+    assert "Next game in <span" in final and 'value="new_game"' not in final
+    assert "Next game in 5 seconds." in final  # the narration says it once, for screen readers
+    snapshot = await receive_until(spectator, 'data-game="2" data-version="0"')
+    assert 'class="next-game"' not in snapshot and "Computer 2 (perfect) is thinking" in snapshot
+    opening = await receive_until(spectator, 'data-game="2" data-version="1"')
+    assert "Computer 2 (perfect) placed X" in opening  # a rematch: entrant 2 holds X now
+    game = await database_sync_to_async(game_number)(room, 2)
+    assert game.params["X"]["entrant"] == 2 and game.params["O"]["player"] == "random"
+    await spectator.disconnect()
+
+
+async def test_the_next_game_waits_for_someone_to_watch(monkeypatch):
+    """Game 1 ends with nobody connected (the API plays it at once). A spectator who leaves
+    during the pause stops the driver: no game 2. The next one to connect resumes it."""
+    room = await database_sync_to_async(make_room)("perfect", "perfect")
+    await database_sync_to_async(services.play_computer_turns)(room)
+    entered, release = threading.Event(), threading.Event()
+    real_due = services.next_game_due
+
+    def held_due(*args):
+        if not entered.is_set():  # only the first driver's look waits for the test
+            entered.set()
+            release.wait(timeout=10)
+        return real_due(*args)
+
+    monkeypatch.setattr(services, "next_game_due", held_due)
+    spectator = await connect(room, watch=True)
+    assert await asyncio.to_thread(entered.wait, 10), "the driver never looked at the room"
+    await spectator.disconnect()
+    release.set()
+    await autoplay.idle(room)  # the driver woke after the pause, found nobody, and stopped
+    games = await database_sync_to_async(Game.objects.filter(room=room).count)()
+    assert games == 1
+    spectator = await connect(room, watch=True)
+    await receive_until(spectator, 'data-game="2" data-version="0"')
+    await spectator.disconnect()
+
+
+def test_only_games_the_computers_played_alone_start_the_next_by_themselves():
+    """`start_next_game_by_computer` checks the kind's table, not the driver's word: a game
+    with a person, a game still going, or a game already replaced starts nothing."""
+    people = make_room("human", "perfect")
+    ana = services.join_room(people, "Ana")
+    while not (game := current(people)).is_over:  # Ana takes the first free square each time
+        free = engine.from_dict(game.state).squares.index(None)
+        services.play(people, ana, services.SquareMove(free))
+        services.play_computer_turns(people)
+    assert services.next_game_due(people) is None
+    assert services.start_next_game_by_computer(people, replacing=1).game.number == 1
+    computers = make_room("perfect", "random")
+    assert services.next_game_due(computers) is None  # still playing
+    assert services.start_next_game_by_computer(computers, replacing=1).game.number == 1
+    services.play_computer_turns(computers)
+    assert services.next_game_due(computers)[0] == 1
+    assert services.start_next_game_by_computer(computers, replacing=1).game.number == 2
+    assert services.start_next_game_by_computer(computers, replacing=1).game.number == 2
+    assert Game.objects.filter(room=computers).count() == 2  # a second driver: nothing new
+    minesweeper = services.create_room("minesweeper", ms_rules.validate_settings(9, 9, 10))
+    assert services.next_game_due(minesweeper) is None
 
 
 async def play_x_win(first, second) -> str:

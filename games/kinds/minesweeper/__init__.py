@@ -34,6 +34,8 @@ KIND = GameKind(
         may_play=rules.has_bot,
         delay=1.0,  # about a person's pace, so people can follow and play along
         plays_at_once=False,  # played out at once it would clear the board before a bot's next request
+        computers_only=lambda params: False,  # the bot is a teammate: people play every game
+        next_game_after=None,
     ),
     bot=Bot(name=rules.BOT_NAME, seated=rules.has_bot, changed_html=render.bot_html),
 )

@@ -33,5 +33,7 @@ KIND = GameKind(
         may_play=lambda params: True,
         delay=0.5,  # long enough to see the computer "think"
         plays_at_once=True,  # a bot playing the computer through the API gets the reply at once
+        computers_only=rules.computers_only,
+        next_game_after=rules.NEXT_GAME_AFTER,
     ),
 )

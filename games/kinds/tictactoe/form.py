@@ -16,5 +16,9 @@ class CreateTicTacToeRoomForm(CreateRoomForm):
     x = forms.ChoiceField(choices=SEAT_CHOICES, initial="human", label="X (moves first)")
     o = forms.ChoiceField(choices=SEAT_CHOICES, initial="perfect", label="O")
 
+    def people(self) -> int:
+        """How many of the chosen players are people (which hint the fields show)."""
+        return sum(self[name].value() == rules.HUMAN for name in ("x", "o"))
+
     def settings_from(self, data: dict[str, Any]) -> dict[str, Any]:
         return rules.validate_settings(data["x"], data["o"])

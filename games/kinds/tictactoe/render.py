@@ -6,11 +6,14 @@ viewer ("Your turn", "You win!", which squares you may click) rides along as dat
 """
 
 import json
+import math
 from collections import Counter
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.template.loader import render_to_string
+from django.utils import timezone
 
 from games.engine import tictactoe as engine
 
@@ -163,6 +166,18 @@ def status(board: engine.State, sides: dict[engine.Mark, dict[str, Any]]) -> dic
     return {"kind": "turn", "text": text, "you": {side["seat"]: "Your turn"}, "mark": side["mark"]}
 
 
+def next_game(game: Game) -> dict[str, int] | None:
+    """When a game the computers played alone is over: when the next one starts by itself
+    (`at_ms`, for scripts) and in how many whole seconds from now (`in`, which the page counts
+    down from the moment the fragment arrives, whatever its clock says)."""
+    if not game.is_over or not rules.computers_only(game.params):
+        return None
+    ended = game.finished_at or game.created_at
+    at = ended + timedelta(seconds=rules.NEXT_GAME_AFTER)
+    left = max(0, math.ceil((at - timezone.now()).total_seconds()))
+    return {"at_ms": int(at.timestamp() * 1000), "in": left}
+
+
 def roster(room: Room, game: Game) -> dict[str, Any]:
     """Everyone with a seat or in the room, with the mark they hold this game."""
     marks = {side.seat: side.mark.value for side in rules.sides(game.params).values()}
@@ -186,6 +201,8 @@ def _common(room: Room, game: Game, board: engine.State, tally: Score) -> dict[s
         "turn_seat": sides[board.turn]["seat"] if board.status is engine.Status.PLAYING else None,
         "status": state_line,
         "you_json": json.dumps({str(seat): text for seat, text in state_line["you"].items()}),
+        "computers": sum(view["is_computer"] for view in sides.values()),
+        "next_game": next_game(game),
         **scoreboard(board, sides, tally),
     }
 
@@ -248,11 +265,12 @@ def narrate(
     side = views(room, game)[engine.Mark(mark)]
     name = mover.nickname if mover is not None else side["name"]
     line = f"{name} placed {mark} on square {applied.summary['square'] + 1}."
-    if board.status is engine.Status.WON:
-        return f"{line} {mark} wins!"
-    if board.status is engine.Status.DRAW:
-        return f"{line} It's a draw."
-    return line
+    if board.status is engine.Status.PLAYING:
+        return line
+    ending = f"{mark} wins!" if board.status is engine.Status.WON else "It's a draw."
+    after = next_game(game)
+    later = "" if after is None else f" Next game in {after['in']} seconds."
+    return f"{line} {ending}{later}"
 
 
 def roster_html(room: Room, game: Game) -> str:

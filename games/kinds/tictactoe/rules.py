@@ -172,6 +172,16 @@ def result(board: engine.State) -> str:
     return "a draw" if board.winner is None else f"{board.winner.value} won"
 
 
+NEXT_GAME_AFTER = 5.0
+"""Seconds a computer-against-computer room shows the result before the rematch starts itself:
+long enough to see who won, short enough that a spectator from the lobby sees play."""
+
+
+def computers_only(params: dict[str, Any]) -> bool:
+    """Whether computers hold both sides: nobody in the room could ask for the rematch."""
+    return all(side.is_computer for side in sides(params).values())
+
+
 def computer_to_move(state: dict[str, Any], params: dict[str, Any]) -> Side | None:
     """The computer side whose turn it is, or None (a person's turn, or the game is over)."""
     board = engine.from_dict(state)
