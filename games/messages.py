@@ -5,6 +5,7 @@ a `HEADERS` object rides along; bots send plain JSON. Both end up as the same va
 """
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,7 +64,7 @@ def parse_message(text: str | bytes | None) -> Message:
         raise BadMessage(f"Message too large: the limit is {MAX_MESSAGE_BYTES} bytes.")
     try:
         data = json.loads(text)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # deep [[[[ may exhaust the stack
         raise BadMessage("Message is not valid JSON.") from None
     if not isinstance(data, dict):
         raise BadMessage('Message must be a JSON object with an "action".')
@@ -87,10 +88,15 @@ def parse_payload(data: dict[str, Any]) -> Message:
     raise BadMessage(f"Unknown action {action[:40]!r}: {ACTIONS_HELP}.")
 
 
+DIGITS = re.compile(r"-?[0-9]{1,12}")
+"""A number as text: ASCII digits with at most one leading minus. Not `str.isdigit`, which takes
+"²" and "٣" that `int` then refuses, and not `int` alone, which takes " 1", "1_000" and "+1"."""
+
+
 def whole_number(data: dict[str, Any], key: str) -> int:
     """An integer field; digit strings count (form fields arrive as text), anything else not."""
     value = data.get(key)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) <= 12:
+    if isinstance(value, str) and DIGITS.fullmatch(value):
         return int(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return value
