@@ -8,9 +8,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from games.live import shutdown  # noqa: E402
+from games.live.origin import SameOriginValidator  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
 from games.live.socket_session import ReadOnlySessionStack  # noqa: E402
 
@@ -19,7 +19,9 @@ shutdown.install()
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
+        # Scheme, host and port of the page must be the site's own (Channels' own check compares
+        # host names only).
+        "websocket": SameOriginValidator(
             ReadOnlySessionStack(URLRouter(websocket_urlpatterns))
         ),
     }

@@ -49,7 +49,7 @@ async def test_a_room_socket_daphne_serves_finds_its_connection(room):
         "type": "websocket",
         "path": f"/ws/r/{room.code}/",
         "query_string": b"watch=1",
-        "headers": [(b"origin", ORIGIN.encode()), (b"host", b"testserver")],
+        "headers": [(b"origin", ORIGIN.encode()), (b"host", b"127.0.0.1:8000")],
         "client": ["127.0.0.1", 50000],
         "server": ["127.0.0.1", 8000],
         "subprotocols": [],
