@@ -229,6 +229,8 @@ else:
 
 ROOMS_PER_MINUTE = int(os.environ.get("ROOMS_PER_MINUTE", "10"))
 """New rooms allowed per client address and minute (pages and API together)."""
+SOCKET_OUTPUT_LIMIT_BYTES = int(os.environ.get("SOCKET_OUTPUT_LIMIT_BYTES", str(2 * 1024 * 1024)))
+"""A room socket whose peer leaves this much unread is cut off (docs/operations.md, Limits)."""
 
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 SESSION_COOKIE_HTTPONLY = True

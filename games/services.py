@@ -359,11 +359,11 @@ AT_ONCE_LIMIT = 100
 finish, far above any real game's length (tic-tac-toe has nine moves)."""
 
 
-def presence_changed(room: Room, player: Player | None, delta: int) -> str:
-    """Count an opened (+1) or closed (-1) socket; returns the new roster for the caller to send.
-
-    Sending is left to the (async) consumer: from here it would hop back onto the event loop,
-    which during shutdown has stopped, and the process would never exit.
+def presence_changed(room: Room, player: Player | None, delta: int) -> None:
+    """Count an opened (+1) or closed (-1) socket. Telling the room is left to the live layer,
+    which gathers a room's changes into a few messages a second (`live.rosters`); from here it
+    would hop back onto the event loop, which during shutdown has stopped, and the process
+    would never exit.
     """
     if player is None:
         Room.objects.filter(pk=room.pk).update(
@@ -373,7 +373,6 @@ def presence_changed(room: Room, player: Player | None, delta: int) -> str:
         Player.objects.filter(pk=player.pk).update(
             connections=Greatest(F("connections") + delta, Value(0))
         )
-    return announce.roster_html(room.pk)
 
 
 def sockets_closed(players: dict[int, int], spectators: dict[int, int]) -> None:

@@ -1,6 +1,11 @@
 """The room websocket: parse a message, call the service, reply with an error to the sender alone.
 
 Group messages are already-rendered HTML (see `announce`); `relay` hands them to the sockets.
+Whatever happens inside, a socket leaves the relay and the presence counts on its way out
+(`_leave`), and an unexpected error answers its sender and leaves the socket open. A peer that
+reads too little is cut off (`SOCKET_OUTPUT_LIMIT_BYTES`), and its snapshots come one at a time,
+shared with the room's other sockets (`snapshots`); presence is told a few times a second at
+most (`rosters`). The figures are in docs/operations.md ("Limits").
 """
 
 import asyncio
@@ -13,13 +18,23 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from daphne.ws_protocol import WebSocketProtocol
+from django.conf import settings
 
-from .. import announce, services
+from .. import services
 from ..kinds.table import Invalid, Refused
-from ..messages import BadMessage, Command, Hover, parse_message
+from ..messages import BadMessage, Command, Hover, Message, parse_message
 from ..models import Player, Room
 from ..outbox import LAYER_ERRORS, group_name
-from . import autoplay, daphne_frames, layer_watch, relay, sockets
+from . import (
+    autoplay,
+    daphne_frames,
+    layer_watch,
+    relay,
+    rosters,
+    snapshots,
+    sockets,
+    twisted_backlog,
+)
 from .flood import MESSAGES_BURST, MESSAGES_PER_SECOND, TokenBucket
 from .fragments import cursor_html, error_html
 from .presence import forget_presence
@@ -31,6 +46,9 @@ HOVER_INTERVAL = 0.1
 """Pointer positions go out at most ten times a second per player; the last one always does."""
 ROOM_NOT_FOUND = 4404
 POLICY_VIOLATION = 1008
+OUTPUT_LIMIT_BYTES = 2 * 1024 * 1024
+"""The default of settings.SOCKET_OUTPUT_LIMIT_BYTES: about four snapshots of a 50x50 board."""
+SOMETHING_WENT_WRONG = "Something went wrong on the server; nothing changed. Try again."
 
 
 class RoomConsumer(AsyncWebsocketConsumer):
@@ -46,8 +64,17 @@ class RoomConsumer(AsyncWebsocketConsumer):
     follow it (None when no snapshot is on its way). So every connection starts with the
     snapshot, and a resync's snapshot never lands on top of a newer move."""
     hover_task: "asyncio.Task[None] | None" = None
+    snapshot_task: "asyncio.Task[None] | None" = None
+    snapshot_wanted = False
+    """A sync arrived while a snapshot was on its way: one more follows it, however many came."""
     connection: WebSocketProtocol | None = None
     """Daphne's websocket under this socket, for room messages framed once (`daphne_frames`)."""
+    joined = False
+    """Whether this socket is in the relay (and must be taken out again)."""
+    closing = False
+    """Closed by the server (flood, output limit): what the peer still sends is ignored."""
+    errors = 0
+    """Unexpected errors so far: the first is logged with its traceback, the rest counted."""
 
     async def __call__(self, scope, receive, send) -> None:
         """The channel layer (Redis) can fail under an open socket or during its handshake.
@@ -58,9 +85,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await super().__call__(scope, receive, send)
         except LAYER_ERRORS as error:
             log.warning("room socket closed, channel layer unavailable: %s", error)
-            self._cancel_hover()
+            self._stop_tasks()
             await forget_presence([self])
             await send({"type": "websocket.close", "code": TRY_AGAIN_LATER})
+        finally:
+            # Every way out: a disconnect, an error, a cancelled consumer. The presence count
+            # and the relay's reference would otherwise outlive the socket.
+            await self._leave()
 
     async def connect(self) -> None:
         code = self.scope["url_route"]["kwargs"]["code"]
@@ -70,6 +101,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if self.room is None:
             # Accepted first: a handshake refused before it reaches browsers as 1006, which they
             # retry for ever; 4404 after the handshake tells the page to stop.
+            self.closing = True
             await self.accept()
             await self.close(code=ROOM_NOT_FOUND)
             return
@@ -77,6 +109,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.last_hover = 0.0
         self.bucket = TokenBucket.full(MESSAGES_BURST, MESSAGES_PER_SECOND, time.monotonic())
         self.held = []
+        self.joined = True  # before the await: a cancelled join must be left too
         await relay.join(self.group, self)
         await self.accept()
         self.connection = daphne_frames.connection_of(self.base_send)
@@ -94,24 +127,26 @@ class RoomConsumer(AsyncWebsocketConsumer):
         return room, services.find_player(room, tokens.get(code))
 
     async def disconnect(self, close_code: int) -> None:
+        await self._leave()
+
+    async def _leave(self) -> None:
+        """Out of the relay and the presence counts; once, whichever way the socket ends."""
         sockets.forget(self)
-        self._cancel_hover()
-        if self.room is None:
-            return
+        self._stop_tasks()
         try:
-            await relay.leave(self.group, self)
+            if self.joined:
+                self.joined = False
+                await relay.leave(self.group, self)
         finally:
             if self.counted:
                 self.counted = False  # before the await: `forget_presence` may run meanwhile
                 await self._presence(-1)
 
     async def _presence(self, delta: int) -> None:
-        roster = await database_sync_to_async(services.presence_changed)(
-            self.room, self.player, delta
-        )
+        await database_sync_to_async(services.presence_changed)(self.room, self.player, delta)
         if delta > 0:
             self.counted = True
-        await self._publish(roster)
+        rosters.changed(self.room.pk, player=self.player is not None)
 
     async def _send_snapshot(self) -> None:
         """The board as the database has it now, then the room's messages held meanwhile.
@@ -121,44 +156,119 @@ class RoomConsumer(AsyncWebsocketConsumer):
         version for ever. Behind the snapshot, pages skip what it already shows and apply the
         rest. Holding starts before the read (`self.held = []`, set by the caller)."""
         try:
-            html = await database_sync_to_async(announce.snapshot_html)(self.room)
-            await self.send(text_data=html)
+            cache = relay.snapshots_of(self.group)
+            if cache is None:
+                html = await snapshots.render(self.room.pk)
+            else:
+                html = await cache.html(self.room.pk)
+            await self._write(html)
         finally:
             held, self.held = self.held or [], None
             for message in held:
-                await self.send(text_data=message)
+                await self._write(message)
+
+    async def _snapshots(self) -> None:
+        """Snapshots for `sync`, one at a time: syncs that arrive meanwhile get one more."""
+        try:
+            while self.snapshot_wanted and not self.closing:
+                self.snapshot_wanted = False
+                self.held = []
+                await self._send_snapshot()
+        except LAYER_ERRORS as error:
+            log.warning("snapshot not sent, channel layer unavailable: %s", error)
+        except Exception:
+            await self._unexpected()
+        finally:
+            self.snapshot_task = None
+
+    def _want_snapshot(self) -> None:
+        self.snapshot_wanted = True
+        if self.snapshot_task is None:
+            self.snapshot_task = asyncio.create_task(self._snapshots())
 
     async def deliver(self, html: str) -> None:
         """A message of the room, from `relay`: framed once for all the room's sockets here."""
         if self.held is not None:
             self.held.append(html)
-        elif not daphne_frames.send(self.connection, html):
+        elif daphne_frames.send(self.connection, html):
+            await self._check_output()
+        elif not self.closing:
             await self.send(text_data=html)
+            await self._check_output()
 
-    async def _publish(self, html: str) -> None:
-        """To every socket of the room, in every process."""
-        await get_channel_layer().group_send(self.group, {"type": "room.html", "html": html})
+    async def _write(self, html: str) -> None:
+        """To this socket alone (a snapshot, an error): framed once when many sockets send the
+        same snapshot."""
+        if self.closing:
+            return
+        if not daphne_frames.send(self.connection, html):
+            await self.send(text_data=html)
+        await self._check_output()
+
+    async def _reply(self, html: str) -> None:
+        """An answer to this socket's message: after the snapshot on its way, if there is one
+        (the snapshot clears the error line)."""
+        if self.held is not None:
+            self.held.append(html)
+        else:
+            await self._write(html)
+
+    async def _check_output(self) -> None:
+        """Cut off a peer that leaves more than the limit unread: Twisted would buffer for it
+        without end. 1013 (try again later) for a peer that still reads the close frame;
+        one that does not gets its connection dropped, and its buffer freed, at once."""
+        unsent = twisted_backlog.unsent_bytes(self.connection)
+        limit = getattr(settings, "SOCKET_OUTPUT_LIMIT_BYTES", OUTPUT_LIMIT_BYTES)
+        if unsent is None or unsent <= limit or self.closing:
+            return
+        self.closing = True
+        log.warning(
+            "room %s: cutting off a socket that does not read: %d bytes unsent, output limit %d",
+            self.room.pk,
+            unsent,
+            limit,
+        )
+        self._stop_tasks()
+        await self.close(code=TRY_AGAIN_LATER)
+        twisted_backlog.cut_off(self.connection)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.closing:
+            return  # frames already on their way when the server closed: not worth a line each
         if not self.bucket.allow(time.monotonic()):
             log.warning("closing a flooding socket in room %s", self.room.pk)
+            self.closing = True
+            self._stop_tasks()
             await self.close(code=POLICY_VIOLATION)
             return
         try:
-            message = parse_message(text_data)
-            if isinstance(message, Hover):
-                await self._hover(message)
-            elif isinstance(message, Command) and message.name == "sync":
-                self.held = []
-                await self._send_snapshot()
-            else:
-                outcome = await database_sync_to_async(services.play)(
-                    self.room, self.player, message
-                )
-                # The computer's reply, its opening after a rematch, or the Solver bot going on.
-                autoplay.schedule(self.room, outcome.game)
+            await self._handle(parse_message(text_data))
         except (BadMessage, Invalid, Refused, services.Forbidden) as error:
-            await self.send(text_data=error_html(str(error)))
+            await self._reply(error_html(str(error)))
+        except LAYER_ERRORS:
+            raise  # the socket closes with 1013 (`__call__`), and the page reconnects
+        except Exception:
+            await self._unexpected()
+
+    async def _handle(self, message: Message) -> None:
+        if isinstance(message, Hover):
+            await self._hover(message)
+        elif isinstance(message, Command) and message.name == "sync":
+            self._want_snapshot()
+        else:
+            outcome = await database_sync_to_async(services.play)(self.room, self.player, message)
+            # The computer's reply, its opening after a rematch, or the Solver bot going on.
+            autoplay.schedule(self.room, outcome.game)
+
+    async def _unexpected(self) -> None:
+        """A bug, or a database that failed: the sender hears that nothing changed, and the
+        socket stays open (a close would skip nothing now, but make the page reconnect)."""
+        self.errors += 1
+        if self.errors == 1:
+            log.exception("room %s: unexpected error on a socket", self.room.pk)
+        else:
+            log.debug("room %s: unexpected error %d on a socket", self.room.pk, self.errors)
+        await self._reply(error_html(SOMETHING_WENT_WRONG))
 
     async def _hover(self, hover: Hover) -> None:
         """Throttled with a trailing send: a position arriving within the interval waits for
@@ -187,12 +297,16 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if hover is None:
             return
         self.last_hover = time.monotonic()
-        await self._publish(cursor_html(self.player, hover.x, hover.y))
+        html = cursor_html(self.player, hover.x, hover.y)
+        # A snapshot shows no pointers: the room's kept snapshot stays good (`relay`).
+        message = {"type": "room.html", "html": html, "keeps_snapshot": True}
+        await get_channel_layer().group_send(self.group, message)
 
-    def _cancel_hover(self) -> None:
-        if self.hover_task is not None:
-            self.hover_task.cancel()
-            self.hover_task = None
+    def _stop_tasks(self) -> None:
+        for task in (self.hover_task, self.snapshot_task):
+            if task is not None and task is not asyncio.current_task():
+                task.cancel()
+        self.hover_task = self.snapshot_task = None
 
     async def dispatch(self, message: dict) -> None:
         """Channels' `dispatch`, less its `aclose_old_connections()`: a trip to the one database

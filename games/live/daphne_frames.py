@@ -53,7 +53,7 @@ def send(connection: WebSocketProtocol | None, html: str) -> bool:
     closed: Daphne's reply path drops messages to those), so the caller sends the usual way.
     The frame is never compressed: a permessage-deflate connection takes plain frames too."""
     global _last
-    if connection is None or connection.state != WebSocketProtocol.STATE_OPEN:
+    if connection is None or getattr(connection, "state", None) != WebSocketProtocol.STATE_OPEN:
         return False
     if _last is None or _last[0] is not html:
         _last = (html, connection.factory.prepareMessage(html.encode(), doNotCompress=True))

@@ -9,6 +9,10 @@ socket of the room in turn. The layer still carries messages between processes (
 production), so a room spread over several Daphnes is served together, and so do messages sent to
 the group from anywhere (`outbox`, the consumers, tests).
 
+Each room's subscription also keeps the room's snapshot for its sockets here (`snapshots`): every
+message it hears may change what a snapshot shows and drops the kept one, except those sent with
+`"keeps_snapshot": True` (pointer positions).
+
 When the layer fails under a room (the core Redis layer raises on receive), the room's sockets
 close with 1013 and leave the roster; the pages
 reconnect and get a fresh snapshot.
@@ -24,6 +28,7 @@ from channels.layers import get_channel_layer
 
 from ..outbox import LAYER_ERRORS
 from . import shutdown
+from .snapshots import SnapshotCache
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +44,7 @@ class Subscription:
         self.group = group
         self.rooms = rooms
         self.sockets: set[Socket] = set()
+        self.snapshots = SnapshotCache()
         self.layer: Any = get_channel_layer()
         self.channel = ""
         self.joined: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -61,6 +67,8 @@ class Subscription:
                 self._retire()
                 await shutdown.close_sockets(list(self.sockets), shutdown.TRY_AGAIN_LATER)
                 return
+            if not message.get("keeps_snapshot"):
+                self.snapshots.changed()
             await self._forward(message["html"])
 
     async def _forward(self, html: str) -> None:
@@ -123,6 +131,15 @@ async def leave(group: str, socket: Socket) -> None:
     subscription.sockets.discard(socket)
     if not subscription.sockets:
         await subscription.close()
+
+
+def snapshots_of(group: str) -> SnapshotCache | None:
+    """The room's shared snapshot here, while this process has sockets in the room: only then
+    does it hear what would make a kept snapshot stale."""
+    subscription = _rooms().get(group)
+    if subscription is None or not subscription.joined.done():
+        return None
+    return subscription.snapshots
 
 
 def sockets_in(group: str) -> int:

@@ -34,6 +34,7 @@ async def connect(room: Room, player: Player | None = None, *, watch: bool = Fal
     assert connected
     snapshot = await communicator.receive_from(timeout=TIMEOUT)
     assert 'id="board"' in snapshot
+    communicator.presence = presence_after(snapshot, (0, 0))
     return communicator
 
 
@@ -49,7 +50,7 @@ async def receive_until(communicator, pattern: str) -> str:
             return message
 
 
-SPECTATORS = re.compile(r'class="spectators">(?:<span[^>]*></span>)?(\d+)')
+SPECTATORS = re.compile(r'class="spectators"[^>]*>(?:<span[^>]*></span>)?(\d+)')
 
 
 def presence_in(message: str) -> tuple[int, int] | None:
@@ -60,15 +61,41 @@ def presence_in(message: str) -> tuple[int, int] | None:
     return message.count('data-online="true"'), int(spectators[1])
 
 
+def spectators_in(message: str) -> int | None:
+    """The spectator count of a presence update that carries only that (no roster)."""
+    spectators = SPECTATORS.search(message)
+    if spectators is None or 'id="roster"' in message:
+        return None
+    return int(spectators[1])
+
+
+def presence_after(message: str, before: tuple[int, int]) -> tuple[int, int]:
+    """(players online, spectators) on a page after `message`: a roster or a snapshot shows
+    both, a spectators-only update the second, anything else neither."""
+    spectators = SPECTATORS.search(message)
+    if spectators is None:
+        return before
+    if 'id="roster"' in message:
+        return message.count('data-online="true"'), int(spectators[1])
+    return before[0], int(spectators[1])
+
+
 async def settle(*communicators, online: int, watching: int = 0) -> None:
-    """Until every socket has heard the roster with `online` players and `watching` spectators.
+    """Until every socket has heard presence with `online` players and `watching` spectators.
 
     Each socket's presence reaches the whole room after its snapshot, so sockets opened one after
-    another keep hearing rosters for a while; waiting for the one that counts them all (counts
-    only grow while sockets open) beats waiting for a pause, which a busy machine may fake."""
+    another keep hearing presence for a while; waiting for the update that counts them all (counts
+    only grow while sockets open) beats waiting for a pause, which a busy machine may fake. Only
+    spectators changing sends their count alone, so the page's state is followed from the
+    socket's snapshot on (`connect`)."""
     for communicator in communicators:
-        while presence_in(await communicator.receive_from(timeout=TIMEOUT)) != (online, watching):
-            pass
+        counts = getattr(communicator, "presence", (0, 0))
+        heard = False
+        while not heard or counts != (online, watching):
+            message = await communicator.receive_from(timeout=TIMEOUT)
+            counts = presence_after(message, counts)
+            heard = heard or presence_in(message) is not None or spectators_in(message) is not None
+        communicator.presence = counts
 
 
 async def before_echo(communicator, *, hover: bool = False) -> list[str]:

@@ -1,23 +1,27 @@
 """The private internals of pinned libraries the app touches, checked on the pinned versions.
 
 Each module that touches one says why; these tests fail, by name, when an upgrade of Daphne,
-autobahn, Twisted or asgiref changes what it relies on. (`games.live.daphne_frames` has its own,
-in `test_framed.py`.) docs/operations.md, "Library internals", says what to do then.
+autobahn, Twisted or asgiref changes what it relies on (`games.live.twisted_backlog`: Twisted's
+send buffer). (`games.live.daphne_frames` has its own, in `test_framed.py`.) docs/operations.md, "Library internals", says what to do then.
 """
 
 import asyncio
 import inspect
 import os
+import socket
 from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
 
 import pytest
 from asgiref.sync import SyncToAsync, sync_to_async
 from autobahn.twisted.websocket import WebSocketServerFactory
 from daphne.ws_protocol import WebSocketProtocol
-from twisted.internet.testing import StringTransport
+from twisted.internet import tcp
+from twisted.internet.interfaces import ITCPTransport
+from twisted.internet.testing import MemoryReactorClock, StringTransport
 
 from games.asgiref_loop import server_loop
-from games.live import daphne_close_codes
+from games.live import daphne_close_codes, twisted_backlog
 
 
 def daphnes_server_close():
@@ -118,3 +122,35 @@ def test_a_plain_thread_works_for_no_loop():
     with ThreadPoolExecutor(1) as pool:
         assert pool.submit(server_loop).result() is None
     assert server_loop() is None
+
+
+def a_tcp_connection() -> tuple[tcp.Connection, socket.socket]:
+    """Twisted's own TCP transport, as Daphne's sockets have it, over a socket pair."""
+    ours, theirs = socket.socketpair()
+    connection = tcp.Connection(ours, None, reactor=MemoryReactorClock())
+    connection.connected = 1
+    return connection, theirs
+
+
+def test_twisteds_send_buffer_keeps_its_shape():
+    """`twisted_backlog` reads the unsent bytes from `abstract.FileDescriptor`'s `dataBuffer`,
+    `offset` and `_tempDataLen`: written and not yet taken by the kernel, they show there."""
+    connection, theirs = a_tcp_connection()
+    with theirs, connection.socket:
+        assert twisted_backlog.unsent_bytes(SimpleNamespace(transport=connection)) == 0
+        connection.write(b"x" * 1000)
+        connection.write(b"y" * 500)
+        assert twisted_backlog.unsent_bytes(SimpleNamespace(transport=connection)) == 1500
+        connection.doWrite()  # the kernel takes it: the buffer empties
+        assert twisted_backlog.unsent_bytes(SimpleNamespace(transport=connection)) == 0
+        assert ITCPTransport.providedBy(connection)  # `cut_off`'s abortConnection is public
+
+
+def test_a_transport_without_the_buffer_means_no_limit_and_one_warning(monkeypatch, caplog):
+    monkeypatch.setattr(twisted_backlog, "_warned", False)
+    elsewhere = SimpleNamespace(transport=StringTransport())
+    assert twisted_backlog.unsent_bytes(elsewhere) is None
+    assert twisted_backlog.unsent_bytes(elsewhere) is None
+    assert twisted_backlog.unsent_bytes(None) is None  # Channels' test client: no connection
+    warnings = [r.getMessage() for r in caplog.records if r.name == twisted_backlog.__name__]
+    assert len(warnings) == 1 and "StringTransport" in warnings[0]

@@ -344,6 +344,7 @@ def scores(html: str) -> dict[str, int]:
 
 async def test_a_person_joining_fills_the_open_seat_on_every_screen(room, ana):
     socket = await connect(room, ana)
+    await settle(socket, online=1)  # the roster of Ana's own arrival, told apart from Bo's
     await send(socket, action="mark", cell=0)
     assert "Waiting for a second player to join as O" in await receive_until(
         socket, 'data-version="1"'

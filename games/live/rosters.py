@@ -1,0 +1,106 @@
+"""Presence reaches a room a few times a second at most, however many sockets come and go.
+
+Each socket opening or closing used to send the whole roster to every socket of the room, so N
+spectators arriving cost about N²/2 frames (1,000 of them: 735k). Now a socket's presence is
+counted in the database at once, and this process tells the room at most once per `INTERVAL`:
+the first change at once, later ones gathered until the interval is over. The last change is
+always told, so every page ends with the right counts.
+
+When only spectators came or went, the room gets just the spectator count: the element with
+`id="spectators"` cut from the kind's roster, swapped by itself (`hx-swap-oob`). A kind whose
+roster has no such element gets the whole roster, as do changes in who is online.
+"""
+
+import asyncio
+import logging
+import re
+import weakref
+
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+
+from .. import announce
+from ..outbox import LAYER_ERRORS, group_name
+
+log = logging.getLogger(__name__)
+
+INTERVAL = 0.25
+"""Seconds between two presence messages of one room from one process."""
+SPECTATORS = re.compile(r'<(\w+)(\s[^>]*\bid="spectators"[^>]*)>.*?</\1>', re.S)
+
+
+class RoomPresence:
+    """One room's presence news in this process: what changed, and the task that tells it."""
+
+    def __init__(self, room_id: int, rooms: dict[int, "RoomPresence"]) -> None:
+        self.room_id = room_id
+        self.rooms = rooms
+        self.pending = False
+        self.players = False
+        """Whether a player's presence changed (the whole roster), not only spectators."""
+        self.task: asyncio.Task[None] | None = None
+
+    def changed(self, player: bool) -> None:
+        self.pending = True
+        self.players = self.players or player
+        if self.task is None:
+            self.task = asyncio.get_running_loop().create_task(
+                self._run(), name=f"presence of room {self.room_id}"
+            )
+
+    async def _run(self) -> None:
+        """Tell the room now, then at most once per interval while changes keep coming."""
+        try:
+            while self.pending:
+                players, self.players, self.pending = self.players, False, False
+                await self._tell(players)
+                await asyncio.sleep(INTERVAL)
+        finally:
+            self.task = None
+            if self.rooms.get(self.room_id) is self:
+                del self.rooms[self.room_id]
+
+    async def _tell(self, players: bool) -> None:
+        try:
+            html = await database_sync_to_async(presence_html)(self.room_id, players)
+            message = {"type": "room.html", "html": html}
+            await get_channel_layer().group_send(group_name(self.room_id), message)
+        except LAYER_ERRORS as error:
+            log.warning(
+                "room %s: presence not told, channel layer unavailable: %s", self.room_id, error
+            )
+        except Exception:  # the next change tries again; the loop must go on
+            log.exception("room %s: presence not told", self.room_id)
+
+
+def presence_html(room_id: int, players: bool) -> str:
+    """The roster, or only its spectator count when only spectators changed."""
+    roster = announce.roster_html(room_id)
+    if players:
+        return roster
+    return spectators_only(roster) or roster
+
+
+def spectators_only(roster: str) -> str | None:
+    """The roster's `id="spectators"` element, to be swapped by itself; None if it has none."""
+    found = SPECTATORS.search(roster)
+    if found is None:
+        return None
+    if "hx-swap-oob" in found[2]:
+        return found[0]
+    opening = found.end(2) - found.start()
+    return found[0][:opening] + ' hx-swap-oob="true"' + found[0][opening:]
+
+
+_rooms_by_loop: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, RoomPresence]]" = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def changed(room_id: int, player: bool) -> None:
+    """A socket of the room opened or closed (`player`: a seated player's, not a spectator's)."""
+    rooms = _rooms_by_loop.setdefault(asyncio.get_running_loop(), {})
+    presence = rooms.get(room_id)
+    if presence is None:
+        presence = rooms[room_id] = RoomPresence(room_id, rooms)
+    presence.changed(player)

@@ -1,0 +1,115 @@
+"""A socket that never reads, against a real Daphne: its unsent output is capped.
+
+Issue 14, item 1: a spectator on a 50x50 board that asks for a snapshot 18 times a second (inside
+the flood limit) and never reads made Daphne buffer every snapshot for it, about 440 KB each: one
+socket took the process from 161 to 777 MB in 80 s. Now the process renders one snapshot per
+change of the room and shares it, answers a socket's syncs one at a time, and cuts off a socket
+whose unsent output passes SOCKET_OUTPUT_LIMIT_BYTES (docs/operations.md, "Limits").
+"""
+
+import base64
+import json
+import os
+import socket
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests import servers
+from tests.conftest import skip_or_fail
+from tests.servers import Daphne
+
+from .clients import api
+
+pytestmark = pytest.mark.integration
+
+LIMIT = 2 * 1024 * 1024
+SYNCS_PER_SECOND = 18
+"""Inside the flood limit (20 a second after a burst of 40), so only the output cap can stop it."""
+ATTACK_SECONDS = 15
+RSS_GROWTH_BOUND = 64 * 1024 * 1024
+"""Daphne's resident memory may grow this much over the attack: the snapshot cache, one
+socket's capped output and the allocator's slack. Without the cap it grew about 8 MB a second."""
+
+
+@pytest.fixture(scope="module")
+def daphne(tmp_path_factory: pytest.TempPathFactory):
+    folder = tmp_path_factory.mktemp("slow-reader")
+    try:
+        env = servers.database_env(folder, "slow", SOCKET_OUTPUT_LIMIT_BYTES=str(LIMIT))
+    except servers.ServiceUnavailable as error:
+        skip_or_fail(str(error))
+    server = Daphne(env, folder / "daphne.log")
+    try:
+        servers.migrate(env)
+        with server:
+            yield server
+    finally:
+        servers.drop_database(env)
+
+
+def masked_text_frame(text: str) -> bytes:
+    """A client's text frame (RFC 6455: clients mask; a zero mask leaves the payload as is)."""
+    payload = text.encode()
+    assert len(payload) < 126
+    return bytes([0x81, 0x80 | len(payload)]) + b"\0\0\0\0" + payload
+
+
+def open_non_reading_socket(server: Daphne, path: str) -> socket.socket:
+    """A websocket handshake on a socket with a tiny receive buffer; after the response's
+    headers nothing is ever read again."""
+    client = socket.socket()
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connect: small window
+    client.connect((servers.HOST, server.port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    client.sendall(
+        (
+            f"GET {path} HTTP/1.1\r\nHost: {servers.HOST}:{server.port}\r\n"
+            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+            f"Origin: {server.url}\r\n\r\n"
+        ).encode()
+    )
+    client.settimeout(10)
+    response = b""
+    while b"\r\n\r\n" not in response:
+        response += client.recv(1)  # one byte at a time: stop right after the headers
+    assert response.startswith(b"HTTP/1.1 101"), response
+    return client
+
+
+def test_a_socket_that_never_reads_is_cut_off_and_memory_stays_bounded(daphne, tmp_path):
+    status, created = api(
+        daphne.url,
+        "POST",
+        "/api/rooms",
+        {"game": "minesweeper", "width": 50, "height": 50, "mines": 300},
+    )
+    assert status == 201, created
+    process = psutil.Process(daphne.process.pid)
+    before = process.memory_info().rss
+    client = open_non_reading_socket(daphne, f"/ws/r/{created['code']}/?watch=1")
+    sync = masked_text_frame(json.dumps({"action": "sync"}))
+    started = time.monotonic()
+    peak = before
+    cut_off_after = None
+    try:
+        while time.monotonic() - started < ATTACK_SECONDS:
+            try:
+                client.sendall(sync)
+            except OSError:  # reset: the server cut the socket off
+                cut_off_after = time.monotonic() - started
+                break
+            peak = max(peak, process.memory_info().rss)
+            time.sleep(1 / SYNCS_PER_SECOND)
+    finally:
+        client.close()
+    growth = peak - before
+    report = f"cut off after {cut_off_after} s; RSS {before >> 20} -> peak {peak >> 20} MB"
+    Path(tmp_path / "figures.txt").write_text(report)
+    print(report)
+    assert cut_off_after is not None, report
+    assert growth < RSS_GROWTH_BOUND, report
+    assert "output limit" in daphne.log_tail(20_000)

@@ -1,0 +1,52 @@
+"""Presence costs grow with the room, not with its square (issue 14, item 5).
+
+Each socket opening used to send the whole roster to every socket of the room: N spectators
+arriving cost N²/2 frames. Now each process tells a room its presence at most every
+`rosters.INTERVAL`, and spectators coming and going send only their count.
+"""
+
+import asyncio
+
+import pytest
+
+from games.live import rosters
+
+from .helpers import TIMEOUT, connect, presence_after, presence_in, settle, spectators_in
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SPECTATORS = 40
+
+
+async def test_spectators_arriving_together_cost_far_fewer_than_n_squared_frames(room, ana):
+    player = await connect(room, ana)
+    await settle(player, online=1)
+    watchers = await asyncio.gather(*(connect(room, watch=True) for _ in range(SPECTATORS)))
+    counts, heard = player.presence, 0
+    while counts != (1, SPECTATORS):
+        counts = presence_after(await player.receive_from(timeout=TIMEOUT), counts)
+        heard += 1
+    while not await player.receive_nothing(timeout=rosters.INTERVAL * 2):  # none still on its way
+        counts = presence_after(await player.receive_from(), counts)
+        heard += 1
+    assert counts == (1, SPECTATORS)
+    # One socket heard a few presence frames a second, against one per spectator before (and
+    # the room as a whole about SPECTATORS²/2).
+    assert heard <= SPECTATORS / 4, heard
+    await settle(*watchers, online=1, watching=SPECTATORS)  # the last word is right everywhere
+    for socket in (player, *watchers):
+        await socket.disconnect()
+
+
+async def test_spectators_coming_and_going_send_only_their_count(room, ana):
+    player = await connect(room, ana)
+    await settle(player, online=1)
+    watcher = await connect(room, watch=True)
+    message = await player.receive_from()
+    assert spectators_in(message) == 1 and presence_in(message) is None
+    assert 'id="roster"' not in message and 'hx-swap-oob="true"' in message
+    assert len(message) < 200, message
+    await watcher.disconnect()
+    message = await player.receive_from()
+    assert spectators_in(message) == 0
+    await player.disconnect()
