@@ -10,5 +10,5 @@ there and what it may import; `make lint` checks the layers (import-linter, pypr
     engine/    pure rules, standard library only
 
 Django's own places stay where it expects them: models.py, migrations/, admin.py, apps.py and
-management/commands/ (the terminal games, which play the engine directly).
+management/commands/ (the terminal games, which play the engine directly, and `prune`).
 """

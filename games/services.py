@@ -231,7 +231,8 @@ def start_next_game_by_computer(room: Room, replacing: int) -> Outcome:
         if current.number != replacing or not _starts_next_by_itself(kind, current):
             return Outcome(current, Applied(current.state, current.status, ()))
         game = _create_game(room, number=current.number + 1, previous=current)
-        transaction.on_commit(partial(announce.snapshot, room.pk))
+        news = NewGame(starter=None, interrupted=False)
+        transaction.on_commit(partial(announce.new_game, room.pk, news))
     return Outcome(game, Applied(game.state, game.status, ()))
 
 

@@ -91,8 +91,9 @@ class MoveNews:
 class NewGame:
     """Who started the room's next game, for the line that announces it to everyone."""
 
-    starter: str
-    """The nickname of the player who asked for it."""
+    starter: str | None
+    """The nickname of the player who asked for it; None when it started by itself (the next
+    game of a room that computers alone play)."""
     interrupted: bool
     """Whether the game it replaced was under way (moves made, not over): a restart."""
 

@@ -213,6 +213,7 @@ async def test_computer_against_computer_starts_the_next_game_by_itself():
     assert "Next game in 5 seconds." in final  # the narration says it once, for screen readers
     snapshot = await receive_until(spectator, 'data-game="2" data-version="0"')
     assert 'class="next-game"' not in snapshot and "Computer 2 (perfect) is thinking" in snapshot
+    assert "Next game: Computer 2 (perfect) plays X." in snapshot  # announced, by nobody
     opening = await receive_until(spectator, 'data-game="2" data-version="1"')
     assert "Computer 2 (perfect) placed X" in opening  # a rematch: entrant 2 holds X now
     game = await database_sync_to_async(game_number)(room, 2)

@@ -218,6 +218,8 @@ def snapshot_html(room: Room, game: Game, narration: str = "") -> str:
 def new_game_html(room: Room, game: Game, news: NewGame) -> str:
     """The new board for everyone, and who started it: a restart of a game under way says so,
     since it wiped cells the others had opened."""
+    if news.starter is None:
+        return snapshot_html(room, game, "A new game started.")
     if news.interrupted:
         return snapshot_html(room, game, f"{news.starter} restarted the game.")
     return snapshot_html(room, game, f"New game started by {news.starter}.")

@@ -224,11 +224,12 @@ def snapshot_html(room: Room, game: Game) -> str:
 
 def new_game_html(room: Room, game: Game, news: NewGame) -> str:
     """The rematch for everyone: who started it and, sides having swapped, who plays X now."""
-    started = (
-        f"{news.starter} restarted the game"
-        if news.interrupted
-        else f"Rematch started by {news.starter}"
-    )
+    if news.starter is None:
+        started = "Next game"
+    elif news.interrupted:
+        started = f"{news.starter} restarted the game"
+    else:
+        started = f"Rematch started by {news.starter}"
     x = views(room, game)[engine.Mark.X]
     narration = f"{started}." if x["waiting"] else f"{started}: {x['name']} plays X."
     context = {**game_context(room, game), "narration": narration}
