@@ -43,6 +43,11 @@ def roster_html(room_id: int) -> str:
     return kind_of(room.kind).rendering.roster_html(room, room.current_game())
 
 
+def spectators_html(room_id: int) -> str:
+    room = Room.objects.only("kind", "spectators").get(pk=room_id)
+    return kind_of(room.kind).rendering.spectators_html(room.spectators)
+
+
 def hint(room_id: int, asker: str, cell: tuple[int, int] | None) -> None:
     """A hint for everyone: the cell highlighted, who asked, the hint counter."""
     room = Room.objects.get(pk=room_id)

@@ -6,14 +6,12 @@ counted in the database at once, and this process tells the room at most once pe
 the first change at once, later ones gathered until the interval is over. The last change is
 always told, so every page ends with the right counts.
 
-When only spectators came or went, the room gets just the spectator count: the element with
-`id="spectators"` cut from the kind's roster, swapped by itself (`hx-swap-oob`). A kind whose
-roster has no such element gets the whole roster, as do changes in who is online.
+When only spectators came or went, the room gets just the spectator count
+(`Rendering.spectators_html`, swapped by itself); a change in who is online sends the roster.
 """
 
 import asyncio
 import logging
-import re
 import weakref
 
 from channels.db import database_sync_to_async
@@ -26,7 +24,6 @@ log = logging.getLogger(__name__)
 
 INTERVAL = 0.25
 """Seconds between two presence messages of one room from one process."""
-SPECTATORS = re.compile(r'<(\w+)(\s[^>]*\bid="spectators"[^>]*)>.*?</\1>', re.S)
 
 
 class RoomPresence:
@@ -74,22 +71,8 @@ class RoomPresence:
 
 
 def presence_html(room_id: int, players: bool) -> str:
-    """The roster, or only its spectator count when only spectators changed."""
-    roster = announce.roster_html(room_id)
-    if players:
-        return roster
-    return spectators_only(roster) or roster
-
-
-def spectators_only(roster: str) -> str | None:
-    """The roster's `id="spectators"` element, to be swapped by itself; None if it has none."""
-    found = SPECTATORS.search(roster)
-    if found is None:
-        return None
-    if "hx-swap-oob" in found[2]:
-        return found[0]
-    opening = found.end(2) - found.start()
-    return found[0][:opening] + ' hx-swap-oob="true"' + found[0][opening:]
+    """The roster, or only the spectator count when only spectators came or went."""
+    return announce.roster_html(room_id) if players else announce.spectators_html(room_id)
 
 
 _rooms_by_loop: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, RoomPresence]]" = (

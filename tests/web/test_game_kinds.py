@@ -104,6 +104,7 @@ LIGHTS_OUT = GameKind(
         snapshot_html=snapshot_html,
         new_game_html=lambda room, game, news: snapshot_html(room, game),
         roster_html=lambda room, game: '<ul id="roster" hx-swap-oob="true"></ul>',
+        spectators_html=lambda count: f'<p id="spectators" hx-swap-oob="true">{count}</p>',
         gather=lambda room, game, applied: None,
         move_html=move_html,
         describe_settings=lambda settings: f"{settings['size']} lights",

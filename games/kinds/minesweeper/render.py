@@ -371,3 +371,9 @@ def bot_html(room: Room, game: Game, host: str, on: bool, stuck: bool) -> str:
 
 def describe_settings(settings: dict[str, Any]) -> str:
     return f"{settings['width']}×{settings['height']} · {settings['mines']} mines"
+
+
+def spectators_html(count: int) -> str:
+    """The spectator count alone, swapped by itself: all that changes when spectators come or
+    go."""
+    return render_to_string(f"{TEMPLATE}#spectators", {"spectators": count, "spectators_oob": True})

@@ -23,6 +23,7 @@ KIND = GameKind(
         snapshot_html=render.snapshot_html,
         new_game_html=render.new_game_html,
         roster_html=render.roster_html,
+        spectators_html=render.spectators_html,
         gather=render.gather,
         move_html=render.move_html,
         describe_settings=render.describe_settings,

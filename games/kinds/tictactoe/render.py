@@ -288,3 +288,9 @@ def describe_settings(settings: dict[str, Any]) -> str:
         "person" if player == rules.HUMAN else f"{player} computer"
         for player in (settings["x"], settings["o"])
     )
+
+
+def spectators_html(count: int) -> str:
+    """The spectator count alone, swapped by itself: all that changes when spectators come or
+    go."""
+    return render_to_string(f"{TEMPLATE}#spectators", {"spectators": count, "spectators_oob": True})
