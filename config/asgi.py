@@ -21,8 +21,6 @@ application = ProtocolTypeRouter(
         "http": django_asgi_app,
         # Scheme, host and port of the page must be the site's own (Channels' own check compares
         # host names only).
-        "websocket": SameOriginValidator(
-            ReadOnlySessionStack(URLRouter(websocket_urlpatterns))
-        ),
+        "websocket": SameOriginValidator(ReadOnlySessionStack(URLRouter(websocket_urlpatterns))),
     }
 )

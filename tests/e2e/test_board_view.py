@@ -143,10 +143,13 @@ def test_right_click_on_a_scrolled_big_board_keeps_the_view_and_moves_focus(
     assert after["board"] == before["board"]
     expect(cell(page, fx, fy)).to_have_attribute("tabindex", "0")
     # The next click at the same point of the screen lands on the same cell.
-    assert page.evaluate(
-        "([x, y]) => document.elementFromPoint(x, y).closest('.cell').id",
-        [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
-    ) == f"cell-{fx}-{fy}"
+    assert (
+        page.evaluate(
+            "([x, y]) => document.elementFromPoint(x, y).closest('.cell').id",
+            [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
+        )
+        == f"cell-{fx}-{fy}"
+    )
     shot(page, screenshots, "right-click-scrolled")
 
 
@@ -358,7 +361,9 @@ STATUS_LAYOUT = """() => {
 
 
 @pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
-def test_reconnect_line_leaves_the_narration_readable(new_context, own_server, screenshots, viewport):
+def test_reconnect_line_leaves_the_narration_readable(
+    new_context, own_server, screenshots, viewport
+):
     page = new_context(viewport=viewport).new_page()
     page.goto(own_server.url + "/")
     page.get_by_label("Your nickname").fill("Ana")
