@@ -14,7 +14,7 @@ from playwright.sync_api import Page, expect
 
 from tests import servers
 from tests.e2e.conftest import EXPECTED_CONSOLE_ERRORS
-from tests.e2e.test_rooms import invite_link, join_room, wait_until_live
+from tests.e2e.test_rooms import create_room, invite_link, join_room, wait_until_live
 
 pytestmark = pytest.mark.e2e
 
@@ -43,16 +43,6 @@ def create_custom_room(page: Page, nickname: str, width: int, height: int, mines
     page.locator('input[name="width"]').fill(str(width))
     page.locator('input[name="height"]').fill(str(height))
     page.locator('input[name="mines"]').fill(str(mines))
-    page.get_by_role("button", name="Create room").click()
-    expect(page).to_have_url(re.compile(r"/r/[\w-]+/$"))
-    wait_until_live(page)
-    return page.locator(".room").get_attribute("data-room")
-
-
-def create_preset_room(page: Page, nickname: str, preset: str) -> str:
-    page.goto("/")
-    page.get_by_label("Your nickname").fill(nickname)
-    page.locator(f'input[name="preset"][value="{preset}"]').check()
     page.get_by_role("button", name="Create room").click()
     expect(page).to_have_url(re.compile(r"/r/[\w-]+/$"))
     wait_until_live(page)
@@ -229,7 +219,7 @@ def test_on_a_phone_zoom_gives_tap_sized_cells_and_long_press_still_flags(
     new_context, game_db, screenshots
 ):
     page = new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
-    code = create_preset_room(page, "Mo", "intermediate")
+    code = create_room(page, "Mo", "intermediate")
     shot(page, screenshots, "phone-fit")
     zoom_in = page.get_by_role("button", name="Zoom in")
     for _ in range(4):
@@ -273,7 +263,7 @@ def test_keyboard_still_plays_a_fitted_board(new_context):
 
 def test_other_players_pointer_shows_their_initial_and_fades(new_context, game_db, screenshots):
     ana = new_context(viewport=LAPTOP).new_page()
-    code = create_preset_room(ana, "Ana", "intermediate")
+    code = create_room(ana, "Ana", "intermediate")
     bo = join_room(new_context(viewport=LAPTOP, color_scheme="dark"), invite_link(ana), "Bo")
     cell(ana, 8, 8).click()
     expect(cell(bo, 8, 8)).to_have_attribute("data-state", "revealed")
@@ -318,7 +308,7 @@ def test_other_players_pointer_shows_their_initial_and_fades(new_context, game_d
 
 def test_spectators_get_no_new_game_button_that_does_nothing(new_context):
     ana = new_context().new_page()
-    create_preset_room(ana, "Ana", "beginner")
+    create_room(ana, "Ana", "beginner")
     viewer = new_context().new_page()
     viewer.goto(ana.get_by_role("link", name="Watch link").get_attribute("href"))
     wait_until_live(viewer)
@@ -394,7 +384,7 @@ LONG_NAME = "Maximiliana-Wolkenstein"
 
 def test_side_panel_keeps_its_width_when_a_long_name_and_the_bot_join(new_context, screenshots):
     ana = new_context(viewport=LAPTOP).new_page()
-    create_preset_room(ana, "Ana", "beginner")
+    create_room(ana, "Ana", "beginner")
     cards = """() => [...document.querySelectorAll(".side > section")].map((s) => {
         const box = s.getBoundingClientRect();
         return [Math.round(box.left), Math.round(box.right)];

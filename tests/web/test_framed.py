@@ -84,6 +84,7 @@ def open_socket() -> tuple[WebSocketProtocol, StringTransport]:
     wire = StringTransport()
     protocol.makeConnection(wire)
     protocol.state = WebSocketProtocol.STATE_OPEN
+    protocol.closeHandshakeTimeout = 0  # no timer left on the reactor
     return protocol, wire
 
 

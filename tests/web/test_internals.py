@@ -14,7 +14,6 @@ from types import SimpleNamespace
 
 import pytest
 from asgiref.sync import SyncToAsync, sync_to_async
-from autobahn.twisted.websocket import WebSocketServerFactory
 from daphne.ws_protocol import WebSocketProtocol
 from twisted.internet import tcp
 from twisted.internet.interfaces import ITCPTransport
@@ -22,6 +21,8 @@ from twisted.internet.testing import MemoryReactorClock, StringTransport
 
 from games.asgiref_loop import server_loop
 from games.live import daphne_close_codes, twisted_backlog
+
+from .test_framed import open_socket
 
 
 def daphnes_server_close():
@@ -33,16 +34,6 @@ def patched(monkeypatch):
     """`daphne_close_codes.install()` on a Daphne as it comes, undone afterwards."""
     monkeypatch.setattr(WebSocketProtocol, "serverClose", daphnes_server_close())
     daphne_close_codes.install()
-
-
-def open_socket() -> tuple[WebSocketProtocol, StringTransport]:
-    protocol = WebSocketProtocol()
-    protocol.factory = WebSocketServerFactory()
-    wire = StringTransport()
-    protocol.makeConnection(wire)
-    protocol.state = WebSocketProtocol.STATE_OPEN
-    protocol.closeHandshakeTimeout = 0  # no timer left on the reactor
-    return protocol, wire
 
 
 def close_frame(code: int) -> bytes:
