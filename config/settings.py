@@ -80,6 +80,7 @@ AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_FAILURE_LIMIT = int(os.environ.get("ADMIN_LOGIN_FAILURES", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("ADMIN_LOGIN_COOLOFF_MINUTES", "15")))
 AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False  # no banner on every start: the terminal games print only the game
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = None

@@ -74,7 +74,7 @@ def test_home_page_and_its_form_error(new_context, screenshots):
     page.locator('input[name="preset"][value="custom"]').check()
     page.get_by_label("Width").fill("500")
     page.get_by_role("button", name="Create room").click()
-    expect(page.locator(".form-error")).to_be_visible()
+    expect(page.locator("#width-error")).to_be_visible()
     audit(page, screenshots, "home-error")
 
 

@@ -132,7 +132,7 @@ def test_home_page_rejects_a_custom_board_that_is_too_wide(new_context, screensh
     page.get_by_label("Width").fill("500")
     page.get_by_role("button", name="Create room").click()
 
-    expect(page.locator(".form-error")).to_have_text("Width must be a whole number from 2 to 50.")
+    expect(page.locator("#width-error")).to_have_text("Width must be a whole number from 2 to 50.")
     expect(page).to_have_url(re.compile(r"/rooms/$"))
     expect(page.get_by_label("Width")).to_have_value("500")
     expect(page.locator("#custom-size")).to_be_visible()
