@@ -52,7 +52,9 @@ def measure() -> list[dict[str, object]]:
         )
         loss = minesweeper.apply(
             game.state,
-            CellMove("reveal", *divmod(min(state.field.mines), width)[::-1]),
+            CellMove(
+                "reveal", *divmod(next(m for m in state.field.mines if m != first), width)[::-1]
+            ),
             0,
             game.params,
         )
