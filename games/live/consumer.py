@@ -37,6 +37,7 @@ from . import (
 )
 from .flood import MESSAGES_BURST, MESSAGES_PER_SECOND, TokenBucket
 from .fragments import cursor_html, error_html
+from .hints import address_of, ask_hint
 from .presence import forget_presence
 from .shutdown import TRY_AGAIN_LATER
 
@@ -255,6 +256,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self._hover(message)
         elif isinstance(message, Command) and message.name == "sync":
             self._want_snapshot()
+        elif isinstance(message, Command) and message.name == "hint":
+            # Off the database thread and within the room's and address's limits (`hints`).
+            await ask_hint(self.room, self.player, address_of(self.scope))
         else:
             outcome = await database_sync_to_async(services.play)(self.room, self.player, message)
             # The computer's reply, its opening after a rematch, or the Solver bot going on.

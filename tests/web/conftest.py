@@ -3,8 +3,18 @@
 import pytest
 
 from games import services
+from games.live import hints
 
 from .helpers import make_room
+
+
+@pytest.fixture(autouse=True)
+def fresh_hint_limits():
+    """Hint budgets and the hint cache are per process: each test starts with its own, as a
+    database flushed between tests can give the same game id and version to another board."""
+    hints.reset()
+    yield
+    hints.reset()
 
 
 @pytest.fixture

@@ -1,0 +1,121 @@
+"""Hints from the room's sockets, bounded: one expensive request must not stall every room of
+the process (issue 14).
+
+Every socket's database work shares one thread per process (`database_sync_to_async`), so the
+solver (15-25 ms on a 50x50 mid-game) does not run there: the game is read in one quick query,
+the hint worked out on a worker thread of its own (or taken from `hint_cache`, once per game
+version and process), and only the counter written back on the database thread. In front of
+that: at most one hint a second per room, a budget per client address, and a short queue for
+the worker. Past each, the sender alone hears why. The figures are in docs/operations.md
+("Limits") and docs/performance.md.
+"""
+
+import asyncio
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from channels.db import database_sync_to_async
+
+from .. import hint_cache, services
+from ..kinds.table import Refused
+from ..models import Player, Room
+from .flood import TokenBucket
+
+ROOM_INTERVAL = 1.0
+"""Seconds between two hints in one room: everyone sees a hint, so a second one that soon
+would mostly repeat it."""
+ADDRESS_BURST = 10
+ADDRESS_PER_MINUTE = 30
+"""Hints per client address: a burst, then this many a minute; shared by all its sockets."""
+QUEUE = 4
+"""Hints waiting for the worker or being worked out, per process."""
+KEPT = 10_000
+"""Rooms and addresses remembered before the idle ones are forgotten."""
+
+JUST_GIVEN = (
+    "A hint was just given in this room: look for the outlined cell, or ask again in a second."
+)
+TOO_MANY = (
+    f"Too many hints from your address: at most {ADDRESS_PER_MINUTE} a minute. Try again soon."
+)
+BUSY = "The server is busy working out hints. Try again in a moment."
+CHANGED = "The game changed while the hint was worked out. Ask again."
+
+_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hints")
+"""One thread: the solver is CPU work, and more threads would only share the same core."""
+
+
+@dataclass
+class Limits:
+    """The per-process budgets; the event loop is their one user, so no lock."""
+
+    rooms: dict[int, float] = field(default_factory=dict)
+    """The time of each room's last hint."""
+    addresses: dict[str, TokenBucket] = field(default_factory=dict)
+    waiting: int = 0
+
+    def admit(self, room_id: int, address: str, now: float) -> None:
+        """Take a place for one hint, or raise Refused saying which limit it met."""
+        if now - self.rooms.get(room_id, -ROOM_INTERVAL) < ROOM_INTERVAL:
+            raise Refused(JUST_GIVEN)
+        if self.waiting >= QUEUE:
+            raise Refused(BUSY)
+        bucket = self.addresses.get(address)
+        if bucket is None:
+            self._forget_idle(now)
+            bucket = TokenBucket.full(ADDRESS_BURST, ADDRESS_PER_MINUTE / 60, now)
+            self.addresses[address] = bucket
+        if not bucket.allow(now):
+            raise Refused(TOO_MANY)
+        self.rooms[room_id] = now
+        self.waiting += 1
+
+    def done(self) -> None:
+        self.waiting -= 1
+
+    def _forget_idle(self, now: float) -> None:
+        """Bounded memory: past KEPT entries, drop rooms past their interval and addresses
+        whose budget is full again (they lose nothing)."""
+        if len(self.rooms) > KEPT:
+            self.rooms = {k: t for k, t in self.rooms.items() if now - t < ROOM_INTERVAL}
+        if len(self.addresses) > KEPT:
+            refill = ADDRESS_BURST * 60 / ADDRESS_PER_MINUTE
+            self.addresses = {k: b for k, b in self.addresses.items() if now - b.updated < refill}
+
+
+LIMITS = Limits()
+
+
+def reset() -> None:
+    """Fresh budgets and an empty cache (tests)."""
+    global LIMITS
+    LIMITS = Limits()
+    hint_cache.clear()
+
+
+def address_of(scope: dict) -> str:
+    """The client's address: Daphne's `--proxy-headers` puts X-Forwarded-For's there."""
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+async def ask_hint(room: Room, player: Player | None, address: str) -> services.Outcome:
+    """`services.ask_hint`, in three steps off the database thread's back, within the limits."""
+    services.check_hint(room, player)
+    limits = LIMITS
+    limits.admit(room.pk, address, time.monotonic())
+    try:
+        for _ in range(2):  # once more if the game ended or was replaced meanwhile
+            board = await database_sync_to_async(services.read_hint_board)(room, player)
+            cell = services.known_hint(board)
+            if cell is hint_cache.MISSING:
+                loop = asyncio.get_running_loop()
+                cell = await loop.run_in_executor(_worker, services.work_out_hint, room, board)
+            record = database_sync_to_async(services.record_hint)
+            outcome = await record(room, player, board, cell)
+            if outcome is not None:
+                return outcome
+        raise Refused(CHANGED)
+    finally:
+        limits.done()
