@@ -101,7 +101,7 @@ def main() -> int:
     call_command("migrate", verbosity=0)
     from games import outbox
 
-    outbox.send = lambda room_id, html: None  # rendering only: nobody listens
+    outbox.send = lambda room_id, html, started=None: None  # rendering only: nobody listens
     json.dump(measure(), sys.stdout)
     return 0
 

@@ -232,6 +232,9 @@ ROOMS_PER_MINUTE = int(os.environ.get("ROOMS_PER_MINUTE", "10"))
 """New rooms allowed per client address and minute (pages and API together)."""
 SOCKET_OUTPUT_LIMIT_BYTES = int(os.environ.get("SOCKET_OUTPUT_LIMIT_BYTES", str(2 * 1024 * 1024)))
 """A room socket whose peer leaves this much unread is cut off (docs/operations.md, Limits)."""
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+"""Prometheus scrapes /metrics with `Authorization: Bearer <this>`; unset, /metrics is a 404
+(docs/operations.md, Metrics)."""
 
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 SESSION_COOKIE_HTTPONLY = True
@@ -275,7 +278,7 @@ if BEHIND_TLS:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = True
     # Health checks call the process directly over HTTP; a redirect would fail every one.
-    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))

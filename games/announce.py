@@ -7,7 +7,7 @@ announcer gets everything from the service (`MoveNews`) and queries nothing; the
 game, presence, a hint, the bot) read the room as it is now.
 """
 
-from . import outbox
+from . import metrics, outbox
 from .kinds import kind_of
 from .kinds.table import GameKind, MoveNews, NewGame
 from .models import Room
@@ -15,7 +15,8 @@ from .models import Room
 
 def move(kind: GameKind, news: MoveNews) -> None:
     """A move's fragments, by a person or (`news.mover` None) a computer."""
-    outbox.send(news.room.pk, kind.rendering.move_html(news))
+    metrics.MOVES.inc()
+    outbox.send(news.room.pk, kind.rendering.move_html(news), metrics.move_started())
 
 
 def snapshot(room_id: int) -> None:

@@ -21,6 +21,10 @@ class BadMessage(ValueError):
     """The message is not one the room understands; the text is shown to its sender."""
 
 
+class TooLarge(BadMessage):
+    """Over `MAX_MESSAGE_BYTES`: counted apart (`metrics`), as a sign of a hostile client."""
+
+
 @dataclass(frozen=True, slots=True)
 class CellMove:
     """A Minesweeper move on (x, y)."""
@@ -61,7 +65,7 @@ def parse_message(text: str | bytes | None) -> Message:
     if text is None:
         raise BadMessage("Send text frames containing JSON.")
     if len(text) > MAX_MESSAGE_BYTES:
-        raise BadMessage(f"Message too large: the limit is {MAX_MESSAGE_BYTES} bytes.")
+        raise TooLarge(f"Message too large: the limit is {MAX_MESSAGE_BYTES} bytes.")
     try:
         data = json.loads(text)
     except (ValueError, UnicodeDecodeError, RecursionError):  # deep [[[[ may exhaust the stack

@@ -15,6 +15,7 @@ from channels.layers import get_channel_layer
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from . import metrics
 from .asgiref_loop import server_loop
 
 
@@ -37,19 +38,27 @@ _outboxes: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Queue]"
 )
 
 
-def send(room_id: int, html: str) -> None:
+def send(room_id: int, html: str, started: float | None = None) -> None:
+    """`started`: when the move announced reached the service (`metrics.move_started`), timed
+    up to the hand-over to the channel layer."""
     message = {"type": "room.html", "html": html}
     loop = server_loop()
     if loop is None:
         try:
             async_to_sync(get_channel_layer().group_send)(group_name(room_id), message)
         except LAYER_ERRORS as error:
+            metrics.LAYER_ERRORS.inc()
             log.warning("channel layer unavailable, room %s not told: %s", room_id, error)
+        else:
+            if started is not None:
+                metrics.move_broadcast(started)
     else:
-        loop.call_soon_threadsafe(_post, loop, group_name(room_id), message)
+        loop.call_soon_threadsafe(_post, loop, group_name(room_id), message, started)
 
 
-def _post(loop: asyncio.AbstractEventLoop, group: str, message: dict[str, str]) -> None:
+def _post(
+    loop: asyncio.AbstractEventLoop, group: str, message: dict[str, str], started: float | None
+) -> None:
     """On the loop: queue the message behind the earlier ones."""
     outbox = _outboxes.get(loop)
     if outbox is None:
@@ -58,15 +67,18 @@ def _post(loop: asyncio.AbstractEventLoop, group: str, message: dict[str, str]) 
     if outbox.qsize() >= OUTBOX_LIMIT:
         log.warning("broadcast outbox full (%d); dropping a message for %s", OUTBOX_LIMIT, group)
         return
-    outbox.put_nowait((group, message))
+    outbox.put_nowait((group, message, started))
 
 
 async def _deliver(outbox: asyncio.Queue) -> None:
     while True:
-        group, message = await outbox.get()
+        group, message, started = await outbox.get()
         try:
             await get_channel_layer().group_send(group, message)
+            if started is not None:
+                metrics.move_broadcast(started)
         except LAYER_ERRORS as error:
+            metrics.LAYER_ERRORS.inc()
             log.warning("channel layer unavailable, %s not told: %s", group, error)
         except Exception:
             log.exception("could not send a message to %s", group)

@@ -10,6 +10,7 @@ most (`rosters`). The figures are in docs/operations.md ("Limits").
 
 import asyncio
 import logging
+import sys
 import time
 from urllib.parse import parse_qs
 
@@ -19,10 +20,11 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from daphne.ws_protocol import WebSocketProtocol
 from django.conf import settings
+from django.db import DatabaseError
 
-from .. import services
+from .. import metrics, services
 from ..kinds.table import Invalid, Refused
-from ..messages import BadMessage, Command, Hover, Message, parse_message
+from ..messages import BadMessage, Command, Hover, Message, TooLarge, parse_message
 from ..models import Player, Room
 from ..outbox import LAYER_ERRORS, group_name
 from . import (
@@ -37,7 +39,6 @@ from . import (
 )
 from .flood import MESSAGES_BURST, MESSAGES_PER_SECOND, TokenBucket
 from .fragments import cursor_html, error_html
-from .hints import address_of, ask_hint
 from .presence import forget_presence
 from .shutdown import TRY_AGAIN_LATER
 
@@ -76,6 +77,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
     """Closed by the server (flood, output limit): what the peer still sends is ignored."""
     errors = 0
     """Unexpected errors so far: the first is logged with its traceback, the rest counted."""
+    role = "spectator"
+    """`player` or `spectator`, for the open-sockets gauge (`metrics`)."""
+    close_counted = False
+    """Whether this socket's close is in the metrics: the first close seen, the server's or
+    the peer's, is counted."""
 
     async def __call__(self, scope, receive, send) -> None:
         """The channel layer (Redis) can fail under an open socket or during its handshake.
@@ -86,6 +92,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await super().__call__(scope, receive, send)
         except LAYER_ERRORS as error:
             log.warning("room socket closed, channel layer unavailable: %s", error)
+            metrics.LAYER_ERRORS.inc()
+            self._count_close(TRY_AGAIN_LATER)
             self._stop_tasks()
             await forget_presence([self])
             await send({"type": "websocket.close", "code": TRY_AGAIN_LATER})
@@ -111,6 +119,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.bucket = TokenBucket.full(MESSAGES_BURST, MESSAGES_PER_SECOND, time.monotonic())
         self.held = []
         self.joined = True  # before the await: a cancelled join must be left too
+        self.role = "spectator" if self.player is None else "player"
+        metrics.socket_opened(self.role)
         await relay.join(self.group, self)
         await self.accept()
         self.connection = daphne_frames.connection_of(self.base_send)
@@ -128,7 +138,17 @@ class RoomConsumer(AsyncWebsocketConsumer):
         return room, services.find_player(room, tokens.get(code))
 
     async def disconnect(self, close_code: int) -> None:
+        self._count_close(close_code)
         await self._leave()
+
+    async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
+        self._count_close(code)
+        await super().close(code=code, reason=reason)
+
+    def _count_close(self, code: int | bool | None) -> None:
+        if not self.close_counted:
+            self.close_counted = True
+            metrics.closed(1000 if code is True or code is None else code)
 
     async def _leave(self) -> None:
         """Out of the relay and the presence counts; once, whichever way the socket ends."""
@@ -137,6 +157,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         try:
             if self.joined:
                 self.joined = False
+                metrics.socket_gone(self.role)
                 await relay.leave(self.group, self)
         finally:
             if self.counted:
@@ -223,6 +244,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if unsent is None or unsent <= limit or self.closing:
             return
         self.closing = True
+        metrics.refused("output")
         log.warning(
             "room %s: cutting off a socket that does not read: %d bytes unsent, output limit %d",
             self.room.pk,
@@ -238,13 +260,17 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return  # frames already on their way when the server closed: not worth a line each
         if not self.bucket.allow(time.monotonic()):
             log.warning("closing a flooding socket in room %s", self.room.pk)
+            metrics.refused("flood")
             self.closing = True
             self._stop_tasks()
             await self.close(code=POLICY_VIOLATION)
             return
+        message: Message | None = None
         try:
-            await self._handle(parse_message(text_data))
+            message = parse_message(text_data)
+            await self._handle(message)
         except (BadMessage, Invalid, Refused, services.Forbidden) as error:
+            metrics.refused(_refusal(message, error))
             await self._reply(error_html(str(error)))
         except LAYER_ERRORS:
             raise  # the socket closes with 1013 (`__call__`), and the page reconnects
@@ -256,11 +282,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self._hover(message)
         elif isinstance(message, Command) and message.name == "sync":
             self._want_snapshot()
-        elif isinstance(message, Command) and message.name == "hint":
-            # Off the database thread and within the room's and address's limits (`hints`).
-            await ask_hint(self.room, self.player, address_of(self.scope))
         else:
-            outcome = await database_sync_to_async(services.play)(self.room, self.player, message)
+            with metrics.move_received():
+                play = database_sync_to_async(services.play)
+                outcome = await play(self.room, self.player, message)
             # The computer's reply, its opening after a rematch, or the Solver bot going on.
             autoplay.schedule(self.room, outcome.game)
 
@@ -268,6 +293,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         """A bug, or a database that failed: the sender hears that nothing changed, and the
         socket stays open (a close would skip nothing now, but make the page reconnect)."""
         self.errors += 1
+        if isinstance(sys.exception(), DatabaseError):
+            metrics.DATABASE_ERRORS.inc()
         if self.errors == 1:
             log.exception("room %s: unexpected error on a socket", self.room.pk)
         else:
@@ -322,3 +349,14 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
         await handler(message)
+
+
+def _refusal(message: Message | None, error: Exception) -> str:
+    """The metrics' reason for a refused message: a few fixed words, never the message."""
+    if isinstance(error, TooLarge):
+        return "size"
+    if message is None:
+        return "malformed"
+    if isinstance(message, Command) and message.name == "hint":
+        return "hint"
+    return "move"

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 from channels.layers import get_channel_layer
 
+from .. import metrics
 from ..outbox import LAYER_ERRORS
 from . import shutdown
 from .snapshots import SnapshotCache
@@ -55,6 +56,8 @@ class Subscription:
             self.channel = await self.layer.new_channel()
             await self.layer.group_add(self.group, self.channel)
         except Exception as error:
+            if isinstance(error, LAYER_ERRORS):
+                metrics.LAYER_ERRORS.inc()
             self._retire()
             self.joined.set_exception(error)
             return
@@ -63,12 +66,14 @@ class Subscription:
             try:
                 message = await self.layer.receive(self.channel)
             except LAYER_ERRORS as error:
+                metrics.LAYER_ERRORS.inc()
                 log.warning("room %s: channel layer unavailable: %s", self.group, error)
                 self._retire()
                 await shutdown.close_sockets(list(self.sockets), shutdown.TRY_AGAIN_LATER)
                 return
             if not message.get("keeps_snapshot"):
                 self.snapshots.changed()
+            metrics.MESSAGE_BYTES.observe(metrics.size_of(message["html"]))
             await self._forward(message["html"])
 
     async def _forward(self, html: str) -> None:
@@ -82,6 +87,7 @@ class Subscription:
         """No longer the room's subscription here: the next socket starts a new one."""
         if self.rooms.get(self.group) is self:
             del self.rooms[self.group]
+            metrics.ROOMS.dec()
 
     async def close(self) -> None:
         """Leave the group; a join still in flight finishes first, so that it is undone too."""
@@ -93,6 +99,7 @@ class Subscription:
             try:
                 await self.layer.group_discard(self.group, self.channel)
             except LAYER_ERRORS as error:
+                metrics.LAYER_ERRORS.inc()
                 log.warning("room %s: could not leave the group: %s", self.group, error)
 
 
@@ -113,6 +120,7 @@ async def join(group: str, socket: Socket) -> None:
     subscription = rooms.get(group)
     if subscription is None:
         subscription = rooms[group] = Subscription(group, rooms)
+        metrics.ROOMS.inc()
     subscription.sockets.add(socket)
     try:
         await asyncio.shield(subscription.joined)

@@ -18,7 +18,7 @@ import time
 
 from channels.db import database_sync_to_async
 
-from .. import announce
+from .. import announce, metrics
 from ..models import Room
 
 MAX_AGE = 2.0
@@ -70,4 +70,6 @@ async def render(room_id: int) -> str:
 
 def _render(room_id: int) -> str:
     """From the room as it is now: a socket's own copy of the room may be minutes old."""
-    return announce.snapshot_html(Room.objects.get(pk=room_id))
+    html = announce.snapshot_html(Room.objects.get(pk=room_id))
+    metrics.SNAPSHOT_BYTES.observe(metrics.size_of(html))
+    return html
