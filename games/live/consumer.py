@@ -30,6 +30,7 @@ from ..outbox import LAYER_ERRORS, group_name
 from . import (
     autoplay,
     daphne_frames,
+    heartbeat,
     layer_watch,
     relay,
     rosters,
@@ -39,7 +40,8 @@ from . import (
 )
 from .flood import MESSAGES_BURST, MESSAGES_PER_SECOND, TokenBucket
 from .fragments import cursor_html, error_html
-from .presence import forget_presence
+from .hints import address_of, ask_hint
+from .presence import PROCESS, forget_presence
 from .shutdown import TRY_AGAIN_LATER
 
 log = logging.getLogger(__name__)
@@ -126,6 +128,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.connection = daphne_frames.connection_of(self.base_send)
         sockets.track(self)
         layer_watch.watch()
+        await heartbeat.register()  # before the count: the process's row comes first
         await self._send_snapshot()
         await self._presence(+1)
         autoplay.schedule(self.room)  # a computer may be due: resume after a restart, or start
@@ -153,6 +156,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
     async def _leave(self) -> None:
         """Out of the relay and the presence counts; once, whichever way the socket ends."""
         sockets.forget(self)
+        heartbeat.socket_left()
         self._stop_tasks()
         try:
             if self.joined:
@@ -165,7 +169,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 await self._presence(-1)
 
     async def _presence(self, delta: int) -> None:
-        await database_sync_to_async(services.presence_changed)(self.room, self.player, delta)
+        await database_sync_to_async(services.presence_changed)(
+            self.room, self.player, delta, PROCESS
+        )
         if delta > 0:
             self.counted = True
         rosters.changed(self.room.pk, player=self.player is not None)
@@ -282,6 +288,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self._hover(message)
         elif isinstance(message, Command) and message.name == "sync":
             self._want_snapshot()
+        elif isinstance(message, Command) and message.name == "hint":
+            # Off the database thread and within the room's and address's limits (`hints`).
+            await ask_hint(self.room, self.player, address_of(self.scope))
         else:
             with metrics.move_received():
                 play = database_sync_to_async(services.play)
