@@ -232,6 +232,10 @@ ROOMS_PER_MINUTE = int(os.environ.get("ROOMS_PER_MINUTE", "10"))
 """New rooms allowed per client address and minute (pages and API together)."""
 SOCKET_OUTPUT_LIMIT_BYTES = int(os.environ.get("SOCKET_OUTPUT_LIMIT_BYTES", str(2 * 1024 * 1024)))
 """A room socket whose peer leaves this much unread is cut off (docs/operations.md, Limits)."""
+PRESENCE_HEARTBEAT_SECONDS = float(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "5"))
+PRESENCE_EXPIRY_SECONDS = float(os.environ.get("PRESENCE_EXPIRY_SECONDS", "20"))
+"""A process with sockets beats this often; one silent for the expiry is taken for dead and its
+sockets leave the presence counts (docs/operations.md, "Presence after a crash")."""
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 """Prometheus scrapes /metrics with `Authorization: Bearer <this>`; unset, /metrics is a 404
 (docs/operations.md, Metrics)."""

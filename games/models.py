@@ -147,3 +147,47 @@ class Move(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.seq} {self.action} by seat {self.seat}"
+
+
+class ServerProcess(models.Model):
+    """A server process that counts sockets in `Presence`: alive while it beats (`last_seen`).
+
+    A process killed without a goodbye (`kill -9`, out of memory) stops beating; the first live
+    process to notice takes its sockets out of the counts (docs/operations.md, "Presence after
+    a crash")."""
+
+    id = models.CharField(primary_key=True, max_length=32)
+    last_seen = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"process {self.id} (seen {self.last_seen:%H:%M:%S})"
+
+
+class Presence(models.Model):
+    """One process's part of the presence counts: its open sockets of one player, or of a room's
+    spectators (`player` null). The counts themselves stay in `Player.connections` and
+    `Room.spectators`, so rosters and the live list read no more than before; these rows say
+    what to take back out when a process dies."""
+
+    process = models.CharField(max_length=32, db_index=True)
+    """A `ServerProcess` id; no foreign key, so a socket of a process thought dead still counts."""
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="+")
+    player = models.ForeignKey(Player, null=True, on_delete=models.CASCADE, related_name="+")
+    sockets = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["process", "player"],
+                condition=Q(player__isnull=False),
+                name="one_presence_per_process_and_player",
+            ),
+            models.UniqueConstraint(
+                fields=["process", "room"],
+                condition=Q(player__isnull=True),
+                name="one_spectator_presence_per_process_and_room",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.sockets} sockets of process {self.process}"

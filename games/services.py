@@ -11,7 +11,7 @@ always are. Reading without the lock saves three of a move's five round trips to
 
 import secrets
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
@@ -24,7 +24,7 @@ from . import announce, hint_cache, rowsql
 from .kinds import kind_of
 from .kinds.table import COMPUTER_SEAT, Applied, GameKind, Invalid, MoveNews, NewGame
 from .messages import CellMove, Command, Message, SquareMove
-from .models import MAX_NICKNAME, Game, Move, Player, Room
+from .models import MAX_NICKNAME, Game, Move, Player, Presence, Room, ServerProcess
 from .palette import colour_for_seat
 
 
@@ -416,35 +416,116 @@ AT_ONCE_LIMIT = 100
 finish, far above any real game's length (tic-tac-toe has nine moves)."""
 
 
-def presence_changed(room: Room, player: Player | None, delta: int) -> None:
-    """Count an opened (+1) or closed (-1) socket. Telling the room is left to the live layer,
-    which gathers a room's changes into a few messages a second (`live.rosters`); from here it
-    would hop back onto the event loop, which during shutdown has stopped, and the process
-    would never exit.
-    """
-    if player is None:
-        Room.objects.filter(pk=room.pk).update(
-            spectators=Greatest(F("spectators") + delta, Value(0))
-        )
-    else:
-        Player.objects.filter(pk=player.pk).update(
-            connections=Greatest(F("connections") + delta, Value(0))
-        )
+def presence_changed(room: Room, player: Player | None, delta: int, process: str) -> None:
+    """Count an opened (+1) or closed (-1) socket of `process` (a `ServerProcess` id). Telling
+    the room is left to the live layer, which gathers a room's changes into a few messages a
+    second (`live.rosters`); from here it would hop back onto the event loop, which during
+    shutdown has stopped, and the process would never exit.
 
-
-def sockets_closed(players: dict[int, int], spectators: dict[int, int]) -> None:
-    """Many sockets gone at once (their server process stopping): per player id and per room id
-    (spectators), how many. No roster is rendered; each room gets a fresh one as its clients
-    reconnect."""
+    The count changes only by what the process's own part (`Presence`) held: a socket closing
+    after its process was taken for dead (`forget_dead_processes`) was already taken out."""
     with transaction.atomic():
-        for pk, count in players.items():
+        player_id = None if player is None else player.pk
+        applied = _change_share(process, room.pk, player_id, delta)
+        if player_id is None:
+            _change_counts({}, {room.pk: applied})
+        else:
+            _change_counts({player_id: applied}, {})
+
+
+def sockets_closed(players: dict[int, int], spectators: dict[int, int], process: str) -> None:
+    """Many sockets of `process` gone at once (the process stopping, or its channel layer lost):
+    per player id and per room id (spectators), how many. No roster is rendered; each room gets
+    a fresh one as its clients reconnect."""
+    with transaction.atomic():
+        players = {pk: _change_share(process, None, pk, -n) for pk, n in players.items()}
+        spectators = {pk: _change_share(process, pk, None, -n) for pk, n in spectators.items()}
+        _change_counts(players, spectators)
+
+
+def _change_share(process: str, room_id: int | None, player_id: int | None, delta: int) -> int:
+    """Add `delta` sockets to the process's part of a player's (or a room's spectators') count;
+    returns the change made, which for a closing socket is never more than the part held."""
+    if player_id is None:
+        shares = Presence.objects.filter(process=process, room_id=room_id, player__isnull=True)
+    else:
+        shares = Presence.objects.filter(process=process, player_id=player_id)
+    if delta > 0:
+        if not shares.update(sockets=F("sockets") + delta):
+            Presence.objects.create(
+                process=process, room_id=room_id, player_id=player_id, sockets=delta
+            )
+        return delta
+    share = shares.first()
+    if share is None:
+        return 0
+    taken = min(-delta, share.sockets)
+    if taken == share.sockets:
+        share.delete()
+    else:
+        shares.update(sockets=F("sockets") - taken)
+    return -taken
+
+
+def _change_counts(players: dict[int, int], spectators: dict[int, int]) -> None:
+    for pk, delta in players.items():
+        if delta:
             Player.objects.filter(pk=pk).update(
-                connections=Greatest(F("connections") - count, Value(0))
+                connections=Greatest(F("connections") + delta, Value(0))
             )
-        for pk, count in spectators.items():
+    for pk, delta in spectators.items():
+        if delta:
             Room.objects.filter(pk=pk).update(
-                spectators=Greatest(F("spectators") - count, Value(0))
+                spectators=Greatest(F("spectators") + delta, Value(0))
             )
+
+
+def process_seen(process: str) -> bool:
+    """A server process's heartbeat. False when its row was missing: a new process, or one
+    taken for dead (its sockets are no longer counted; see `forget_dead_processes`)."""
+    now = timezone.now()
+    if ServerProcess.objects.filter(pk=process).update(last_seen=now):
+        return True
+    ServerProcess.objects.create(pk=process, last_seen=now)
+    return False
+
+
+def process_stopped(process: str) -> None:
+    """A clean stop: the process's row and whatever it still counted go at once."""
+    with transaction.atomic():
+        _take_out(process)
+        ServerProcess.objects.filter(pk=process).delete()
+
+
+def forget_dead_processes(expiry_seconds: float) -> dict[int, bool]:
+    """Take out of the counts the sockets of every process that has not beaten for
+    `expiry_seconds` (killed without a goodbye), and of sockets counted under no process row.
+    Safe in several processes at once: each dead process's part is taken out once. Returns the
+    rooms that changed, each with whether a player (not only spectators) went offline."""
+    cutoff = timezone.now() - timedelta(seconds=expiry_seconds)
+    dead = set(ServerProcess.objects.filter(last_seen__lt=cutoff).values_list("pk", flat=True))
+    alive = ServerProcess.objects.values("pk")
+    dead.update(Presence.objects.exclude(process__in=alive).values_list("process", flat=True))
+    rooms: dict[int, bool] = {}
+    for process in dead:
+        with transaction.atomic():
+            gone = ServerProcess.objects.filter(pk=process, last_seen__lt=cutoff).delete()[0]
+            if not gone and ServerProcess.objects.filter(pk=process).exists():
+                continue  # it beat meanwhile
+            for room_id, player in _take_out(process):
+                rooms[room_id] = rooms.get(room_id, False) or player
+    return rooms
+
+
+def _take_out(process: str) -> list[tuple[int, bool]]:
+    """Delete the process's parts and subtract them from the counts; the rows are locked first,
+    so two processes sweeping the same one subtract it once (on SQLite, writes are serial)."""
+    shares = list(Presence.objects.select_for_update().filter(process=process))
+    Presence.objects.filter(pk__in=[share.pk for share in shares]).delete()
+    players = {s.player_id: -s.sockets for s in shares if s.player_id is not None}
+    spectators = {s.room_id: -s.sockets for s in shares if s.player_id is None}
+    _change_counts(players, spectators)
+    return [(s.room_id, s.player_id is not None) for s in shares]
 
 
 def find_player(room: Room, token: object) -> Player | None:

@@ -1,7 +1,9 @@
-"""Sockets taken out of the presence counts in one go, where their disconnect handler will not
-run: their process is stopping (Daphne cancels the consumers first, see `shutdown`), or their
-channel layer failed under them."""
+"""This process's sockets in the presence counts: counted under `PROCESS`, and taken out in one
+go where their disconnect handler will not run: their process is stopping (Daphne cancels the
+consumers first, see `shutdown`), or their channel layer failed under them. A process that dies
+without either is taken out by the others (`heartbeat`)."""
 
+import uuid
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -9,6 +11,9 @@ from typing import Any
 from channels.db import database_sync_to_async
 
 from .. import services
+
+PROCESS = uuid.uuid4().hex
+"""This process's id in the presence counts (`models.ServerProcess`), new at every start."""
 
 
 async def forget_presence(consumers: Iterable[Any]) -> None:
@@ -23,4 +28,6 @@ async def forget_presence(consumers: Iterable[Any]) -> None:
         else:
             players[consumer.player.pk] += 1
     if players or spectators:
-        await database_sync_to_async(services.sockets_closed)(dict(players), dict(spectators))
+        await database_sync_to_async(services.sockets_closed)(
+            dict(players), dict(spectators), PROCESS
+        )
