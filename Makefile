@@ -7,13 +7,15 @@ STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# The websocket message and frame limits, both ways (games/live/daphne_frames.py, MESSAGE_LIMIT_BYTES).
+WEBSOCKET_LIMITS := --websocket-max-message-size 1048576 --websocket-max-frame-size 1048576
 
 .PHONY: run test lint format bench browser clean
 
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput -v 0
-	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) config.asgi:application
+	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) $(WEBSOCKET_LIMITS) config.asgi:application
 
 test: $(TEST_STAMP) browser
 	$(PY) manage.py collectstatic --noinput -v 0

@@ -26,6 +26,13 @@ POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 BENCH_DATABASE = "minesweeper_bench"
 REDIS_URL = "redis://127.0.0.1:6379/9"
 """A database number of its own, so FLUSHDB at the start touches nothing but the bench's keys."""
+WEBSOCKET_LIMITS = [
+    "--websocket-max-message-size",
+    "1048576",
+    "--websocket-max-frame-size",
+    "1048576",
+]
+"""As `make run` and the container set them (games/live/daphne_frames.py, MESSAGE_LIMIT_BYTES)."""
 
 _children: list[subprocess.Popen[bytes]] = []
 
@@ -85,6 +92,8 @@ def base_env(workdir: Path, layer: str = "pubsub") -> dict[str, str]:
         REDIS_CHANNEL_LAYER=layer,
         # Pub/sub channels ignore the database number: a prefix keeps bench and tests apart.
         CHANNEL_LAYER_PREFIX="minesweeper-bench",
+        # Every simulated browser joins from 127.0.0.1: the per-address join limit would stop them.
+        JOINS_PER_MINUTE="1000000",
     )
     return env
 
@@ -179,6 +188,7 @@ class Server:
                     "-p",
                     str(port),
                     "--proxy-headers",
+                    *WEBSOCKET_LIMITS,
                     "config.asgi:application",
                 ],
                 cwd=ROOT,

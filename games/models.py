@@ -4,6 +4,7 @@ A game's `state` is the engine's JSON form; the move log is the source of truth 
 from (`seed` + moves), and `version` counts the moves so clients can spot a missed message.
 """
 
+import re
 import secrets
 
 from django.db import models
@@ -18,6 +19,16 @@ MAX_NICKNAME = 24
 def new_room_code() -> str:
     """Unguessable: 16 random bytes, so a private room is as private as its link."""
     return secrets.token_urlsafe(16)
+
+
+_ROOM_CODE = re.compile(r"[A-Za-z0-9_-]{1,43}")
+
+
+def is_room_code(code: str) -> bool:
+    """Whether `code` could be a room's (URL-safe base64, as `new_room_code` makes them): what
+    cannot be is not looked up at all. PostgreSQL refuses NUL in text, so a code with one would
+    fail the query instead of finding no room."""
+    return _ROOM_CODE.fullmatch(code) is not None
 
 
 def new_player_token() -> str:

@@ -10,6 +10,7 @@ always are. Reading without the lock saves three of a move's five round trips to
 """
 
 import secrets
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
@@ -36,6 +37,28 @@ class NicknameError(ValueError):
     pass
 
 
+class RoomFull(Exception):
+    """Every seat of the room is taken (`MAX_PLAYERS_PER_ROOM`): watching is still open."""
+
+
+MAX_PLAYERS_PER_ROOM = 50
+"""Seats per room. Each seat is a row, a roster entry and a share of every broadcast; without a
+cap anyone with the code could join until the room could no longer be sent (issue 14;
+docs/operations.md, "Limits"). Spectators are not seats: they are counted, not capped."""
+
+ROOM_FULL = (
+    f"This room is full: all {MAX_PLAYERS_PER_ROOM} seats are taken. You can still watch the game."
+)
+
+_INVISIBLE = frozenset({"Cc", "Cf", "Co", "Cs", "Zl", "Zp"})
+"""Control, format (zero-width, bidirectional), private-use, surrogate and line/paragraph
+separator characters: invisible or disruptive in a name, and PostgreSQL refuses NUL in text."""
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+"""Letters and symbols that draw nothing (Hangul fillers, the blank Braille pattern)."""
+_VISIBLE = ("L", "N", "P", "S")
+"""Unicode category classes that draw something: letters, digits, punctuation, symbols."""
+
+
 @dataclass(frozen=True)
 class Outcome:
     game: Game
@@ -47,12 +70,24 @@ def new_seed() -> int:
 
 
 def clean_nickname(raw: object) -> str:
-    """Trimmed, single-spaced, 1..24 characters; escaping is the templates' job."""
+    """Without invisible characters (`_INVISIBLE`, `_BLANK_LETTERS`), NFKC-normalised (so
+    full-width and other compatibility look-alikes become the plain letters), single-spaced,
+    1..24 characters with at least one visible one; escaping is the templates' job."""
     if not isinstance(raw, str):
         raise NicknameError("Choose a nickname.")
-    name = " ".join(raw.split())
+    kept = (
+        " " if char.isspace() else char
+        for char in raw
+        if char.isspace()
+        or (unicodedata.category(char) not in _INVISIBLE and char not in _BLANK_LETTERS)
+    )
+    name = " ".join(unicodedata.normalize("NFKC", "".join(kept)).split())
     if not name:
         raise NicknameError("Choose a nickname.")
+    if not any(
+        unicodedata.category(char)[0] in _VISIBLE and char not in _BLANK_LETTERS for char in name
+    ):
+        raise NicknameError("Choose a nickname with at least one letter, digit or symbol.")
     if len(name) > MAX_NICKNAME:
         raise NicknameError(f"Nicknames are at most {MAX_NICKNAME} characters.")
     return name
@@ -64,6 +99,16 @@ def create_room(kind: str, settings: dict[str, Any], *, is_public: bool = True) 
     room = Room.objects.create(kind=kind, settings=settings, is_public=is_public)
     _create_game(room, number=1)
     return room
+
+
+@transaction.atomic
+def open_room(
+    kind: str, settings: dict[str, Any], creator: str | None, *, is_public: bool = True
+) -> tuple[Room, Player | None]:
+    """A room and its creator's seat (none when `creator` is None), together or not at all: a
+    nickname refused, or any error on the way, leaves no room without its host behind."""
+    room = create_room(kind, settings, is_public=is_public)
+    return room, None if creator is None else join_room(room, creator)
 
 
 def _create_game(room: Room, number: int, previous: Game | None = None) -> Game:
@@ -93,15 +138,18 @@ def unique_nickname(name: str, taken: set[str]) -> str:
 @transaction.atomic
 def join_room(room: Room, nickname: str) -> Player:
     """A new seat, under a name no one else in the room has (see `unique_nickname`); the first
-    player to join hosts the room."""
+    player to join hosts the room. `RoomFull` past `MAX_PLAYERS_PER_ROOM` seats."""
+    wanted = clean_nickname(nickname)
     # Lock the room, not its last seat: PostgreSQL re-reads only the row it waited for, so two
     # joins locking the old last seat would both take the next number (IntegrityError, a 500).
+    # The lock also keeps the seat cap exact when many join at once.
     Room.objects.select_for_update().filter(pk=room.pk).values_list("pk").get()
-    seats = Player.objects.filter(room=room)
-    last = seats.order_by("-number").first()
-    number = 0 if last is None else last.number + 1
-    taken = {name.casefold() for name in seats.values_list("nickname", flat=True)}
-    name = unique_nickname(clean_nickname(nickname), taken)
+    seats = list(Player.objects.filter(room=room).values_list("number", "nickname", "role"))
+    if sum(1 for seat in seats if seat[2] == Player.Role.PLAYER) >= MAX_PLAYERS_PER_ROOM:
+        raise RoomFull(ROOM_FULL)
+    number = max((seat[0] for seat in seats), default=-1) + 1
+    taken = {seat[1].casefold() for seat in seats}
+    name = unique_nickname(wanted, taken)
     player = Player.objects.create(
         room=room, number=number, nickname=name, colour=colour_for_seat(number)
     )

@@ -37,6 +37,13 @@ from urllib.parse import urlsplit, urlunsplit
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
 START_SECONDS = 30
+WEBSOCKET_LIMITS = [
+    "--websocket-max-message-size",
+    "1048576",
+    "--websocket-max-frame-size",
+    "1048576",
+]
+"""As `make run` and the container set them (games/live/daphne_frames.py, MESSAGE_LIMIT_BYTES)."""
 STOP_SECONDS = 10
 
 
@@ -187,6 +194,7 @@ class Daphne(Process):
 
     def command(self) -> list[str]:
         return [sys.executable, "-m", "daphne", "-b", HOST, "-p", str(self.port)] + [
+            *WEBSOCKET_LIMITS,
             *self.options,
             "config.asgi:application",
         ]
@@ -301,6 +309,7 @@ def server_env(**overrides: str) -> dict[str, str]:
     env = dict(os.environ)
     env.setdefault("PYTHONUNBUFFERED", "1")
     env["ROOMS_PER_MINUTE"] = "100000"  # every test creates rooms from 127.0.0.1
+    env["JOINS_PER_MINUTE"] = "100000"  # and joins them from there
     # Concurrent test runs may share one Redis; their room ids and client addresses (the rate
     # limit's keys) collide, their prefixes do not.
     env["CHANNEL_LAYER_PREFIX"] = unique_name("test")

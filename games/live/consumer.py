@@ -25,7 +25,7 @@ from django.db import DatabaseError
 from .. import metrics, services
 from ..kinds.table import Invalid, Refused
 from ..messages import BadMessage, Command, Hover, Message, TooLarge, parse_message
-from ..models import Player, Room
+from ..models import Player, Room, is_room_code
 from ..outbox import LAYER_ERRORS, group_name
 from . import (
     autoplay,
@@ -134,7 +134,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         autoplay.schedule(self.room)  # a computer may be due: resume after a restart, or start
 
     def _enter(self, code: str, watching: bool) -> tuple[Room | None, Player | None]:
-        room = Room.objects.filter(code=code).first()
+        room = Room.objects.filter(code=code).first() if is_room_code(code) else None
         if room is None or watching:
             return room, None
         tokens = self.scope.get("session", {}).get("players", {})

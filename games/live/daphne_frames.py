@@ -20,8 +20,13 @@ That partial, the protocol's `state`, `send_queue`, `transport` and `factory`, a
 frame's `payloadHybi` are internals: Daphne, autobahn and Twisted are pinned exactly in
 pyproject.toml, and `tests/web/test_framed.py` checks each of them on the pinned versions, so an
 upgrade that moves one fails there rather than in a room (docs/operations.md, "Library internals").
+
+Autobahn refuses to send a message above the connection's `maxMessagePayloadSize` (Daphne's
+`--websocket-max-message-size`, `MESSAGE_LIMIT_BYTES` in every start command), but only on its
+own path: a frame written here bypasses that check, so `send` applies the same limit itself.
 """
 
+import logging
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -30,9 +35,18 @@ from autobahn.websocket.protocol import PreparedMessage
 from daphne.server import Server
 from daphne.ws_protocol import WebSocketProtocol
 
-_last: tuple[str, PreparedMessage] | None = None
-"""The message framed last: the relay hands the same string to every socket of a room in turn,
-so one entry serves them all (the event loop's thread is the only one that sends)."""
+MESSAGE_LIMIT_BYTES = 1024 * 1024
+"""The websocket message size limit, both ways, that the Makefile, the Dockerfile, compose and
+the test and bench servers pass to Daphne (`--websocket-max-message-size`, and the same frame
+size): Daphne's own default, set on purpose. The largest message the app makes, a lost 50x50
+board's snapshot with a full roster, is about half of it (docs/operations.md, "Limits")."""
+
+log = logging.getLogger(__name__)
+
+_last: tuple[str, PreparedMessage | None] | None = None
+"""The message framed last (None when it is over the limit): the relay hands the same string to
+every socket of a room in turn, so one entry serves them all (the event loop's thread is the
+only one that sends)."""
 
 
 def connection_of(send: Callable[..., Any]) -> WebSocketProtocol | None:
@@ -51,14 +65,28 @@ def send(connection: WebSocketProtocol | None, html: str) -> bool:
     """`html` written to `connection` as one text frame, framed once for every connection it goes
     to; False, and nothing written, when there is no connection or it is not open (closing, or
     closed: Daphne's reply path drops messages to those), so the caller sends the usual way.
+    Also False for a message above the connection's size limit: the usual way then refuses it
+    as autobahn does (`PayloadExceededError`), so the limit is the same on both paths.
     The frame is never compressed: a permessage-deflate connection takes plain frames too."""
     global _last
     if connection is None or getattr(connection, "state", None) != WebSocketProtocol.STATE_OPEN:
         return False
     if _last is None or _last[0] is not html:
-        _last = (html, connection.factory.prepareMessage(html.encode(), doNotCompress=True))
+        payload = html.encode()
+        if 0 < connection.maxMessagePayloadSize < len(payload):
+            log.warning(
+                "not framing a message of %d bytes: over the websocket limit of %d",
+                len(payload),
+                connection.maxMessagePayloadSize,
+            )
+            _last = (html, None)
+        else:
+            _last = (html, connection.factory.prepareMessage(payload, doNotCompress=True))
+    prepared = _last[1]
+    if prepared is None:
+        return False
     if connection.send_queue:  # autobahn holds frames back: this one queues behind them
-        connection.sendPreparedMessage(_last[1])
+        connection.sendPreparedMessage(prepared)
     else:
-        connection.transport.write(_last[1].payloadHybi)
+        connection.transport.write(prepared.payloadHybi)
     return True

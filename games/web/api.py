@@ -7,6 +7,7 @@ from typing import Any, Literal
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, NinjaAPI, Schema, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.parser import Parser
 from ninja.security import HttpBearer
 from pydantic import ConfigDict
 
@@ -15,8 +16,24 @@ from ..kinds import KINDS, kind_of
 from ..kinds.table import Invalid, Refused, SettingsError
 from ..live import autoplay
 from ..messages import BadMessage, Command, parse_payload
-from ..models import Player, Room
-from .room_limit import room_reservation
+from ..models import Player, Room, is_room_code
+from .room_limit import join_reservation, room_reservation
+
+
+class NotJson(Exception):
+    """A request body sent as something other than `application/json`."""
+
+
+class JsonOnly(Parser):
+    """Bodies only as `Content-Type: application/json`. A page on another site can post
+    `text/plain` (or a form) here without a CORS preflight; create and join need no token, so
+    that would let any site a visitor opens make rooms and take seats from their address."""
+
+    def parse_body(self, request: HttpRequest) -> dict[str, Any]:
+        if request.content_type != "application/json":
+            raise NotJson(request.content_type)
+        return super().parse_body(request)
+
 
 api = NinjaAPI(
     title="Minesweeper Live API",
@@ -26,6 +43,7 @@ api = NinjaAPI(
         'browser, so everyone in the room sees them live. Errors are `{"error": "..."}`.'
     ),
     urls_namespace="api",
+    parser=JsonOnly(),
 )
 
 
@@ -141,11 +159,13 @@ def no_token(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
 
 @api.exception_handler(HttpError)
 def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    if isinstance(exc.__cause__, NotJson):  # ninja wraps every parser error in a 400
+        return error(request, "Send the body as JSON, with 'Content-Type: application/json'.", 415)
     return error(request, str(exc), exc.status_code)
 
 
 def find_room(code: str) -> Room:
-    room = Room.objects.filter(code=code).first()
+    room = Room.objects.filter(code=code).first() if is_room_code(code) else None
     if room is None:
         raise HttpError(404, "No room with that code.")
     return room
@@ -160,39 +180,51 @@ def room_settings(body: CreateRoom) -> dict[str, Any]:
         raise HttpError(400, str(exc)) from None
 
 
-@api.post("/rooms", response={201: Created, 400: Error, 429: Error}, summary="Create a room")
+@api.post(
+    "/rooms", response={201: Created, 400: Error, 415: Error, 429: Error}, summary="Create a room"
+)
 def create_room(request: HttpRequest, body: CreateRoom) -> Status:
     """The creator takes the first seat that is a person (for tic-tac-toe: X if X is human, else O;
-    no seat when both are computers). At most 10 rooms a minute per client address (429)."""
+    no seat when both are computers). At most 10 rooms a minute per client address (429). The
+    room and the creator's seat are made together: a refused name leaves no room behind."""
     with room_reservation(request, time.time()) as reservation:  # only rooms made count
         if reservation is None:
             raise HttpError(429, "Too many new rooms from your address: wait a minute.")
         settings = room_settings(body)
+        creator = body.name if kind_of(body.game).creator_sits(settings) else None
         try:
-            name = services.clean_nickname(body.name)
+            room, player = services.open_room(body.game, settings, creator, is_public=body.public)
         except services.NicknameError as exc:
-            raise HttpError(400, str(exc)) from None
-        room = services.create_room(body.game, settings, is_public=body.public)
+            raise HttpError(400, f"name: {exc}") from None
         reservation.keep()
-    token = None
-    if kind_of(body.game).creator_sits(settings):
-        token = services.join_room(room, name).token
+    token = None if player is None else player.token
     services.play_computer_turns(room)  # a computer holding X opens (two computers play it out)
     url = request.build_absolute_uri(f"/r/{room.code}/")
     return Status(201, {"code": room.code, "url": url, "player_token": token})
 
 
 @api.post(
-    "/rooms/{code}/join", response={200: Joined, 400: Error, 404: Error}, summary="Join a room"
+    "/rooms/{code}/join",
+    response={200: Joined, 400: Error, 404: Error, 409: Error, 415: Error, 429: Error},
+    summary="Join a room",
 )
 def join_room(request: HttpRequest, code: str, body: Join) -> dict[str, str]:
     """Names are unique in a room (compared regardless of case): when someone has the name
-    already, you get the first free "Ana 2", "Ana 3"…, and `name` says which."""
+    already, you get the first free "Ana 2", "Ana 3"…, and `name` says which. Names are
+    normalised (NFKC, invisible characters dropped, spaces collapsed) and need one visible
+    character. 409 when the room's 50 seats are taken (watching is still open); 429 past 20
+    joins a minute from one client address."""
     room = find_room(code)
-    try:
-        player = services.join_room(room, body.name)
-    except services.NicknameError as exc:
-        raise HttpError(400, str(exc)) from None
+    with join_reservation(request, time.time()) as reservation:  # only seats taken count
+        if reservation is None:
+            raise HttpError(429, "Too many joins from your address: wait a minute.")
+        try:
+            player = services.join_room(room, body.name)
+        except services.NicknameError as exc:
+            raise HttpError(400, f"name: {exc}") from None
+        except services.RoomFull as exc:
+            raise HttpError(409, str(exc)) from None
+        reservation.keep()
     return {"player_token": player.token, "name": player.nickname}
 
 
@@ -227,7 +259,7 @@ def read_room(request: HttpRequest, code: str) -> dict[str, Any]:
 @api.post(
     "/rooms/{code}/moves",
     auth=PlayerToken(),
-    response={200: MoveOut, 400: Error, 401: Error, 403: Error, 404: Error, 409: Error},
+    response={200: MoveOut, 400: Error, 401: Error, 403: Error, 404: Error, 409: Error, 415: Error},
     summary="Make a move",
 )
 def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:

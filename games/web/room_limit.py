@@ -1,10 +1,12 @@
-"""How many rooms one client address may create: counted per address and clock minute in the
-shared cache, so the cap holds across every server process when Redis is configured. Only rooms
-that are made count: a form sent back with errors does not."""
+"""How many rooms one client address may create, and how many seats it may take: counted per
+address and clock minute in the shared cache, so the caps hold across every server process when
+Redis is configured. Only rooms made and seats taken count: a form sent back with errors, or a
+full room, does not."""
 
 import logging
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
@@ -30,21 +32,47 @@ class Reservation:
         self.kept = True
 
 
+@dataclass(frozen=True)
+class Limit:
+    """What is counted (the cache key's prefix) and the setting that caps it per minute."""
+
+    counted: str
+    setting: str
+
+
+ROOMS = Limit("rooms-created", "ROOMS_PER_MINUTE")
+JOINS = Limit("joins", "JOINS_PER_MINUTE")
+
+
+def room_reservation(
+    request: HttpRequest, now: float
+) -> AbstractContextManager[Reservation | None]:
+    """One new room (`reservation` with `ROOMS_PER_MINUTE`)."""
+    return reservation(request, now, ROOMS)
+
+
+def join_reservation(
+    request: HttpRequest, now: float
+) -> AbstractContextManager[Reservation | None]:
+    """One seat taken in a room, by the page or the API (`reservation` with `JOINS_PER_MINUTE`)."""
+    return reservation(request, now, JOINS)
+
+
 @contextmanager
-def room_reservation(request: HttpRequest, now: float) -> Iterator[Reservation | None]:
-    """At most `settings.ROOMS_PER_MINUTE` new rooms per client address and clock minute; None
-    when the address is over it. Only rooms that are made count: a request that does not `keep`
-    its reservation (a form with errors, an exception) gives it back when the block ends.
+def reservation(request: HttpRequest, now: float, limit: Limit) -> Iterator[Reservation | None]:
+    """At most `settings.<limit.setting>` per client address and clock minute; None when the
+    address is over it. Only what is made counts: a request that does not `keep` its
+    reservation (a form with errors, a full room, an exception) gives it back when the block ends.
 
     Counting first and giving back on failure (rather than reading the count, validating, then
     adding) keeps the cap exact across processes: the cache's incr is atomic, so two requests at
-    the boundary can never both get the last room. The price is the other way round: while a
+    the boundary can never both get the last place. The price is the other way round: while a
     request that will fail holds the last place, a concurrent one is refused.
     """
-    key = f"rooms-created:{client_address(request)}:{int(now // 60)}"
+    key = f"{limit.counted}:{client_address(request)}:{int(now // 60)}"
     counted = _count(key, 1)
-    if counted is not None and counted > settings.ROOMS_PER_MINUTE:
-        _count(key, -1)  # a refusal is not a room: waiting the minute out is enough
+    if counted is not None and counted > getattr(settings, limit.setting):
+        _count(key, -1)  # a refusal is not counted: waiting the minute out is enough
         yield None
         return
     reservation = Reservation()
@@ -64,6 +92,6 @@ def _count(key: str, delta: int) -> int | None:
     except ValueError:  # expired between the incr and its decr: nothing left to give back
         return None
     except (OSError, RedisConnectionError, RedisTimeoutError) as error:
-        # Fail open: with Redis down, rooms can still be created, only without the cap.
+        # Fail open: with Redis down, rooms can still be created and joined, only without the cap.
         log.warning("room creation limit not checked, cache unavailable: %s", error)
         return None

@@ -11,9 +11,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from .. import services
 from ..kinds import KINDS, kind_of
-from ..models import Player, Room
+from ..models import Player, Room, is_room_code
 from .forms import NicknameForm
-from .room_limit import room_reservation
+from .room_limit import join_reservation, room_reservation
 
 LIVE_ROOMS_SHOWN = 20
 ROOMS_REMEMBERED = 30
@@ -35,7 +35,7 @@ def remember_seat(request: HttpRequest, room: Room, player: Player, nickname: st
 
 
 def find_room(code: str) -> Room | None:
-    return Room.objects.filter(code=code).first()
+    return Room.objects.filter(code=code).first() if is_room_code(code) else None
 
 
 def seat_of(request: HttpRequest, room: Room) -> Player | None:
@@ -110,9 +110,15 @@ def create_room(request: HttpRequest) -> HttpResponse:
         if not form.is_valid():
             return render(request, "games/home.html", home_context(request, game, form), status=400)
         data = form.cleaned_data
-        room = services.create_room(game, data["settings"], is_public=data["is_public"])
+        try:  # the room and its creator's seat together: a refused name leaves no room
+            room, player = services.open_room(
+                game, data["settings"], data["nickname"], is_public=data["is_public"]
+            )
+        except services.NicknameError as error:
+            form.add_error("nickname", str(error))
+            return render(request, "games/home.html", home_context(request, game, form), status=400)
         reservation.keep()
-    player = services.join_room(room, data["nickname"])
+    assert player is not None
     remember_seat(request, room, player, data["nickname"])
     return redirect("room", code=room.code)
 
@@ -128,6 +134,9 @@ def with_room(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     return wrapper
 
 
+TOO_MANY_JOINS = "Slow down: that's a lot of rooms joined from you in one minute. Wait a moment."
+
+
 @require_GET
 @with_room
 def room(request: HttpRequest, room: Room) -> HttpResponse:
@@ -136,8 +145,11 @@ def room(request: HttpRequest, room: Room) -> HttpResponse:
         nickname = request.session.get("nickname")
         if not nickname:
             return render(request, "games/join.html", {"room": room, "form": NicknameForm()})
-        player = services.join_room(room, nickname)
-        remember_seat(request, room, player, nickname)
+        form = NicknameForm({"nickname": nickname})
+        seat = take_seat(request, room, form) if form.is_valid() else join_page(request, room, form)
+        if isinstance(seat, HttpResponse):
+            return seat
+        player = seat
     return render_room(request, room, player)
 
 
@@ -146,14 +158,36 @@ def room(request: HttpRequest, room: Room) -> HttpResponse:
 def join(request: HttpRequest, room: Room) -> HttpResponse:
     form = NicknameForm(request.POST)
     if not form.is_valid():
-        return render(request, "games/join.html", {"room": room, "form": form}, status=400)
-    try:
-        player = services.join_room(room, form.cleaned_data["nickname"])
-    except services.NicknameError as error:
-        form.add_error("nickname", str(error))
-        return render(request, "games/join.html", {"room": room, "form": form}, status=400)
-    remember_seat(request, room, player, form.cleaned_data["nickname"])
-    return redirect("room", code=room.code)
+        return join_page(request, room, form)
+    seat = take_seat(request, room, form)
+    return seat if isinstance(seat, HttpResponse) else redirect("room", code=room.code)
+
+
+def take_seat(request: HttpRequest, room: Room, form: NicknameForm) -> Player | HttpResponse:
+    """A seat under the form's nickname, remembered in the session; or the join page saying why
+    not: a refused name (400), a full room (409, with the way to watch) or too many joins (429)."""
+    nickname = form.cleaned_data["nickname"]
+    with join_reservation(request, time.time()) as reservation:  # only seats taken count
+        if reservation is None:
+            form.add_error(None, TOO_MANY_JOINS)
+            return join_page(request, room, form, status=429)
+        try:
+            player = services.join_room(room, nickname)
+        except services.NicknameError as error:
+            form.add_error("nickname", str(error))
+            return join_page(request, room, form)
+        except services.RoomFull as error:
+            form.add_error(None, str(error))
+            return join_page(request, room, form, status=409)
+        reservation.keep()
+    remember_seat(request, room, player, nickname)
+    return player
+
+
+def join_page(
+    request: HttpRequest, room: Room, form: NicknameForm, status: int = 400
+) -> HttpResponse:
+    return render(request, "games/join.html", {"room": room, "form": form}, status=status)
 
 
 @require_GET

@@ -28,6 +28,7 @@ from django.utils.timezone import localtime
 from games.engine import minesweeper as engine
 
 from ...models import Game, Player, Room
+from ..roster import roster_cut
 from ..table import COMPUTER_SEAT, Applied, MoveNews, NewGame
 from . import rules
 
@@ -128,21 +129,18 @@ def board_rows(state: engine.GameState) -> list[list[dict[str, Any]]]:
 
 
 def roster(room: Room, state: engine.GameState | None, bot: bool = False) -> dict[str, Any]:
-    """Players with their share of the board (the Solver bot last, when it plays), and the
-    spectator count."""
+    """The first players (`roster_cut`) with their share of the board (the Solver bot last, when
+    it plays), how many more there are, and the spectator count."""
     shares = Counter(state.revealed.values()) if state is not None else Counter()
-    # All seats, filtered here: one query whose cost is mostly the ORM building it, and a
-    # second filter added a third to that.
-    players = [
-        {"player": player, "revealed": shares.get(player.number, 0)}
-        for player in room.players.all()
-        if player.role == Player.Role.PLAYER
-    ]
+    # All seats, filtered in `roster_cut`: one query whose cost is mostly the ORM building it,
+    # and a second filter added a third to that.
+    cut = roster_cut(room.players.all())
+    players = [{"player": player, "revealed": shares.get(player.number, 0)} for player in cut.shown]
     if bot:
         players.append(
             {"player": BOT, "revealed": shares.get(COMPUTER_SEAT, 0), "doing": _bot_doing(state)}
         )
-    return {"roster": players, "spectators": room.spectators, "bot": bot}
+    return {"roster": players, "roster_more": cut.more, "spectators": room.spectators, "bot": bot}
 
 
 def _bot_doing(state: engine.GameState | None) -> str:

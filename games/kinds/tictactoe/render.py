@@ -18,6 +18,7 @@ from django.utils import timezone
 from games.engine import tictactoe as engine
 
 from ...models import Game, Player, Room
+from ..roster import roster_cut
 from ..table import Applied, MoveNews, NewGame
 from . import rules
 
@@ -179,14 +180,12 @@ def next_game(game: Game) -> dict[str, int] | None:
 
 
 def roster(room: Room, game: Game) -> dict[str, Any]:
-    """Everyone with a seat or in the room, with the mark they hold this game."""
+    """The first of everyone with a seat in the room (`roster_cut`: the two playing this game
+    first), with the mark they hold this game, and how many more there are."""
     marks = {side.seat: side.mark.value for side in rules.sides(game.params).values()}
-    entries = [
-        {"player": player, "mark": marks.get(player.number, "")}
-        for player in room.players.all()
-        if player.role == Player.Role.PLAYER
-    ]
-    return {"roster": entries, "spectators": room.spectators}
+    cut = roster_cut(room.players.all(), first=lambda player: player.number in marks)
+    entries = [{"player": player, "mark": marks.get(player.number, "")} for player in cut.shown]
+    return {"roster": entries, "roster_more": cut.more, "spectators": room.spectators}
 
 
 def _common(room: Room, game: Game, board: engine.State, tally: Score) -> dict[str, Any]:

@@ -1,0 +1,35 @@
+"""How much of a room's roster pages and fragments show, whatever the number of seats.
+
+The roster is part of every snapshot and is sent to every socket of the room whenever someone
+joins or comes and goes, so its size must not grow with the room: a room joined a few thousand
+times once made a snapshot larger than the websocket's message limit, and nobody could open the
+room any more (issue 14). The first `ROSTER_SHOWN` seats are listed, the rest counted.
+"""
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from ..models import Player
+
+ROSTER_SHOWN = 20
+"""Seats listed by name; docs/operations.md, "Limits"."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    shown: list[Player]
+    more: str
+    """How many more are seated, written out ("1,700"); empty when all are shown."""
+
+
+def _nobody(player: Player) -> bool:
+    return False
+
+
+def roster_cut(players: Iterable[Player], first: Callable[[Player], bool] = _nobody) -> Cut:
+    """The seated players (spectator seats left out) to list: `first` ones, then those online,
+    each group in seat order."""
+    seated = [player for player in players if player.role == Player.Role.PLAYER]
+    seated.sort(key=lambda player: (not first(player), not player.online))
+    more = len(seated) - ROSTER_SHOWN
+    return Cut(seated[:ROSTER_SHOWN], f"{more:,}" if more > 0 else "")
