@@ -23,6 +23,71 @@
     live.send(message);
   }
 
+  // --- clicks on their way ------------------------------------------------------------------
+  // A cell clicked is marked pending (data-pending, this page's own: the server never sends it)
+  // until the server's answer replaces it; a snapshot replaces the whole board. A move sent on a
+  // socket that then died (the process was killed) is never answered: when the snapshot after
+  // the reconnect still shows such a cell as it was, the click did not land, and the page says
+  // so. Clicks made while the socket is down wait in htmx's queue and go out on the reconnect,
+  // after its snapshot was taken: those are not judged by it.
+  const pending = new Map(); // "x,y" -> { state, connection, sentOpen }
+  let socketOpen = false;
+  let connection = 0; // counts the socket's connections
+  room.addEventListener("htmx:wsOpen", () => { socketOpen = true; connection += 1; });
+  room.addEventListener("htmx:wsClose", () => { socketOpen = false; });
+
+  function markPending(cells) {
+    for (const cell of cells) {
+      cell.dataset.pending = "true";
+      pending.set(`${cell.dataset.x},${cell.dataset.y}`, {
+        state: cell.dataset.state, connection: connection, sentOpen: socketOpen,
+      });
+    }
+  }
+  // Which cells a move will change, so that its answer replaces them: the cell itself, or for a
+  // chord the hidden neighbours (only when the flags around match the number: else nothing
+  // changes and no answer comes).
+  function changedBy(action, cell) {
+    if (cell.dataset.state !== "revealed") return [cell];
+    const around = neighbours(cell);
+    const flags = around.filter((c) => c.dataset.state === "flagged").length;
+    if (String(flags) !== cell.dataset.count) return [];
+    return around.filter((c) => c.dataset.state === "hidden");
+  }
+  function afterPending(message) {
+    if (!pending.size) return;
+    if (message.includes('id="board"')) {
+      let lost = false;
+      for (const [key, sent] of pending) {
+        const [x, y] = key.split(",");
+        const stale = sent.sentOpen && sent.connection < connection;
+        if (stale && cellAt(x, y)?.dataset.state === sent.state) lost = true;
+      }
+      pending.clear(); // the snapshot's board has no marks
+      document.querySelectorAll(".cell[data-pending]").forEach((c) => c.removeAttribute("data-pending"));
+      if (lost) showClickLost();
+      return;
+    }
+    if (/id="room-error"[^>]*><span>/.test(message)) {
+      // Refused (the game ended meanwhile, a spectator...): the error says why; nothing is coming.
+      pending.clear();
+      document.querySelectorAll(".cell[data-pending]").forEach((c) => c.removeAttribute("data-pending"));
+      return;
+    }
+    for (const key of [...pending.keys()]) {
+      const [x, y] = key.split(",");
+      if (cellAt(x, y)?.dataset.pending !== "true") pending.delete(key); // replaced: answered
+    }
+  }
+  let clickLostTimer = null;
+  function showClickLost() {
+    const notice = document.getElementById("click-lost");
+    if (!notice) return;
+    notice.textContent = "Your last click did not reach the server — try again.";
+    clearTimeout(clickLostTimer);
+    clickLostTimer = setTimeout(() => { notice.textContent = ""; }, 8000);
+  }
+
   function board() { return document.getElementById("board"); }
   function cellAt(x, y) { return document.getElementById(`cell-${x}-${y}`); }
 
@@ -33,7 +98,8 @@
   });
 
   // After every message (live.js has already checked its version and updated the board's data).
-  function afterMessage() {
+  function afterMessage(event) {
+    afterPending(event?.detail?.message || "");
     sizeBoard();
     applyCursor();
     restoreFocus();
@@ -48,6 +114,7 @@
     if (action === "flag" && state !== "hidden" && state !== "flagged") return;
     if (action === "reveal" && state === "flagged") return;
     send({ action: action, x: +cell.dataset.x, y: +cell.dataset.y });
+    markPending(changedBy(action, cell));
   }
 
   let suppressClick = false;
@@ -100,13 +167,16 @@
   function pressed(cell) {
     if (cell.dataset.state === "hidden") return [cell];
     if (cell.dataset.state !== "revealed" || cell.dataset.count === "0") return [];
+    return neighbours(cell).filter((near) => near.dataset.state === "hidden");
+  }
+  function neighbours(cell) {
     const x = +cell.dataset.x;
     const y = +cell.dataset.y;
     const around = [];
     for (let dy = -1; dy <= 1; dy++) {
       for (let dx = -1; dx <= 1; dx++) {
-        const near = cellAt(x + dx, y + dy);
-        if (near && near.dataset.state === "hidden") around.push(near);
+        const near = (dx || dy) ? cellAt(x + dx, y + dy) : null;
+        if (near) around.push(near);
       }
     }
     return around;

@@ -239,6 +239,46 @@ def test_a_page_says_live_updates_are_unavailable_while_redis_is_down(
     expect(page.locator("#board")).to_have_attribute("data-version", "1")
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_click_lost_with_a_killed_server_shows_pending_then_says_so(
+    new_context, stack, screenshots, scheme
+):
+    """Issue 14, item 8: a move in flight when its process dies used to vanish silently."""
+    stack.ensure_running()
+    page = new_context(color_scheme=scheme).new_page()
+    code = create_room(page, stack.a.url)
+    cell(page, 4, 4).click()  # answered: the mark goes with the cell the answer replaces
+    expect(page.locator("#board")).to_have_attribute("data-version", "1")
+    expect(page.locator(".cell[data-pending]")).to_have_count(0)
+    x, y = hidden_cells(stack.db, code)[0]
+
+    # Frozen, then killed: the socket is open as far as the page knows, so the click goes out,
+    # and nothing ever answers it.
+    stack.a.process.send_signal(signal.SIGSTOP)
+    cell(page, x, y).click()
+    expect(cell(page, x, y)).to_have_attribute("data-pending", "true")
+    page.locator(".board-scroll").screenshot(
+        path=screenshots / f"click-pending-{scheme}.png", animations="disabled"
+    )
+    stack.a.stop(signal.SIGKILL)
+    stack.a.start()
+
+    notice = page.locator("#click-lost")
+    expect(notice).to_have_text(
+        "Your last click did not reach the server — try again.", timeout=BACK_MS
+    )
+    expect(notice).to_have_attribute("aria-live", "polite")
+    expect(page.locator(".cell[data-pending]")).to_have_count(0)
+    expect(cell(page, x, y)).to_have_attribute("data-state", "hidden")
+    page.locator(".board-area, .room").first.screenshot(
+        path=screenshots / f"click-lost-{scheme}.png", animations="disabled"
+    )
+
+    cell(page, x, y).click()  # the same click again, with a live server, lands
+    expect(cell(page, x, y)).not_to_have_attribute("data-state", "hidden")
+    expect(page.locator(".cell[data-pending]")).to_have_count(0)
+
+
 # --- close codes, as live.js takes them (README "Close codes") ------------------------------------
 
 CAPTURE_SOCKETS = """
