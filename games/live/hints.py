@@ -1,8 +1,8 @@
 """Hints from the room's sockets, bounded: one expensive request must not stall every room of
-the process (issue 14).
+the process.
 
 Every socket's database work shares one thread per process (`database_sync_to_async`), so the
-solver (15-25 ms on a 50x50 mid-game) does not run there: the game is read in one quick query,
+solver (the costliest request a socket can make on a large board) does not run there: the game is read in one quick query,
 the hint worked out on a worker thread of its own (or taken from `hint_cache`, once per game
 version and process), and only the counter written back on the database thread. In front of
 that: at most one hint a second per room, a budget per client address, and a short queue for
