@@ -232,6 +232,10 @@ ROOMS_PER_MINUTE = int(os.environ.get("ROOMS_PER_MINUTE", "10"))
 """New rooms allowed per client address and minute (pages and API together)."""
 JOINS_PER_MINUTE = int(os.environ.get("JOINS_PER_MINUTE", "20"))
 """Seats one client address may take per minute, in any rooms (pages and API together)."""
+HINTS_PER_MINUTE = int(os.environ.get("HINTS_PER_MINUTE", "30"))
+HINT_ROOM_SECONDS = float(os.environ.get("HINT_ROOM_SECONDS", "1"))
+"""The API's hint budget: per client address and minute, and one hint per room this often (the
+sockets' own budget is `games.live.hints`)."""
 SOCKET_OUTPUT_LIMIT_BYTES = int(os.environ.get("SOCKET_OUTPUT_LIMIT_BYTES", str(2 * 1024 * 1024)))
 """A room socket whose peer leaves this much unread is cut off (docs/operations.md, Limits)."""
 PRESENCE_HEARTBEAT_SECONDS = float(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "5"))

@@ -42,6 +42,8 @@ def no_room_cap(settings):
     cache instead would flush the Redis database the channel layer shares in CI.)"""
     settings.ROOMS_PER_MINUTE = 100_000
     settings.JOINS_PER_MINUTE = 100_000
+    settings.HINTS_PER_MINUTE = 100_000
+    settings.HINT_ROOM_SECONDS = 0
 
 
 @pytest.hookimpl(trylast=True)

@@ -17,7 +17,7 @@ from ..kinds.table import Invalid, Refused, SettingsError
 from ..live import autoplay
 from ..messages import BadMessage, Command, parse_payload
 from ..models import Player, Room, is_room_code
-from .room_limit import join_reservation, room_reservation
+from .room_limit import hint_reservation, join_reservation, room_hint_allowed, room_reservation
 
 
 class NotJson(Exception):
@@ -299,24 +299,32 @@ def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
 @api.post(
     "/rooms/{code}/hint",
     auth=PlayerToken(),
-    response={200: HintOut, 400: Error, 401: Error, 403: Error, 404: Error, 409: Error},
+    response={200: HintOut, 400: Error, 401: Error, 403: Error, 404: Error, 409: Error, 429: Error},
     summary="Ask for a hint",
 )
 def hint(request: HttpRequest, code: str) -> dict[str, int]:
     """Minesweeper: `{"x", "y"}` of a hidden cell the public board proves safe (the revealed
     numbers and the mine count; never flags). Everyone in the room sees it outlined and the
     room's hint counter goes up. 409 when no cell can be proved safe (that still counts as a hint:
-    the room hears that a guess is needed) or when the game is over (not counted)."""
+    the room hears that a guess is needed) or when the game is over (not counted). 429 past
+    `HINTS_PER_MINUTE` hints from one client address (30), or when the room had a hint in the
+    last `HINT_ROOM_SECONDS` (1)."""
     room = find_room(code)
     player = player_of(request, room)
-    try:
-        outcome = services.ask_hint(room, player)
-    except Invalid as exc:
-        raise HttpError(400, str(exc)) from None
-    except services.Forbidden as exc:
-        raise HttpError(403, str(exc)) from None
-    except Refused as exc:
-        raise HttpError(409, str(exc)) from None
+    with hint_reservation(request, time.time()) as reservation:  # only answered hints count
+        if reservation is None:
+            raise HttpError(429, "Too many hints from your address: wait a minute.")
+        if not room_hint_allowed(room.pk):
+            raise HttpError(429, "A hint was just given in this room: ask again in a second.")
+        try:
+            outcome = services.ask_hint(room, player)
+        except Invalid as exc:
+            raise HttpError(400, str(exc)) from None
+        except services.Forbidden as exc:
+            raise HttpError(403, str(exc)) from None
+        except Refused as exc:
+            raise HttpError(409, str(exc)) from None
+        reservation.keep()
     cell = outcome.applied.summary["hint"]
     if cell is None:
         hints = kind_of(room.kind).hints

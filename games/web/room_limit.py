@@ -42,6 +42,7 @@ class Limit:
 
 ROOMS = Limit("rooms-created", "ROOMS_PER_MINUTE")
 JOINS = Limit("joins", "JOINS_PER_MINUTE")
+HINTS = Limit("hints", "HINTS_PER_MINUTE")
 
 
 def room_reservation(
@@ -56,6 +57,27 @@ def join_reservation(
 ) -> AbstractContextManager[Reservation | None]:
     """One seat taken in a room, by the page or the API (`reservation` with `JOINS_PER_MINUTE`)."""
     return reservation(request, now, JOINS)
+
+
+def hint_reservation(
+    request: HttpRequest, now: float
+) -> AbstractContextManager[Reservation | None]:
+    """One hint asked through the API (`reservation` with `HINTS_PER_MINUTE`)."""
+    return reservation(request, now, HINTS)
+
+
+def room_hint_allowed(room_id: int) -> bool:
+    """At most one API hint per room every `settings.HINT_ROOM_SECONDS`, across processes: a
+    hint shows for everyone, so a second one that soon mostly repeats it. True when the cache is
+    unavailable (fail open, as the other limits)."""
+    seconds = settings.HINT_ROOM_SECONDS
+    if seconds <= 0:
+        return True
+    try:
+        return bool(cache.add(f"hint-room:{room_id}", 1, timeout=max(1, round(seconds))))
+    except (OSError, RedisConnectionError, RedisTimeoutError) as error:
+        log.warning("hint limit not checked, cache unavailable: %s", error)
+        return True
 
 
 @contextmanager

@@ -132,3 +132,36 @@ def test_a_move_landing_meanwhile_keeps_the_hint_a_new_game_asks_again(room, ana
     services.start_next_game(room, ana)
     assert services.record_hint(room, ana, board, cell) is None  # that game is gone
     assert hints_used(room) == 1
+
+
+@pytest.fixture
+def api_room(client):
+    created = client.post(
+        "/api/rooms", {"preset": "beginner", "name": "Robo"}, content_type="application/json"
+    )
+    return created.json()["code"], {"Authorization": f"Bearer {created.json()['player_token']}"}
+
+
+def test_the_api_gives_a_room_one_hint_a_second(client, api_room, settings):
+    """The API's hints are bounded per room across processes (the shared cache), as the
+    sockets' are per process: a second ask within the interval is refused and not counted."""
+    settings.HINT_ROOM_SECONDS = 60
+    code, headers = api_room
+    assert client.post(f"/api/rooms/{code}/hint", headers=headers).status_code == 200
+    again = client.post(f"/api/rooms/{code}/hint", headers=headers)
+    assert again.status_code == 429 and "just given in this room" in again.json()["error"]
+    assert Room.objects.get(code=code).hints_used == 1
+
+
+def test_the_api_counts_hints_per_address(client, api_room, settings):
+    """A budget per client address and minute; refused asks do not use it up."""
+    settings.HINTS_PER_MINUTE = 2
+    code, headers = api_room
+    mine = "192.0.2.131"  # an address of its own: other tests ask from 127.0.0.1 this minute
+    answers = [
+        client.post(f"/api/rooms/{code}/hint", headers=headers, REMOTE_ADDR=mine) for _ in range(3)
+    ]
+    assert [a.status_code for a in answers] == [200, 200, 429]
+    assert "Too many hints" in answers[2].json()["error"]
+    other = client.post(f"/api/rooms/{code}/hint", headers=headers, REMOTE_ADDR="198.51.100.9")
+    assert other.status_code == 200  # another address has its own budget
