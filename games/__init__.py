@@ -7,6 +7,7 @@ there and what it may import; `make lint` checks the layers (import-linter, pypr
     announce   what a room hears after a commit, rendered through its kind; `outbox` sends it
     kinds/     the game-kind table: per kind, rules, rendering and its create form
     models     Room, Player, Game, Move (and `fields`, `palette`, `rowsql` beside them)
+    metrics, hint_cache   small helpers every layer may use; they import nothing of games
     engine/    pure rules, standard library only
 
 Django's own places stay where it expects them: models.py, migrations/, admin.py, apps.py and
