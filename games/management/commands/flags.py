@@ -14,9 +14,9 @@ import random
 import re
 import secrets
 import sys
-from typing import Any, NoReturn, TextIO
+from typing import Any, TextIO
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandParser
 
 from games.engine.errors import EngineError, InvalidBoardError
 from games.engine.flags import (
@@ -32,6 +32,7 @@ from games.engine.flags import (
     render,
 )
 from games.engine.flags_ai import Strategy, choose_move
+from games.management.commands._terminal import TerminalGame
 from games.management.commands.minesweeper import with_rulers
 
 HUMAN = "human"
@@ -63,20 +64,12 @@ def result_line(state: State) -> str:
     return f"{winner.value} wins {state.score(winner)}–{state.score(winner.other)}!"
 
 
-class Command(BaseCommand):
+class Command(TerminalGame):
     help = (
         "Play Minesweeper Flags in the terminal: 'x, y' reveals, 'b x, y' bombs "
         "(0-based, x is the column). Claim more than half the mines to win."
     )
-    # Only the pure engine runs: no database, so no checks or migrations to wait for.
-    requires_system_checks: list[str] = []
-    requires_migrations_checks = False
-    stealth_options = ("stdin",)
-
-    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
-        kwargs.setdefault("usage", f"%(prog)s {USAGE}")  # the one line users need, not all options
-        self.parser = super().create_parser(prog_name, subcommand, **kwargs)
-        return self.parser
+    usage = USAGE
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--seed", type=int, metavar="N", help="replay the game with seed N")
@@ -110,12 +103,6 @@ class Command(BaseCommand):
         except KeyboardInterrupt:
             self.stdout.write("\nInterrupted: game abandoned.")
             sys.exit(130)
-
-    def usage_error(self, message: str) -> NoReturn:
-        """Bad arguments: usage and the reason on stderr, exit status 2, like argparse's own."""
-        if self.parser.called_from_command_line:
-            self.parser.error(message)
-        raise CommandError(message, returncode=2)
 
     def play(self, state: State, stdin: TextIO, rng: random.Random) -> None:
         while state.status is Status.PLAYING:

@@ -12,13 +12,14 @@ Only the pure engine runs: no database, and the seed printed at the start replay
 import re
 import secrets
 import sys
-from typing import Any, NoReturn, TextIO
+from typing import Any, TextIO
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandParser
 
 from games.engine.ascii import render
 from games.engine.errors import EngineError, InvalidBoardError
 from games.engine.minesweeper import Action, Config, GameState, Move, Status, apply_move, new_game
+from games.management.commands._terminal import TerminalGame
 
 # Nine digits cover any board and keep int() away from its limit on absurdly long numbers.
 COMMAND = re.compile(
@@ -60,20 +61,12 @@ def parse_command(line: str, player: int = 0) -> Move:
     return Move(ACTIONS[action], int(match["x"]), int(match["y"]), player)
 
 
-class Command(BaseCommand):
+class Command(TerminalGame):
     help = (
         "Play Minesweeper in the terminal. Commands: 'x, y' reveals, 'f x, y' flags, "
         "'c x, y' chords (0-based, x is the column)."
     )
-    # Only the pure engine runs: no database, so no checks or migrations to wait for.
-    requires_system_checks: list[str] = []
-    requires_migrations_checks = False
-    stealth_options = ("stdin",)
-
-    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
-        kwargs.setdefault("usage", f"%(prog)s {USAGE}")  # the one line users need, not all options
-        self.parser = super().create_parser(prog_name, subcommand, **kwargs)
-        return self.parser
+    usage = USAGE
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("width", type=int, metavar="WIDTH", help="columns (1 to 1000)")
@@ -109,12 +102,6 @@ class Command(BaseCommand):
         except KeyboardInterrupt:
             self.stdout.write("\nInterrupted: game abandoned.")
             sys.exit(130)
-
-    def usage_error(self, message: str) -> NoReturn:
-        """Bad arguments: usage and the reason on stderr, exit status 2, like argparse's own."""
-        if self.parser.called_from_command_line:
-            self.parser.error(message)
-        raise CommandError(message, returncode=2)
 
     def play(self, state: GameState, stdin: TextIO) -> None:
         prompt = stdin.isatty()  # piped output stays just boards and messages
