@@ -5,7 +5,8 @@ the close codes a server gives by going away (1006, 1012) or coming back without
 (4404), need servers they can stop: two Daphnes of their own (tests/servers.py) sharing a fresh
 database and a private redis-server, so the page's server can go away while moves go on through
 the other one, and Redis can die without touching the shared one. Every wait is an auto-waiting
-`expect` or `wait_for_function`.
+`expect` (on attributes the test scripts set, never `wait_for_function`: its polling evaluates a
+string in the page, which the Content-Security-Policy refuses).
 """
 
 import json
@@ -33,12 +34,11 @@ BACK_MS = 15_000
 DROP_NEXT_MOVE = """() => {
     // As if the channel layer had lost the next move message: nothing in the page sees it.
     const room = document.querySelector(".room");
-    window.droppedVersion = null;
     room.addEventListener("htmx:wsBeforeMessage", function drop(event) {
         const meta = /id="game-meta"[^>]*data-version="(\\d+)"/.exec(event.detail.message);
         if (!meta || event.detail.message.includes('id="board"')) return;
         room.removeEventListener("htmx:wsBeforeMessage", drop, true);
-        window.droppedVersion = +meta[1];
+        room.dataset.droppedVersion = meta[1];  // for `expect`, which polls without eval
         event.preventDefault();
         event.stopImmediatePropagation();
     }, true);
@@ -50,6 +50,9 @@ RECORD_CONNECTION = """() => {
     window.connectionStates = [];
     new MutationObserver(() => {
         window.connectionStates.push({state: line.dataset.state, text: line.textContent});
+        if (line.dataset.state === "reconnecting" && line.textContent === "Reconnecting…") {
+            document.body.dataset.sawReconnecting = "true";  // for `expect`, as above
+        }
     }).observe(line, {attributes: true, childList: true, characterData: true, subtree: true});
 }"""
 
@@ -131,7 +134,7 @@ def test_a_page_that_misses_a_move_asks_for_a_snapshot_and_ends_up_right(
 
     page.evaluate(DROP_NEXT_MOVE)
     move("flag", *first)
-    page.wait_for_function("window.droppedVersion === 2")
+    expect(page.locator(".room")).to_have_attribute("data-dropped-version", "2")
     expect(cell(page, *first)).to_have_attribute("data-state", "hidden")  # it never arrived
     assert not any('"sync"' in frame for frame in sent)
 
@@ -195,10 +198,7 @@ def test_a_page_shows_reconnecting_while_its_server_restarts_and_catches_up(
     page.evaluate(RECORD_CONNECTION)
 
     assert stack.a.stop(signal.SIGTERM) == 0
-    page.wait_for_function(
-        "window.connectionStates.some((s) => s.state === 'reconnecting'"
-        " && s.text === 'Reconnecting…')"
-    )
+    expect(page.locator("body")).to_have_attribute("data-saw-reconnecting", "true")
     expect(page.locator("#connection")).to_be_visible()
     page.screenshot(path=screenshots / "reconnecting.png", animations="disabled")
     x, y = hidden_cells(stack.db, code)[0]
