@@ -26,7 +26,7 @@ from typing import Any
 
 from .errors import GameOverError, InvalidBoardError, InvalidMoveError, ParseError
 from .flood import flood
-from .grid import Grid
+from .grid import Grid, check_mine_count
 from .minesweeper import Minefield
 
 BOMB_RADIUS = 2
@@ -86,15 +86,9 @@ class Config:
 
     def __post_init__(self) -> None:
         grid = Grid(self.width, self.height)  # validates the size
-        if not isinstance(self.mines, int) or isinstance(self.mines, bool):
-            raise InvalidBoardError(f"mines must be a whole number, got {self.mines!r}")
+        check_mine_count(grid, self.mines, 1, grid.size)
         if self.mines % 2 == 0:
             raise InvalidBoardError(f"mines must be odd so that no game ties, got {self.mines}")
-        if not 1 <= self.mines <= grid.size:
-            raise InvalidBoardError(
-                f"mines must be between 1 and {grid.size} on a {self.width}x{self.height} "
-                f"board, got {self.mines}"
-            )
 
     @property
     def grid(self) -> Grid:

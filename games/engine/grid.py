@@ -65,6 +65,18 @@ class Grid:
         return min(self.width, 3) * min(self.height, 3)
 
 
+def check_mine_count(grid: Grid, mines: object, low: int, high: int) -> None:
+    """`mines` is a whole number from `low` to `high` on this grid, or InvalidBoardError saying
+    so: each game kind sets its own range (Minesweeper keeps a cell free, Flags may fill it)."""
+    if not isinstance(mines, int) or isinstance(mines, bool):
+        raise InvalidBoardError(f"mines must be a whole number, got {mines!r}")
+    if not low <= mines <= high:
+        raise InvalidBoardError(
+            f"mines must be between {low} and {high} on a {grid.width}x{grid.height} "
+            f"board, got {mines}"
+        )
+
+
 def mine_counts(grid: Grid, mines: frozenset[int]) -> bytes:
     """For every cell, how many of its neighbours are mines (computed once per board)."""
     counts = bytearray(grid.size)

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from .errors import GameOverError, InvalidBoardError, InvalidMoveError
 from .flood import flood, open_area, zero_mask
 from .generation import place_mines
-from .grid import Grid, mine_counts
+from .grid import Grid, check_mine_count, mine_counts
 
 
 class Action(Enum):
@@ -51,13 +51,7 @@ class Config:
 
     def __post_init__(self) -> None:
         grid = Grid(self.width, self.height)  # validates the size
-        if not isinstance(self.mines, int) or isinstance(self.mines, bool):
-            raise InvalidBoardError(f"mines must be a whole number, got {self.mines!r}")
-        if not 0 <= self.mines < grid.size:
-            raise InvalidBoardError(
-                f"mines must be between 0 and {grid.size - 1} on a {self.width}x{self.height} "
-                f"board, got {self.mines}"
-            )
+        check_mine_count(grid, self.mines, 0, grid.size - 1)
 
     @property
     def grid(self) -> Grid:
