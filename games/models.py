@@ -36,12 +36,12 @@ def new_player_token() -> str:
 
 
 class Room(models.Model):
-    class Kind(models.TextChoices):
-        MINESWEEPER = "minesweeper", "Minesweeper"
-        TICTACTOE = "tictactoe", "Tic-tac-toe"
-
     code = models.CharField(max_length=43, unique=True, default=new_room_code, editable=False)
-    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.MINESWEEPER)
+    kind = models.CharField(
+        max_length=16,
+        default="minesweeper",
+        help_text="A name in games.kinds.KINDS, the registry that says what each kind is.",
+    )
     settings = models.JSONField(default=dict, help_text="Parameters every new game starts from.")
     is_public = models.BooleanField(default=True)
     host = models.ForeignKey(
@@ -57,7 +57,7 @@ class Room(models.Model):
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} room {self.code}"
+        return f"{self.kind} room {self.code}"
 
     def current_game(self) -> "Game":
         return self.games.order_by("-number").first()
