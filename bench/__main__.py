@@ -14,6 +14,10 @@ Sections (all by default, about five minutes on two cores):
               p99 passes 100 ms
   core        the same on RedisChannelLayer (REDIS_CHANNEL_LAYER=core): latency with 100
               clients, and throughput
+  probe       the peer probe (bench/room_probe.js, Node; `ws` is installed into bench/node/):
+              N = 2, 20, 100 in one co-op room, MOVERS=3, embedded and production (one Daphne),
+              the issue-17 table: flag/reveal p50/p99, bytes per one-cell update, Daphne CPU
+              (bench.probe; the peer side by side: bench.peer)
 `--priority` runs the bench and its Daphnes at nice -10 (root only), for a shared machine where
 other work would otherwise show up as latency.
 `--profile` attaches py-spy to the Daphnes during one throughput run and writes flame graphs.
@@ -37,12 +41,13 @@ from pathlib import Path
 
 import psutil
 
-from . import clients, engine_noguess, engine_reveal, procs, report, scenarios
+from . import clients, engine_noguess, engine_reveal, probe, procs, report, scenarios
 from .profile import summarise
 
 RESULTS = Path(__file__).resolve().parent / "results"
 BUDGET_SECONDS = 330
-SECTIONS = ("engine", "embedded", "production", "core")
+"""For the production and core sections' throughput steps; the probe adds about 75 s."""
+SECTIONS = ("engine", "embedded", "production", "core", "probe")
 LATENCY_CLIENTS = (2, 20, 100)
 MOVES_PER_SECOND = 20.0
 
@@ -218,6 +223,13 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
             results["production_core"] = await production_section(
                 workdir, logdir, args.quick, "core", deadline_perf, args.profile
             )
+        if "probe" in sections:
+            report.progress("peer probe (bench.probe)", {})
+            results["probe"] = [
+                run
+                for shape in probe.SHAPES
+                for run in probe.shape_runs(shape, workdir, logdir, progress=report.progress)
+            ]
     results["join_retries"] = clients.JOIN_RETRIES["count"]
     results["connect_retries"] = clients.CONNECT_RETRIES["count"]
     results["seconds"] = round(time.monotonic() - started, 1)

@@ -3,6 +3,8 @@
 import sys
 import time
 
+from . import probe
+
 LATENCY_TARGETS = {
     ("embedded", 20): {"p50_ms": 5.0, "p99_ms": 15.0},
     ("embedded", 100): {"p99_ms": 50.0},
@@ -172,6 +174,8 @@ def table(results: dict[str, object]) -> str:
     lines += payload_table(results)
     lines += memory_table(results)
     lines += engine_table(results)
+    if results.get("probe"):
+        lines += ["", *probe.table(results["probe"])]
     lines.append(
         f"\nRetried: {results.get('join_retries', 0)} joins (HTTP 500), "
         f"{results.get('connect_retries', 0)} websocket handshakes (dropped by the server)"

@@ -1,0 +1,265 @@
+"""The peer probe (bench/room_probe.js, Node) against our server, the way the issue-17 table is taken.
+
+    python -m bench.probe [--shape embedded|production ...] [--clients 2 20 100] [--processes K]
+
+Player A and N-1 others in one co-op room (32x16, 20 mines), MOVERS=3 so the flood limit stays
+at its default; latency is a move's send -> the LAST other socket's frame holding the changed cell.
+Our server is started as users start it (DEBUG off, `migrate`, `collectstatic`, Daphne with the
+Makefile's websocket limits): `embedded` is `make run`'s shape (SQLite file, in-memory layer),
+`production` is PostgreSQL + Redis pub/sub (bench/procs.py; `--processes K` runs K Daphnes on
+one room, the probe's clients spread over them). Each run prints one row: flag and reveal p50/p99,
+bytes of a one-cell update, and the Daphnes' CPU seconds over the whole run and per measured move.
+
+Node's `ws` is installed by `npm` into bench/node/ (git-ignored) on first use. About 15-25 s a run.
+"""
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import psutil
+
+from . import procs
+
+HERE = Path(__file__).resolve().parent
+NODE_DIR = HERE / "node"
+PROBE = HERE / "room_probe.js"
+CLIENTS = (2, 20, 100)
+SHAPES = ("embedded", "production")
+RUN_TIMEOUT = 150.0
+"""Seconds one probe run may take (setup, 2 x 160 moves, exit); its own deadline is 240 s."""
+
+
+def ensure_node_module(name: str = "ws", spec: str = "ws@8") -> Path:
+    """`npm install` the package into bench/node/ once; returns the module's folder."""
+    module = NODE_DIR / "node_modules" / name
+    if not (module / "package.json").exists():
+        if shutil.which("npm") is None or shutil.which("node") is None:
+            raise RuntimeError("the probe needs Node.js and npm on the PATH")
+        NODE_DIR.mkdir(exist_ok=True)
+        subprocess.run(
+            ["npm", "install", "--prefix", str(NODE_DIR), "--no-audit", "--no-fund", spec],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            timeout=300,
+        )
+    return module
+
+
+def load() -> str:
+    """The machine's load averages, as `uptime` prints them, for the record beside each run."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+class CpuWatch:
+    """CPU seconds of some processes, read at the probe's stderr markers."""
+
+    def __init__(self, pids: list[int]) -> None:
+        self.procs = [psutil.Process(pid) for pid in pids]
+        self.marks: dict[str, float] = {}
+
+    def seconds(self) -> float:
+        total = 0.0
+        for proc in self.procs:
+            with contextlib.suppress(psutil.Error):
+                times = proc.cpu_times()
+                total += times.user + times.system
+        return total
+
+    def mark(self, name: str) -> None:
+        self.marks[name] = self.seconds()
+
+
+def run_probe(
+    bases: list[str], clients: int, server_pids: list[int], extra_env: dict[str, str] | None = None
+) -> dict[str, object]:
+    """One probe run; its JSON line plus the server's CPU and the load."""
+    module = ensure_node_module()
+    env = {
+        **os.environ,
+        "WS_MODULE": str(module),
+        "BASE": bases[0],
+        "BASES": ",".join(bases),
+        "N": str(clients),
+        "MOVERS": "3",
+        **(extra_env or {}),
+    }
+    watch = CpuWatch(server_pids)
+    before = load()
+    watch.mark("start")
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        ["node", str(PROBE)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=procs._die_with_parent,
+    )
+    errors: list[str] = []
+
+    def read_stderr() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if line.startswith("probe: "):
+                watch.mark(line.split()[1])
+            else:
+                errors.append(line)
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
+    try:
+        out, _ = proc.communicate(timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise RuntimeError(f"probe N={clients} took over {RUN_TIMEOUT:g} s") from None
+    reader.join(timeout=5)
+    watch.mark("end")
+    if proc.returncode != 0:
+        raise RuntimeError(f"probe N={clients} failed: {''.join(errors)[-2000:]}")
+    result = json.loads(out.strip().splitlines()[-1])
+    measured = watch.marks.get("measured", watch.marks["end"]) - watch.marks.get(
+        "measuring", watch.marks["start"]
+    )
+    moves = sum(
+        result[key].get("n", 0) for key in ("open_last", "flag_last", "first_reveal", "reset")
+    ) + 2 * int(os.environ.get("WARM", "10"))
+    result.update(
+        server_cpu_s=round(watch.marks["end"] - watch.marks["start"], 2),
+        server_cpu_s_moves=round(measured, 2),
+        server_cpu_ms_per_move=round(1000 * measured / max(1, moves), 3),
+        moves_sent=moves,
+        load_before=before,
+        load_after=load(),
+        run_s=round(time.perf_counter() - started, 1),
+    )
+    return result
+
+
+def bench_env(shape: procs.Shape) -> procs.Shape:
+    """The bench's limits on top of a user's start: many joins and rooms from 127.0.0.1."""
+    env = {**shape.env, "ROOMS_PER_MINUTE": "1000000", "JOINS_PER_MINUTE": "1000000"}
+    return replace(shape, env=env)
+
+
+def make_shape(name: str, workdir: Path, processes: int = 1) -> procs.Shape:
+    if name == "embedded":
+        return bench_env(procs.embedded(workdir))
+    shape = procs.production(workdir, "pubsub")
+    label = f"{processes} Daphne{'s' if processes > 1 else ''}, PostgreSQL, Redis pub/sub"
+    return bench_env(replace(shape, processes=processes, label=label))
+
+
+def shape_runs(
+    name: str,
+    workdir: Path,
+    logdir: Path,
+    counts: tuple[int, ...] = CLIENTS,
+    processes: int = 1,
+    progress=None,
+) -> list[dict[str, object]]:
+    """Start the shape, run the probe at each N, stop it."""
+    shape = make_shape(name, workdir, processes)
+    procs.prepare(shape)
+    server = procs.Server(shape, logdir).start()
+    runs = []
+    try:
+        bases = [f"http://{procs.HOST}:{port}" for port in server.ports]
+        for count in counts:
+            result = run_probe(bases, count, server.pids)
+            result["shape"] = name if processes == 1 else f"{name} x{processes}"
+            runs.append(result)
+            if progress:
+                progress(f"  probe {result['shape']} N={count}", summary(result))
+        return runs
+    except Exception:
+        print(server.log_tail(), file=sys.stderr)
+        raise
+    finally:
+        server.stop()
+
+
+def span(values: list[int]) -> str:
+    return "-" if not values else f"{min(values)}-{max(values)}"
+
+
+def summary(result: dict[str, object]) -> dict[str, object]:
+    """The issue's figures out of one probe run."""
+    flag, reveal = result["flag_last"], result["open_last_nonending"]
+    return {
+        "flag_p50": flag.get("p50"),
+        "flag_p99": flag.get("p99"),
+        "reveal_p50": reveal.get("p50"),
+        "reveal_p99": reveal.get("p99"),
+        "bytes_flag": span(result["bytes_flag"]),
+        "bytes_reveal": span(result["bytes_single_cell_reveal"]),
+        "cpu_s": result.get("server_cpu_s"),
+        "cpu_ms_mv": result.get("server_cpu_ms_per_move"),
+        "timeouts": len(result.get("timeouts", [])),
+        "gaps": result.get("gaps"),
+        "load": result.get("load_before"),
+    }
+
+
+def table(runs: list[dict[str, object]]) -> list[str]:
+    lines = [
+        "Peer probe (bench/room_probe.js): move -> the LAST of N-1 others, 32x16/20, MOVERS=3",
+        f"{'shape':<16} {'N':>4} {'flag p50':>8} {'p99':>6} {'reveal p50':>10} {'p99':>6} "
+        f"{'B/flag':>9} {'B/reveal':>9} {'cpu s/run':>9} {'ms/move':>7} {'lost':>4}  load (1/5/15)",
+    ]
+    for run in runs:
+        s = summary(run)
+        lines.append(
+            f"{run['shape']:<16} {run['N']:>4} {s['flag_p50']:>8} {s['flag_p99']:>6} "
+            f"{s['reveal_p50']:>10} {s['reveal_p99']:>6} {s['bytes_flag']:>9} "
+            f"{s['bytes_reveal']:>9} {s['cpu_s']:>9} {s['cpu_ms_mv']:>7} "
+            f"{s['timeouts'] + (s['gaps'] or 0):>4}  {s['load']}"
+        )
+    lines.append(
+        "  ms; B = bytes of a one-cell update; cpu s/run = Daphne CPU over the whole run (joins,"
+        " sockets, snapshots, moves); ms/move = Daphne CPU over the measured moves / moves sent;"
+        " lost = timeouts + version gaps"
+    )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.probe", description=__doc__)
+    parser.add_argument("--shape", action="append", choices=SHAPES, help="default: both")
+    parser.add_argument("--clients", type=int, nargs="+", default=list(CLIENTS))
+    parser.add_argument("--processes", type=int, default=1, help="Daphnes (production only)")
+    parser.add_argument("--json", type=Path, help="write the runs here too")
+    args = parser.parse_args(argv)
+    from .report import progress
+
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="minesweeper-probe-") as tmp:
+        logdir = procs.ROOT / "bench" / "results" / "logs"
+        logdir.mkdir(parents=True, exist_ok=True)
+        try:
+            for name in args.shape or SHAPES:
+                processes = args.processes if name == "production" else 1
+                runs += shape_runs(
+                    name, Path(tmp), logdir, tuple(args.clients), processes, progress
+                )
+        finally:
+            procs.stop_all()
+    print("\n".join(table(runs)))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(runs, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
