@@ -1,45 +1,53 @@
 """What the write path tells a room after a commit: each announcer renders once, through the
-room's game kind, and posts the HTML to the room's group (`outbox`).
+room's game kind, and posts the texts to the room's group (`outbox`).
 
 Fragments are rendered once here and fanned out as text, so a room with a hundred spectators costs
-one render per move, not a hundred. Called after commit (see `services`), from any thread. A move's
+one render per move, not a hundred; where screens differ (a race; bots reading JSON) once per
+audience (`games.audiences`). Called after commit (see `services`), from any thread. A move's
 announcer gets everything from the service (`MoveNews`) and queries nothing; the others (a new
 game, presence, a hint, the bot) read the room as it is now.
 """
 
-from . import metrics, outbox
+from . import audiences, bot_events, metrics, outbox
 from .kinds import kind_of
-from .kinds.table import GameKind, MoveNews, NewGame
+from .kinds.table import Fragment, GameKind, MoveNews, NewGame
 from .models import Room
+
+NEW_GAME_FOR_BOTS = {audiences.RESYNC: audiences.RESYNC_TEXT}
+"""A new game, for bots: each gets a snapshot of its own (its seat's mark may have changed)."""
 
 
 def move(kind: GameKind, news: MoveNews) -> None:
-    """A move's fragments, by a person or (`news.mover` None) a computer."""
+    """A move's fragments, by a person or (`news.mover` None) a computer or the clock."""
     metrics.MOVES.inc()
-    outbox.send(news.room.pk, kind.rendering.move_html(news), metrics.move_started())
-
-
-def snapshot(room_id: int) -> None:
-    room = Room.objects.get(pk=room_id)
-    outbox.send(room.pk, snapshot_html(room))
+    texts = audiences.with_texts(kind.rendering.move_html(news), bot_events.move(kind, news))
+    outbox.send(news.room.pk, texts, metrics.move_started())
 
 
 def new_game(room_id: int, news: NewGame) -> None:
     """The room's next game for everyone, with a line saying who started it."""
     room = Room.objects.get(pk=room_id)
     html = kind_of(room.kind).rendering.new_game_html(room, room.current_game(), news)
-    outbox.send(room.pk, html)
+    outbox.send(room.pk, audiences.with_texts(html, NEW_GAME_FOR_BOTS))
 
 
-def snapshot_html(room: Room) -> str:
-    return kind_of(room.kind).rendering.snapshot_html(room, room.current_game())
+def snapshot_for(room: Room, seat: int | None, *, json: bool = False) -> str:
+    """The whole game as the socket of `seat` (None: a spectator) shows it: a page's HTML, or a
+    bot's JSON snapshot."""
+    kind, game = kind_of(room.kind), room.current_game()
+    if json:
+        return bot_events.snapshot(kind, room, game, seat)
+    personal = kind.rendering.viewer_snapshot_html
+    if personal is not None:
+        return personal(room, game, seat)
+    return kind.rendering.snapshot_html(room, game)
 
 
 def roster(room_id: int) -> None:
     outbox.send(room_id, roster_html(room_id))
 
 
-def roster_html(room_id: int) -> str:
+def roster_html(room_id: int) -> Fragment:
     room = Room.objects.get(pk=room_id)
     return kind_of(room.kind).rendering.roster_html(room, room.current_game())
 

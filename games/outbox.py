@@ -9,6 +9,8 @@ order. Outside a server (management commands, scripts) `send` delivers before it
 import asyncio
 import logging
 import weakref
+from collections.abc import Mapping
+from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -38,10 +40,18 @@ _outboxes: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Queue]"
 )
 
 
-def send(room_id: int, html: str, started: float | None = None) -> None:
+def message_of(fragment: str | Mapping[str, str]) -> dict[str, Any]:
+    """The channel layer's message for one text for everyone, or one per audience
+    (`games.audiences`): the layer carries plain dicts of strings."""
+    if isinstance(fragment, str):
+        return {"type": "room.html", "html": fragment}
+    return {"type": "room.html", "texts": dict(fragment)}
+
+
+def send(room_id: int, fragment: str | Mapping[str, str], started: float | None = None) -> None:
     """`started`: when the move announced reached the service (`metrics.move_started`), timed
     up to the hand-over to the channel layer."""
-    message = {"type": "room.html", "html": html}
+    message = message_of(fragment)
     loop = server_loop()
     if loop is None:
         try:
@@ -57,7 +67,7 @@ def send(room_id: int, html: str, started: float | None = None) -> None:
 
 
 def _post(
-    loop: asyncio.AbstractEventLoop, group: str, message: dict[str, str], started: float | None
+    loop: asyncio.AbstractEventLoop, group: str, message: dict[str, Any], started: float | None
 ) -> None:
     """On the loop: queue the message behind the earlier ones."""
     outbox = _outboxes.get(loop)

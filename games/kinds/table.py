@@ -26,6 +26,11 @@ Params = dict[str, Any]
 """One game's parameters (`Game.params`): the room's settings, or more (tic-tac-toe's sides)."""
 Settings = dict[str, Any]
 """A room's validated settings (`Room.settings`), which every new game starts from."""
+Fragment = str | Mapping[str, str]
+"""What a room is told: one HTML text for everyone, or one text per *audience*, so that each
+screen gets only what it may see (a racer never another racer's numbers). The keys, and the
+order in which a socket looks for its own, are `games.audiences`'s: `"seat:N"`, `"players"`,
+`"spectators"`, `"all"`, and `"json"`/`"json:seat:N"` for bots on the websocket."""
 
 COMPUTER_SEAT = 2_147_483_647
 """`Move.seat` of a computer's move (its `player` is None): a tic-tac-toe computer or the
@@ -109,19 +114,25 @@ class Rendering:
     game_context: Callable[["Room", "Game"], dict[str, Any]]
     snapshot_html: Callable[["Room", "Game"], str]
     """The whole game: every (re)connect starts with it."""
-    new_game_html: Callable[["Room", "Game", NewGame], str]
+    new_game_html: Callable[["Room", "Game", NewGame], Fragment]
     """A new game (a rematch) for everyone: the whole game, as `snapshot_html`, with a line in
     the live region saying who started it; stale narration under a blank board misleads."""
-    roster_html: Callable[["Room", "Game"], str]
+    roster_html: Callable[["Room", "Game"], Fragment]
     """Presence or seats changed."""
     spectators_html: Callable[[int], str]
     """Only the number of spectators changed: that count, swapped by itself."""
     gather: Callable[["Room", "Game", Applied], Any]
     """What `move_html` needs from the database, read by the service inside the transaction."""
-    move_html: Callable[[MoveNews], str]
+    move_html: Callable[[MoveNews], Fragment]
     """Only what the move changed."""
     describe_settings: Callable[[Settings], str]
     """A room's settings in a few words, for the home page's list of live rooms."""
+    viewer_snapshot_html: Callable[["Room", "Game", int | None], str] | None = None
+    """The whole game as one seat (None: a spectator) may see it, for kinds whose screens
+    differ (a race); None: everyone's snapshot is `snapshot_html`."""
+    spectator_delay: Callable[["Room"], float] | None = None
+    """Seconds by which everything a spectator's socket hears (its snapshot too) trails the
+    game, so that a friend watching cannot coach (a race); None or 0: live."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +173,24 @@ class Computer:
     next_game_after: float | None
     """Seconds after a `computers_only` game ends before the next one starts by itself (the
     room sees a countdown), for as long as anyone watches; None: only people start games."""
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """A kind with timed events: a countdown that ends, a turn timer, a penalty or a grace
+    period that runs out, a time limit.
+
+    The live driver (`live.autoplay`) keeps one timer per live room at the current game's `due`;
+    when it fires, `services.tick` locks the game and applies `tick`, which logs a move
+    (`action="tick"`, the computer seat) and is announced as one, so pages, bots and replays
+    see timed events exactly as they see moves.
+    """
+
+    due: Callable[[State, Params], float | None]
+    """Unix time (seconds) of the game's next timed event, or None when nothing is timed."""
+    tick: Callable[[State, Params, float], "Applied | None"]
+    """(state, params, now) -> what the events due by `now` change, or None when none is due
+    (another process ticked first, or a move changed the plan)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,3 +236,10 @@ class GameKind:
     hints: Hints | None = None
     computer: Computer | None = None
     bot: Bot | None = None
+    clock: Clock | None = None
+    public_summary: tuple[str, ...] = ()
+    """Keys of `Applied.summary` that bots on the websocket get in each move's JSON event
+    (whose turn it is, the scores): what a page reads off its fragments."""
+    private_boards: bool = False
+    """Whether each seat has a board of its own that only it may see (a race): then a move's
+    changed cells reach only the mover's bot, and other bots hear only the new version."""

@@ -6,13 +6,16 @@ Whatever happens inside, a socket leaves the relay and the presence counts on it
 reads too little is cut off (`SOCKET_OUTPUT_LIMIT_BYTES`), and its snapshots come one at a time,
 shared with the room's other sockets (`snapshots`); presence is told a few times a second at
 most (`rosters`). The figures are in docs/operations.md ("Limits").
+
+Each socket takes its own text of a message that has one per audience (`games.audiences`): a
+racer their own board, a bot JSON events (`bot_sockets`, `games.bot_events`). A race's
+spectators hear everything a few seconds late (`delayed`).
 """
 
 import asyncio
 import logging
 import sys
 import time
-from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
@@ -22,13 +25,15 @@ from daphne.ws_protocol import WebSocketProtocol
 from django.conf import settings
 from django.db import DatabaseError
 
-from .. import metrics, services
+from .. import audiences, bot_events, metrics, services
+from ..kinds import kind_of
 from ..kinds.table import Invalid, Refused
 from ..messages import BadMessage, Command, Hover, Message, TooLarge, parse_message
 from ..models import Player, Room, is_room_code
 from ..outbox import LAYER_ERRORS, group_name
 from . import (
     autoplay,
+    bot_sockets,
     daphne_frames,
     heartbeat,
     layer_watch,
@@ -38,17 +43,24 @@ from . import (
     sockets,
     twisted_backlog,
 )
+from .delayed import DelayedSender, Full
 from .flood import MESSAGES_BURST, MESSAGES_PER_SECOND, TokenBucket
 from .fragments import cursor_html, error_html
 from .hints import address_of, ask_hint
 from .presence import PROCESS, forget_presence
 from .shutdown import TRY_AGAIN_LATER
+from .snapshots import EVERYONE, View
 
 log = logging.getLogger(__name__)
 
 HOVER_INTERVAL = 0.1
 """Pointer positions go out at most ten times a second per player; the last one always does."""
 ROOM_NOT_FOUND = 4404
+UNKNOWN_TOKEN = 4403
+"""A bot's token names no seat of the room: like 4404, the client should not retry."""
+UNKNOWN_TOKEN_TEXT = (
+    "That token is not a player's of this room; join with POST /api/rooms/<code>/join."
+)
 POLICY_VIOLATION = 1008
 OUTPUT_LIMIT_BYTES = 2 * 1024 * 1024
 """The default of settings.SOCKET_OUTPUT_LIMIT_BYTES: about four snapshots of a 50x50 board."""
@@ -81,6 +93,14 @@ class RoomConsumer(AsyncWebsocketConsumer):
     """Unexpected errors so far: the first is logged with its traceback, the rest counted."""
     role = "spectator"
     """`player` or `spectator`, for the open-sockets gauge (`metrics`)."""
+    audience: tuple[str, ...] = audiences.order(None)
+    """Which text of a message with one per audience this socket takes (`relay`)."""
+    view: View = EVERYONE
+    """Which snapshot this socket gets (`snapshots`)."""
+    json = False
+    """A bot's socket: JSON events instead of HTML (`bot_sockets`)."""
+    delayed: DelayedSender | None = None
+    """A race spectator's: what this socket hears goes out that much later (`delayed`)."""
     close_counted = False
     """Whether this socket's close is in the metrics: the first close seen, the server's or
     the peer's, is counted."""
@@ -106,16 +126,18 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         code = self.scope["url_route"]["kwargs"]["code"]
-        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
-        watching = query.get("watch") == ["1"]
-        self.room, self.player = await database_sync_to_async(self._enter)(code, watching)
+        credentials = bot_sockets.credentials(self.scope)
+        self.json = credentials.json
+        self.room, self.player = await database_sync_to_async(self._enter)(code, credentials)
         if self.room is None:
             # Accepted first: a handshake refused before it reaches browsers as 1006, which they
             # retry for ever; 4404 after the handshake tells the page to stop.
-            self.closing = True
-            await self.accept()
-            await self.close(code=ROOM_NOT_FOUND)
+            await self._refuse(ROOM_NOT_FOUND, "No such room.")
             return
+        if credentials.token is not None and self.player is None:
+            await self._refuse(UNKNOWN_TOKEN, UNKNOWN_TOKEN_TEXT)
+            return
+        self._choose_view()
         self.group = group_name(self.room.pk)
         self.last_hover = 0.0
         self.bucket = TokenBucket.full(MESSAGES_BURST, MESSAGES_PER_SECOND, time.monotonic())
@@ -124,7 +146,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.role = "spectator" if self.player is None else "player"
         metrics.socket_opened(self.role)
         await relay.join(self.group, self)
-        await self.accept()
+        await self._accept()
         self.connection = daphne_frames.connection_of(self.base_send)
         sockets.track(self)
         layer_watch.watch()
@@ -133,12 +155,43 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self._presence(+1)
         autoplay.schedule(self.room)  # a computer may be due: resume after a restart, or start
 
-    def _enter(self, code: str, watching: bool) -> tuple[Room | None, Player | None]:
+    def _enter(
+        self, code: str, credentials: bot_sockets.Credentials
+    ) -> tuple[Room | None, Player | None]:
         room = Room.objects.filter(code=code).first() if is_room_code(code) else None
-        if room is None or watching:
+        if room is None:
+            return None, None
+        if credentials.token is not None:  # a bot: its token, never the session
+            return room, services.find_player(room, credentials.token)
+        if credentials.watch:
             return room, None
         tokens = self.scope.get("session", {}).get("players", {})
         return room, services.find_player(room, tokens.get(code))
+
+    def _choose_view(self) -> None:
+        """Which texts and snapshots this socket gets, and whether they come late."""
+        assert self.room is not None
+        seat = None if self.player is None else self.player.number
+        self.audience = audiences.order(seat, json=self.json)
+        rendering = kind_of(self.room.kind).rendering
+        personal = self.json or rendering.viewer_snapshot_html is not None
+        self.view = View(seat if personal else None, self.json)
+        delay = rendering.spectator_delay
+        if self.player is None and delay is not None and (seconds := delay(self.room)) > 0:
+            self.delayed = DelayedSender(seconds, self._transmit)
+
+    async def _accept(self) -> None:
+        """With the `json` subprotocol when the bot asked for it (clients fail a handshake
+        that drops the subprotocol they asked for)."""
+        asked = bot_sockets.SUBPROTOCOL in self.scope.get("subprotocols", ())
+        await self.accept(subprotocol=bot_sockets.SUBPROTOCOL if asked else None)
+
+    async def _refuse(self, code: int, reason: str) -> None:
+        self.closing = True
+        await self._accept()
+        if self.json:
+            await self.send(text_data=bot_events.error(reason))
+        await self.close(code=code)
 
     async def disconnect(self, close_code: int) -> None:
         self._count_close(close_code)
@@ -186,14 +239,14 @@ class RoomConsumer(AsyncWebsocketConsumer):
         try:
             cache = relay.snapshots_of(self.group)
             if cache is None:
-                html = await snapshots.render(self.room.pk)
+                html = await snapshots.render(self.room.pk, self.view)
             else:
-                html = await cache.html(self.room.pk)
-            await self._write(html)
+                html = await cache.html(self.room.pk, self.view)
+            await self._out(html)
         finally:
             held, self.held = self.held or [], None
             for message in held:
-                await self._write(message)
+                await self._out(message)
 
     async def _snapshots(self) -> None:
         """Snapshots for `sync`, one at a time: syncs that arrive meanwhile get one more."""
@@ -216,30 +269,44 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def deliver(self, html: str) -> None:
         """A message of the room, from `relay`: framed once for all the room's sockets here."""
-        if self.held is not None:
+        if html == audiences.RESYNC_TEXT:
+            self._want_snapshot()  # a bot's: the whole game changed (a new game)
+        elif self.held is not None:
             self.held.append(html)
-        elif daphne_frames.send(self.connection, html):
-            await self._check_output()
-        elif not self.closing:
-            await self.send(text_data=html)
-            await self._check_output()
+        else:
+            await self._out(html)
 
-    async def _write(self, html: str) -> None:
-        """To this socket alone (a snapshot, an error): framed once when many sockets send the
-        same snapshot."""
+    async def _out(self, html: str) -> None:
+        """The room's game to this socket: now, or as late as its delay says."""
+        if self.delayed is None:
+            await self._transmit(html)
+            return
+        try:
+            self.delayed.put(html)
+        except Full:
+            if not self.closing:
+                log.warning("room %s: a delayed socket fell too far behind", self.room.pk)
+                self.closing = True
+                self._stop_tasks()
+                await self.close(code=TRY_AGAIN_LATER)
+
+    async def _transmit(self, html: str) -> None:
+        """To this socket (a message, a snapshot, an error): framed once when many sockets
+        send the same text."""
         if self.closing:
             return
         if not daphne_frames.send(self.connection, html):
             await self.send(text_data=html)
         await self._check_output()
 
-    async def _reply(self, html: str) -> None:
-        """An answer to this socket's message: after the snapshot on its way, if there is one
-        (the snapshot clears the error line)."""
+    async def _reply(self, message: str) -> None:
+        """An error to this socket alone: after the snapshot on its way, if there is one (the
+        snapshot clears the error line); never delayed, it says nothing of the game."""
+        text = bot_events.error(message) if self.json else error_html(message)
         if self.held is not None:
-            self.held.append(html)
+            self.held.append(text)
         else:
-            await self._write(html)
+            await self._transmit(text)
 
     async def _check_output(self) -> None:
         """Cut off a peer that leaves more than the limit unread: Twisted would buffer for it
@@ -277,7 +344,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self._handle(message)
         except (BadMessage, Invalid, Refused, services.Forbidden) as error:
             metrics.refused(_refusal(message, error))
-            await self._reply(error_html(str(error)))
+            await self._reply(str(error))
         except LAYER_ERRORS:
             raise  # the socket closes with 1013 (`__call__`), and the page reconnects
         except Exception:
@@ -308,7 +375,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             log.exception("room %s: unexpected error on a socket", self.room.pk)
         else:
             log.debug("room %s: unexpected error %d on a socket", self.room.pk, self.errors)
-        await self._reply(error_html(SOMETHING_WENT_WRONG))
+        await self._reply(SOMETHING_WENT_WRONG)
 
     async def _hover(self, hover: Hover) -> None:
         """Throttled with a trailing send: a position arriving within the interval waits for
@@ -343,6 +410,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await get_channel_layer().group_send(self.group, message)
 
     def _stop_tasks(self) -> None:
+        if self.delayed is not None:
+            self.delayed.stop()
         for task in (self.hover_task, self.snapshot_task):
             if task is not None and task is not asyncio.current_task():
                 task.cancel()

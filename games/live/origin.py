@@ -10,7 +10,8 @@ The request's scheme comes from the proxy's header when SECURE_PROXY_SSL_HEADER 
 (deploy/nginx.conf always sets X-Forwarded-Proto), else from the ASGI scope; Daphne gives a
 websocket none, and then the scheme cannot be checked and only host and port are. A handshake
 without a Host header is no browser's (a test client, a script, which can write any Origin
-anyway): its Origin's host must be one of ALLOWED_HOSTS, as with Channels' check.
+anyway): its Origin's host must be one of ALLOWED_HOSTS, as with Channels' check. A bot's
+handshake with its seat's token needs no Origin (`bot_sockets`): it uses no cookie.
 """
 
 from typing import Any
@@ -19,6 +20,8 @@ from urllib.parse import SplitResult, urlsplit
 from channels.security.websocket import WebsocketDenier
 from django.conf import settings
 from django.http.request import validate_host
+
+from .bot_sockets import presents_token
 
 DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 WEB_SCHEMES = {"ws": "http", "wss": "https"}
@@ -31,7 +34,7 @@ class SameOriginValidator:
         self.application = application
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
-        if scope["type"] == "websocket" and not same_origin(scope):
+        if scope["type"] == "websocket" and not (presents_token(scope) or same_origin(scope)):
             return await WebsocketDenier()(scope, receive, send)
         return await self.application(scope, receive, send)
 

@@ -9,6 +9,10 @@ socket of the room in turn. The layer still carries messages between processes (
 production), so a room spread over several Daphnes is served together, and so do messages sent to
 the group from anywhere (`outbox`, the consumers, tests).
 
+A message is one text for every socket, or one per audience (`games.audiences`): each socket
+takes its own, and sockets that take the same text get it one after another, so Daphne frames
+it once (`daphne_frames`).
+
 Each room's subscription also keeps the room's snapshot for its sockets here (`snapshots`): every
 message it hears may change what a snapshot shows and drops the kept one, except those sent with
 `"keeps_snapshot": True` (pointer positions).
@@ -26,7 +30,7 @@ from typing import Any, Protocol
 
 from channels.layers import get_channel_layer
 
-from .. import metrics
+from .. import audiences, metrics
 from ..outbox import LAYER_ERRORS
 from . import shutdown
 from .snapshots import SnapshotCache
@@ -35,6 +39,9 @@ log = logging.getLogger(__name__)
 
 
 class Socket(Protocol):
+    audience: tuple[str, ...]
+    """The audience keys the socket looks for in a message, most particular first."""
+
     async def deliver(self, html: str) -> None: ...
 
 
@@ -73,11 +80,27 @@ class Subscription:
                 return
             if not message.get("keeps_snapshot"):
                 self.snapshots.changed()
-            metrics.MESSAGE_BYTES.observe(metrics.size_of(message["html"]))
-            await self._forward(message["html"])
+            texts = message.get("texts")
+            if texts is None:
+                metrics.MESSAGE_BYTES.observe(metrics.size_of(message["html"]))
+                pages = [socket for socket in self.sockets if audiences.ALL in socket.audience]
+                await self._forward(message["html"], pages)
+            else:
+                await self._forward_each(texts)
 
-    async def _forward(self, html: str) -> None:
-        for socket in list(self.sockets):
+    async def _forward_each(self, texts: dict[str, str]) -> None:
+        """One message, a text per audience: each socket gets the one its keys pick first."""
+        takers: dict[str, list[Socket]] = {}
+        for socket in self.sockets:
+            text = audiences.pick(texts, socket.audience)
+            if text is not None:
+                takers.setdefault(text, []).append(socket)
+        for text, sockets in takers.items():
+            metrics.MESSAGE_BYTES.observe(metrics.size_of(text))
+            await self._forward(text, sockets)
+
+    async def _forward(self, html: str, sockets: list[Socket]) -> None:
+        for socket in sockets:
             try:
                 await socket.deliver(html)
             except Exception:  # one broken socket must not starve the others

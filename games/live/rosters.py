@@ -18,7 +18,8 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
 from .. import announce
-from ..outbox import LAYER_ERRORS, group_name
+from ..kinds.table import Fragment
+from ..outbox import LAYER_ERRORS, group_name, message_of
 
 log = logging.getLogger(__name__)
 
@@ -59,9 +60,8 @@ class RoomPresence:
 
     async def _tell(self, players: bool) -> None:
         try:
-            html = await database_sync_to_async(presence_html)(self.room_id, players)
-            message = {"type": "room.html", "html": html}
-            await get_channel_layer().group_send(group_name(self.room_id), message)
+            fragment = await database_sync_to_async(presence_html)(self.room_id, players)
+            await get_channel_layer().group_send(group_name(self.room_id), message_of(fragment))
         except LAYER_ERRORS as error:
             log.warning(
                 "room %s: presence not told, channel layer unavailable: %s", self.room_id, error
@@ -70,7 +70,7 @@ class RoomPresence:
             log.exception("room %s: presence not told", self.room_id)
 
 
-def presence_html(room_id: int, players: bool) -> str:
+def presence_html(room_id: int, players: bool) -> Fragment:
     """The roster, or only the spectator count when only spectators came or went."""
     return announce.roster_html(room_id) if players else announce.spectators_html(room_id)
 

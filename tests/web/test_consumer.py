@@ -60,14 +60,14 @@ async def test_a_move_carries_the_movers_share_not_the_whole_roster(room, ana, b
 
 
 def snapshots_preceded_by(html: str):
-    """`announce.snapshot_html` that first sends `html` to the room, as a move committed while
+    """`announce.snapshot_for` that first sends `html` to the room, as a move committed while
     the snapshot is read would be."""
-    snapshot_html = announce.snapshot_html
+    snapshot_for = announce.snapshot_for
 
-    def snapshot_after_a_room_message(room):
+    def snapshot_after_a_room_message(room, seat, json=False):
         message = {"type": "room.html", "html": html}
         async_to_sync(get_channel_layer().group_send)(outbox.group_name(room.pk), message)
-        return snapshot_html(room)
+        return snapshot_for(room, seat, json=json)
 
     return snapshot_after_a_room_message
 
@@ -75,7 +75,7 @@ def snapshots_preceded_by(html: str):
 async def test_a_room_message_sent_while_a_snapshot_is_made_follows_the_snapshot(room, monkeypatch):
     """Every connection starts with the snapshot: the room's messages that reach the socket
     before its snapshot has gone out wait for it."""
-    monkeypatch.setattr(announce, "snapshot_html", snapshots_preceded_by('<p id="early"></p>'))
+    monkeypatch.setattr(announce, "snapshot_for", snapshots_preceded_by('<p id="early"></p>'))
     socket = await connect(room, watch=True)  # asserts that the snapshot came first
     assert 'id="early"' in await receive_until(socket, 'id="early"')
     await socket.disconnect()
@@ -87,13 +87,13 @@ async def test_a_room_message_sent_while_a_resync_snapshot_is_made_follows_it(ro
     and the page would wait for that version for ever (the cluster test caught this)."""
     socket = await connect(room, watch=True)
     await settle(socket, online=0, watching=1)
-    plain = announce.snapshot_html
-    monkeypatch.setattr(announce, "snapshot_html", snapshots_preceded_by('<p id="newer"></p>'))
+    plain = announce.snapshot_for
+    monkeypatch.setattr(announce, "snapshot_for", snapshots_preceded_by('<p id="newer"></p>'))
     await send(socket, action="sync")
     first = await socket.receive_from(timeout=5)
     assert 'id="board"' in first and 'id="newer"' not in first
     assert 'id="newer"' in await receive_until(socket, 'id="newer"')
-    monkeypatch.setattr(announce, "snapshot_html", plain)
+    monkeypatch.setattr(announce, "snapshot_for", plain)
     await send(socket, action="sync")  # holding ended: the next resync works as ever
     assert 'id="board"' in await receive_until(socket, 'id="board"')
     await socket.disconnect()

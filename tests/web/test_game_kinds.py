@@ -214,7 +214,8 @@ def test_a_moves_fragments_are_rendered_after_the_commit_without_a_query(kind, m
         services.play(room, player, SquareMove(4))
         services.play_computer_turns(room)  # the computer's reply, as the API plays it
     assert rendered == [0] * (3 if kind == "minesweeper" else 2)
-    moves = [html for room_id, html in announced if 'id="game-meta"' in html]
+    pages = [html if isinstance(html, str) else html["all"] for _, html in announced]
+    moves = [html for html in pages if 'id="game-meta"' in html]
     assert len(moves) == len(rendered) and all(room_id == room.pk for room_id, _ in announced)
 
 

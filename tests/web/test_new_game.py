@@ -61,7 +61,7 @@ async def test_a_new_game_after_the_end_says_who_started_it_to_everyone(room, an
         assert 'data-game="2"' in snapshot
         assert narration_in(snapshot) == "New game started by Bo."
     # The snapshot a (re)connecting page gets is the board alone: nothing is announced again.
-    assert narration_in(await database_sync_to_async(announce.snapshot_html)(room)) is None
+    assert narration_in(await database_sync_to_async(announce.snapshot_for)(room, None)) is None
     for socket in sockets:
         await socket.disconnect()
 

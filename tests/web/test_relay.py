@@ -11,6 +11,7 @@ import logging
 import pytest
 from channels.layers import get_channel_layer
 
+from games import audiences
 from games.live import relay
 from tests.servers import unique_name
 
@@ -21,7 +22,8 @@ GROUP = unique_name("room-relay-test")
 
 
 class Socket:
-    def __init__(self) -> None:
+    def __init__(self, audience: tuple[str, ...] = audiences.order(None)) -> None:
+        self.audience = audience
         self.received: list[str] = []
         self.arrived = asyncio.Event()
 
@@ -45,6 +47,27 @@ class Broken(Socket):
 async def publish(*texts: str) -> None:
     for text in texts:
         await get_channel_layer().group_send(GROUP, {"type": "room.html", "html": text})
+
+
+async def test_each_socket_takes_its_own_text_of_a_message_with_one_per_audience():
+    """A race's message: the mover's board, the others' progress, the spectators' full view,
+    and JSON for bots; a plain message goes to every page and to no bot."""
+    mover, racer = Socket(audiences.order(1)), Socket(audiences.order(2))
+    spectator, bot = Socket(audiences.order(None)), Socket(audiences.order(2, json=True))
+    for socket in (mover, racer, spectator, bot):
+        await relay.join(GROUP, socket)
+    texts = {"seat:1": "own", "players": "progress", "spectators": "full", "json": "{}"}
+    await get_channel_layer().group_send(GROUP, {"type": "room.html", "texts": texts})
+    await publish("for pages")
+    assert await mover.until(2) == ["own", "for pages"]
+    assert await racer.until(2) == ["progress", "for pages"]
+    assert await spectator.until(2) == ["full", "for pages"]
+    await publish("again")  # the bot hears no page's text, so it waits for its own
+    await get_channel_layer().group_send(GROUP, {"type": "room.html", "texts": {"all": "x"}})
+    await get_channel_layer().group_send(GROUP, {"type": "room.html", "texts": texts})
+    assert await bot.until(2) == ["{}", "{}"]
+    for socket in (mover, racer, spectator, bot):
+        await relay.leave(GROUP, socket)
 
 
 @pytest.fixture

@@ -110,13 +110,13 @@ async def presence_told(room: Room) -> None:
 
 def count_renders(monkeypatch) -> list[int]:
     rendered: list[int] = []
-    snapshot_html = announce.snapshot_html
+    snapshot_for = announce.snapshot_for
 
-    def counted(room):
+    def counted(room, seat, json=False):
         rendered.append(room.pk)
-        return snapshot_html(room)
+        return snapshot_for(room, seat, json=json)
 
-    monkeypatch.setattr(announce, "snapshot_html", counted)
+    monkeypatch.setattr(announce, "snapshot_for", counted)
     return rendered
 
 

@@ -1,0 +1,63 @@
+"""Who gets which text of a room's message: one text for everyone, or one per audience.
+
+Most messages are the same for every screen in a room, and go out as one text. Some are not:
+in a race each racer sees their own board in full and the others' only as progress, and
+spectators see every board; bots on the websocket read JSON rather than HTML. A message for
+such a room is a mapping from audience keys to texts, rendered once each however many sockets
+take it, and each socket takes the first key of its own `order` that the message has (none: the
+message is not for it). This module holds the keys and that choice, and nothing else, so that
+both the write path that builds messages and the sockets that read them can use it.
+"""
+
+from collections.abc import Mapping
+
+ALL = "all"
+"""Every HTML screen without a more particular text: players and spectators alike."""
+PLAYERS = "players"
+"""Every socket of a person with a seat."""
+SPECTATORS = "spectators"
+"""Every socket without a seat."""
+JSON = "json"
+"""Bots on the websocket, whatever their seat: JSON events, never HTML."""
+RESYNC = "resync"
+"""Bots whose own key the message lacks, when the message changed the whole game for them (a
+new game): their socket sends them a fresh snapshot of their own instead (`RESYNC_TEXT`)."""
+RESYNC_TEXT = "\x00resync"
+"""The text under `RESYNC`: no event, a sign to the socket; nothing sends it to a client."""
+
+
+def seat(number: int) -> str:
+    """The sockets of the person in seat `number` (`Player.number`)."""
+    return f"seat:{number}"
+
+
+def json_seat(number: int) -> str:
+    """A bot's socket holding seat `number`'s token."""
+    return f"json:seat:{number}"
+
+
+def order(seat_number: int | None, *, json: bool = False) -> tuple[str, ...]:
+    """The keys a socket looks for, most particular first."""
+    if json:
+        if seat_number is None:
+            return (JSON, RESYNC)
+        return (json_seat(seat_number), JSON, RESYNC)
+    if seat_number is None:
+        return (SPECTATORS, ALL)
+    return (seat(seat_number), PLAYERS, ALL)
+
+
+def with_texts(fragment: str | Mapping[str, str], more: Mapping[str, str]) -> dict[str, str]:
+    """`fragment` (one text for every screen, or one per audience) and `more` audiences."""
+    texts = {ALL: fragment} if isinstance(fragment, str) else dict(fragment)
+    texts.update(more)
+    return texts
+
+
+def pick(texts: Mapping[str, str], keys: tuple[str, ...]) -> str | None:
+    """The text for a socket that looks for `keys`, or None when the message is not for it."""
+    for key in keys:
+        text = texts.get(key)
+        if text is not None:
+            return text
+    return None
