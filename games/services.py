@@ -10,6 +10,7 @@ always are. Reading without the lock saves three of a move's five round trips to
 """
 
 import secrets
+import time
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -227,13 +228,55 @@ def _record(
         seq=game.version,
         player=player,
         seat=player.number if player is not None else seat,
-        action=getattr(message, "action", "mark"),
+        action=_action_of(message),
         x=getattr(message, "x", None),
         y=getattr(message, "y", None),
         cell=getattr(message, "cell", None),
     )
     fields = ["state", "status", "version", "started_at", "finished_at"]
     return rowsql.write_move(game, fields, move, read_version)
+
+
+def _action_of(message: Message) -> str:
+    """`Move.action`: a cell move's own, a command's name (a race's `start`, the clock's `tick`),
+    or `mark` for a tic-tac-toe square."""
+    if isinstance(message, Command):
+        return message.name
+    return getattr(message, "action", "mark")
+
+
+TICK = Command("tick")
+"""The clock's move in the log: what `GameKind.clock` changed when its time came."""
+
+
+def clock_due(room: Room) -> tuple[int, int, float] | None:
+    """(game number, version, Unix time) of the current game's next timed event, or None."""
+    clock = kind_of(room.kind).clock
+    game = room.current_game()
+    if clock is None or game is None:
+        return None
+    due = clock.due(game.state, game.params)
+    return None if due is None else (game.number, game.version, due)
+
+
+def tick(room: Room) -> Outcome | None:
+    """The room's timed events now due (a countdown ending, a turn timer, a penalty or a grace
+    period running out), applied through the same path as a move: locked, logged as a `tick`
+    of the computer seat, announced after the commit. None when nothing was due: drivers in
+    several processes may all fire at the same moment, and only the first finds work."""
+    kind = kind_of(room.kind)
+    if kind.clock is None:
+        return None
+    with transaction.atomic():
+        current = _lock_current_game(room)
+        if current is None:
+            return None
+        applied = kind.clock.tick(current.state, current.params, time.time())
+        if applied is None or not applied.changed:
+            return None
+        _record(current, None, TICK, applied, seat=COMPUTER_SEAT)
+        _announce_move(kind, room, current, None, applied)
+    return Outcome(current, applied)
 
 
 def start_next_game(room: Room, player: Player | None, replacing: int | None = None) -> Outcome:

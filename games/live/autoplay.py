@@ -20,6 +20,12 @@ once. A driver starts a new game only while its process has a socket in the room
 one leaves it stops, and the next socket to connect (here or anywhere) resumes from what the
 database says (the finished game's end), so restarts lose nothing.
 
+Kinds with a clock (`GameKind.clock`: a race's countdown, penalties and time limit, a Flags turn
+timer) get one more task per room and loop, which sleeps until the current game's next timed
+event and then applies it through `services.tick`; every `schedule` makes it look again, since a
+move may move the event. Ticks, like computer moves, are applied once however many processes'
+drivers fire (`tick` finds nothing due the second time).
+
 The Solver bot waits for a quiet moment: a person's move during its pause changes the version, so
 its move is dropped and the pause starts again. It plays when people stop for a second, never
 races them for a cell, and two drivers never double its pace. When nothing is provable it stops;
@@ -29,6 +35,7 @@ the next move (through a socket or the API) schedules it again.
 import asyncio
 import contextvars
 import logging
+import time
 from collections.abc import Coroutine
 from typing import Any
 
@@ -50,8 +57,13 @@ PACE = 1.0
 `Computer.next_game_after` times this before starting the next game by itself (tests shorten
 it)."""
 
+CLOCK_LOOK_AGAIN = 60.0
+"""Seconds a clock driver sleeps at most before reading the game's next event again, should
+something have changed it without telling this process."""
+
 _tasks: dict[tuple[asyncio.AbstractEventLoop, int], asyncio.Task[None]] = {}
 _wanted: set[tuple[asyncio.AbstractEventLoop, int]] = set()
+_clocks: dict[tuple[asyncio.AbstractEventLoop, int], "ClockDriver"] = {}
 
 
 def schedule(room: Room, game: Game | None = None) -> None:
@@ -62,7 +74,10 @@ def schedule(room: Room, game: Game | None = None) -> None:
     socket connects): a Minesweeper room only with the Solver bot. That spares most rooms a
     query per move.
     """
-    computer = kind_of(room.kind).computer
+    kind = kind_of(room.kind)
+    if kind.clock is not None:
+        _schedule_clock(room)
+    computer = kind.computer
     if computer is None or not computer.may_play(
         game.params if game is not None else room.settings
     ):
@@ -116,6 +131,58 @@ async def _play_due_moves(room: Room) -> None:
         )
 
 
+def _schedule_clock(room: Room) -> None:
+    key = (asyncio.get_running_loop(), room.pk)
+    driver = _clocks.get(key)
+    if driver is None or driver.task.done():
+        _clocks[key] = ClockDriver(room, key)
+    else:
+        driver.look_again.set()
+
+
+class ClockDriver:
+    """Applies a room's timed events when they fall due, while this process has its sockets."""
+
+    def __init__(self, room: Room, key: tuple[asyncio.AbstractEventLoop, int]) -> None:
+        self.room = room
+        self.key = key
+        self.look_again = asyncio.Event()
+        self.task = asyncio.get_running_loop().create_task(
+            self._run(), name=f"clock-room-{room.pk}"
+        )
+
+    async def _run(self) -> None:
+        try:
+            await self._drive()
+        except Exception:
+            log.exception("clock of room %s stopped", self.room.pk)
+        finally:
+            if _clocks.get(self.key) is self:
+                del _clocks[self.key]
+
+    async def _drive(self) -> None:
+        due_at = database_sync_to_async(services.clock_due)
+        while True:
+            self.look_again.clear()
+            due = await _to_the_end(due_at(self.room))
+            if due is None:
+                return  # nothing timed: the next move or socket schedules a new driver
+            wait = due[2] - time.time()
+            if wait > 0:
+                try:
+                    async with asyncio.timeout(min(wait, CLOCK_LOOK_AGAIN)):
+                        await self.look_again.wait()  # a move may have moved the event
+                except TimeoutError:
+                    pass
+                continue
+            if relay.sockets_in(group_name(self.room.pk)) == 0:
+                return  # nobody here: the next socket to connect, here or anywhere, resumes
+            ticked = await _to_the_end(database_sync_to_async(services.tick)(self.room))
+            if ticked is None and await _to_the_end(due_at(self.room)) == due:
+                log.warning("room %s: a timed event fell due but changed nothing", self.room.pk)
+                return  # the kind's clock and tick disagree: stop rather than spin
+
+
 async def _next_game(room: Room, computer: Computer) -> bool:
     """After a game that computers alone played, wait out the pause and start the next one, if
     anyone in this process still watches. True when a newer game is now the room's current one
@@ -155,12 +222,20 @@ async def idle(room: Room) -> None:
         await asyncio.wait([task])
 
 
+async def clock_idle(room: Room) -> None:
+    """Until this event loop has no clock driver for `room` (for tests)."""
+    key = (asyncio.get_running_loop(), room.pk)
+    while (driver := _clocks.get(key)) is not None:
+        await asyncio.wait([driver.task])
+
+
 async def stop() -> None:
     """Stop the drivers of the running event loop and wait until none is touching the database.
     Nothing is lost: a move is only ever applied whole, and drivers resume as soon as a socket
     connects again."""
     loop = asyncio.get_running_loop()
     mine = [task for (owner, _), task in list(_tasks.items()) if owner is loop]
+    mine += [driver.task for (owner, _), driver in list(_clocks.items()) if owner is loop]
     for task in mine:
         task.cancel()
     await asyncio.gather(*mine, return_exceptions=True)

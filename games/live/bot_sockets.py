@@ -3,9 +3,10 @@ and asking for JSON events instead of HTML (DESIGN.md, "Bots on the websocket").
 
 The token comes in an `Authorization: Bearer` header, or `?token=` where a client cannot set
 headers; JSON is asked for with the `json` subprotocol (`Sec-WebSocket-Protocol: json`) or
-`?format=json`. A handshake that carries a token is exempt from the Origin check
-(`origin.SameOriginValidator`): that check stops other sites from using a visitor's session
-cookie, and a token is a credential no other site holds; such a socket never reads the session.
+`?format=json`. The Origin check (`origin.SameOriginValidator`) stops other sites from using
+a visitor's session cookie; it does not apply to a handshake that carries a token (a credential
+no other site holds; such a socket never reads the session), nor to one asking for JSON with no
+Origin at all (a script watching: every browser sends an Origin).
 """
 
 from dataclasses import dataclass
@@ -32,8 +33,11 @@ def credentials(scope: dict[str, Any]) -> Credentials:
     return Credentials(token or None, json, query.get("watch") == ["1"])
 
 
-def presents_token(scope: dict[str, Any]) -> bool:
-    return credentials(scope).token is not None
+def exempt_from_origin(scope: dict[str, Any]) -> bool:
+    found = credentials(scope)
+    if found.token is not None:
+        return True
+    return found.json and not any(name.lower() == b"origin" for name, _ in scope.get("headers", ()))
 
 
 def _bearer(scope: dict[str, Any]) -> str | None:

@@ -11,7 +11,7 @@ The request's scheme comes from the proxy's header when SECURE_PROXY_SSL_HEADER 
 websocket none, and then the scheme cannot be checked and only host and port are. A handshake
 without a Host header is no browser's (a test client, a script, which can write any Origin
 anyway): its Origin's host must be one of ALLOWED_HOSTS, as with Channels' check. A bot's
-handshake with its seat's token needs no Origin (`bot_sockets`): it uses no cookie.
+handshake needs none (`bot_sockets`): it uses no cookie.
 """
 
 from typing import Any
@@ -21,7 +21,7 @@ from channels.security.websocket import WebsocketDenier
 from django.conf import settings
 from django.http.request import validate_host
 
-from .bot_sockets import presents_token
+from .bot_sockets import exempt_from_origin
 
 DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 WEB_SCHEMES = {"ws": "http", "wss": "https"}
@@ -34,7 +34,7 @@ class SameOriginValidator:
         self.application = application
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
-        if scope["type"] == "websocket" and not (presents_token(scope) or same_origin(scope)):
+        if scope["type"] == "websocket" and not (exempt_from_origin(scope) or same_origin(scope)):
             return await WebsocketDenier()(scope, receive, send)
         return await self.application(scope, receive, send)
 
