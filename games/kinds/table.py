@@ -133,6 +133,9 @@ class Rendering:
     spectator_delay: Callable[["Room"], float] | None = None
     """Seconds by which everything a spectator's socket hears (its snapshot too) trails the
     game, so that a friend watching cannot coach (a race); None or 0: live."""
+    shows_pointers: bool = True
+    """Whether players see each other's pointers; not in a race, where every board is a copy of
+    one layout and a pointer would show a rival where the safe cells are."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -99,6 +99,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
     """Which snapshot this socket gets (`snapshots`)."""
     json = False
     """A bot's socket: JSON events instead of HTML (`bot_sockets`)."""
+    shows_pointers = True
+    """Whether this socket's pointer positions go to the room (`Rendering.shows_pointers`)."""
     delayed: DelayedSender | None = None
     """A race spectator's: what this socket hears goes out that much later (`delayed`)."""
     close_counted = False
@@ -174,6 +176,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         seat = None if self.player is None else self.player.number
         self.audience = audiences.order(seat, json=self.json)
         rendering = kind_of(self.room.kind).rendering
+        self.shows_pointers = rendering.shows_pointers
         personal = self.json or rendering.viewer_snapshot_html is not None
         self.view = View(seat if personal else None, self.json)
         delay = rendering.spectator_delay
@@ -380,7 +383,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
     async def _hover(self, hover: Hover) -> None:
         """Throttled with a trailing send: a position arriving within the interval waits for
         its end, replacing any still waiting, so the cell the pointer rests on always goes out."""
-        if self.player is None:
+        if self.player is None or not self.shows_pointers:
             return
         self.pending_hover = hover
         if self.hover_task is not None:
