@@ -10,11 +10,12 @@ from dataclasses import dataclass
 from typing import Any
 
 MAX_MESSAGE_BYTES = 8 * 1024
-CELL_ACTIONS = ("reveal", "flag", "chord")
+CELL_ACTIONS = ("reveal", "flag", "chord", "bomb")
+"""Moves on a cell (x, y); each kind takes those it knows (`bomb` is Flags')."""
 COMMANDS = ("new_game", "sync", "hint", "add_bot", "remove_bot")
 """Messages that are not moves: `hint` asks for a provably safe cell (Minesweeper), `add_bot` and
 `remove_bot` seat or unseat the Solver bot (the host only)."""
-ACTIONS_HELP = "use reveal, flag, chord, mark, hint, add_bot, remove_bot, new_game or sync"
+ACTIONS_HELP = "use reveal, flag, chord, bomb, mark, hint, add_bot, remove_bot, new_game or sync"
 
 
 class BadMessage(ValueError):
@@ -27,7 +28,7 @@ class TooLarge(BadMessage):
 
 @dataclass(frozen=True, slots=True)
 class CellMove:
-    """A Minesweeper move on (x, y)."""
+    """A move on the cell (x, y): Minesweeper's reveal, flag and chord, Flags' reveal and bomb."""
 
     action: str
     x: int

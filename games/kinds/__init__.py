@@ -7,10 +7,12 @@ one line below. This layer may import the engine, `games.messages` and `games.mo
 the services, the socket or the pages.
 """
 
-from . import minesweeper, tictactoe
+from . import flags, minesweeper, tictactoe
 from .table import GameKind
 
-KINDS: dict[str, GameKind] = {kind.name: kind for kind in (minesweeper.KIND, tictactoe.KIND)}
+KINDS: dict[str, GameKind] = {
+    kind.name: kind for kind in (minesweeper.KIND, flags.KIND, tictactoe.KIND)
+}
 """Every kind by name, in the order the home page offers them."""
 
 

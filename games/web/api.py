@@ -67,9 +67,12 @@ class CreateRoom(Schema):
     mines: int | None = Field(None, ge=1, le=2491)
     mode: Literal["coop"] = "coop"
     no_guess: bool = False
-    # Tic-tac-toe seats
-    x: Literal["human", "random", "perfect"] = "human"
-    o: Literal["human", "random", "perfect"] = "perfect"
+    # Tic-tac-toe seats (human, random, perfect; default X human, O perfect) and Flags seats
+    # (human, easy, strong; default X human, O strong); each kind checks its own.
+    x: Literal["human", "random", "perfect", "easy", "strong"] | None = None
+    o: Literal["human", "random", "perfect", "easy", "strong"] | None = None
+    # Flags: seconds a turn may take before it passes (0, 15, 30 or 60; 0 is no timer).
+    turn_seconds: int | None = None
 
 
 class Created(Schema):
@@ -108,13 +111,26 @@ class RoomState(Schema):
     board: list[str]
     players: list[PlayerOut]
     winner: Literal["X", "O"] | None = Field(
-        None, description="Tic-tac-toe: the winner's mark; null while playing and after a draw."
+        None,
+        description="Tic-tac-toe and Flags: the winner's side; null while playing (and after a "
+        "tic-tac-toe draw).",
     )
     you: Literal["X", "O"] | None = Field(
         None,
-        description="Tic-tac-toe: the mark your seat holds this game, when the request carries "
-        "your player token (null without a seat in this game).",
+        description="Tic-tac-toe and Flags: the side your seat holds this game, when the request "
+        "carries your player token (null without a seat in this game).",
     )
+    turn: Literal["X", "O"] | None = Field(
+        None, description="Flags: the side to move; null once the game is over."
+    )
+    scores: dict[str, int] | None = Field(
+        None, description='Flags: mines claimed per side, {"X": n, "O": n}.'
+    )
+    bombs: dict[str, bool] | None = Field(
+        None, description='Flags: whether each side still holds its bomb, {"X": true, "O": false}.'
+    )
+    mines: int | None = Field(None, description="Flags: mines on the board.")
+    to_win: int | None = Field(None, description="Flags: mines a side needs to win.")
 
 
 class MoveIn(Schema):

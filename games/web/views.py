@@ -73,9 +73,16 @@ def live_rooms_context() -> dict[str, object]:
     )
     return {
         "live_rooms": [
-            (room, room.current_game(), _describe(room.kind, room.settings)) for room in rooms
+            (room, room.current_game(), kind_label(room.kind), _describe(room.kind, room.settings))
+            for room in rooms
         ]
     }
+
+
+def kind_label(kind_name: str) -> str:
+    """What pages call a room's kind ("Flags"), from the registry (`Room.kind` has no choices)."""
+    kind = KINDS.get(kind_name)
+    return kind_name if kind is None else kind.label
 
 
 def _describe(kind_name: str, settings: dict[str, object]) -> str:
@@ -99,7 +106,8 @@ def create_room(request: HttpRequest) -> HttpResponse:
     game = request.POST.get("game") or DEFAULT_KIND
     kind = KINDS.get(game)
     if kind is None:
-        names = " or ".join(kind.label for kind in KINDS.values())
+        *others, last = [kind.label for kind in KINDS.values()]
+        names = f"{', '.join(others)} or {last}" if others else last
         context = {**home_context(request), "game_error": f"Choose {names}."}
         return render(request, "games/home.html", context, status=400)
     form = kind.create_form(request.POST)
@@ -144,7 +152,7 @@ def room(request: HttpRequest, room: Room) -> HttpResponse:
     if player is None:
         nickname = request.session.get("nickname")
         if not nickname:
-            return render(request, "games/join.html", {"room": room, "form": NicknameForm()})
+            return join_page(request, room, NicknameForm(), status=200)
         form = NicknameForm({"nickname": nickname})
         seat = take_seat(request, room, form) if form.is_valid() else join_page(request, room, form)
         if isinstance(seat, HttpResponse):
@@ -187,7 +195,8 @@ def take_seat(request: HttpRequest, room: Room, form: NicknameForm) -> Player | 
 def join_page(
     request: HttpRequest, room: Room, form: NicknameForm, status: int = 400
 ) -> HttpResponse:
-    return render(request, "games/join.html", {"room": room, "form": form}, status=status)
+    context = {"room": room, "form": form, "kind_label": kind_label(room.kind)}
+    return render(request, "games/join.html", context, status=status)
 
 
 @require_GET

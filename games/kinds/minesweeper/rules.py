@@ -24,6 +24,9 @@ MAX_HEIGHT = 50
 NO_GUESS_MAX_DENSITY = 0.25
 """Above about a quarter mines, no-guess boards get rare and generation would give up."""
 
+ACTIONS = frozenset(action.value for action in engine.Action)
+"""The cell moves Minesweeper takes (reveal, flag, chord); other kinds' (a bomb) are Invalid."""
+
 PRESETS = {
     name: {"width": c.width, "height": c.height, "mines": c.mines}
     for name, c in engine.PRESETS.items()
@@ -101,7 +104,7 @@ def load(state: dict[str, Any]) -> engine.GameState:
 def apply(
     state: dict[str, Any], message: Message, seat: int, params: dict[str, Any] | None = None
 ) -> Applied:
-    if not isinstance(message, CellMove):
+    if not isinstance(message, CellMove) or message.action not in ACTIONS:
         raise Invalid("This is a Minesweeper room: send reveal, flag or chord with x and y.")
     game = engine.from_dict(state)
     move = engine.Move(engine.Action(message.action), message.x, message.y, seat)

@@ -65,7 +65,7 @@ def validate_settings(x: Any, o: Any) -> dict[str, Any]:
 
 
 def api_settings(body: Mapping[str, Any]) -> dict[str, Any]:
-    return validate_settings(body.get("x", HUMAN), body.get("o", "perfect"))
+    return validate_settings(body.get("x") or HUMAN, body.get("o") or "perfect")
 
 
 def creator_sits(settings: dict[str, Any]) -> bool:

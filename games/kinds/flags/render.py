@@ -1,0 +1,292 @@
+"""HTML for Flags rooms: the page and the websocket fragments share the same partials.
+
+Fragments go to everyone in the room, so nothing here depends on who is looking. What differs per
+viewer ("Your turn", the bomb button, which side is yours) rides along as data attributes
+(`data-you` on the status, the seats on `#game-meta`) that `flags.js` applies in the browser.
+"""
+
+import json
+import math
+from datetime import timedelta
+from typing import Any
+
+from django.template.loader import render_to_string
+from django.utils import timezone
+
+from games.engine import flags as engine
+
+from ...models import Game, Player, Room
+from ..roster import roster_cut
+from ..table import Applied, MoveNews, NewGame
+from . import rules
+
+TEMPLATE = "games/flags.html"
+
+
+def cell(board: engine.State, index: int, fresh: bool = False) -> dict[str, Any]:
+    """One cell as every viewer may see it: hidden, open (with its count), claimed by a side,
+    or, once the game is over, a mine nobody claimed."""
+    x, y = board.grid.xy(index)
+    count = None
+    seat = ""
+    if index in board.revealed:
+        state = "revealed"
+        count = board.field.counts[index]
+        what = f"{count} adjacent mine{'s' if count != 1 else ''}" if count else "empty"
+    elif index in board.claimed:
+        state = "claimed"
+        seat = board.claimed[index].value
+        what = f"mine claimed by {seat}"
+    elif board.status is not engine.Status.PLAYING and index in board.field.mines:
+        state, what = "mine", "mine, unclaimed"
+    else:
+        state, what = "hidden", "hidden"
+    return {
+        "x": x,
+        "y": y,
+        "state": state,
+        "count": count,
+        "seat": seat,
+        "fresh": fresh,
+        "label": f"row {y + 1}, column {x + 1}, {what}",
+    }
+
+
+def board_rows(board: engine.State) -> list[list[dict[str, Any]]]:
+    width = board.config.width
+    return [[cell(board, y * width + x) for x in range(width)] for y in range(board.config.height)]
+
+
+def changed(board: engine.State, applied: Applied) -> list[dict[str, Any]]:
+    """The cells a move changed, the one it aimed at marked fresh; at the game's end also the
+    mines nobody claimed, which everyone may see now."""
+    cells: set[int] = set()
+    for event in applied.events:
+        if isinstance(event, engine.CellsRevealed):
+            cells.update(event.cells)
+        elif isinstance(event, engine.MineClaimed):
+            cells.add(board.grid.index(event.x, event.y))
+    if board.status is not engine.Status.PLAYING:
+        cells.update(board.field.mines.difference(board.claimed))
+    aimed = board.grid.index(applied.summary["x"], applied.summary["y"])
+    return [cell(board, index, fresh=index == aimed) for index in sorted(cells)]
+
+
+def people(room: Room) -> dict[int, Player]:
+    return {p.number: p for p in room.players.all() if p.role == Player.Role.PLAYER}
+
+
+def side_view(side: rules.Side, seated: dict[int, Player], both_computers: bool) -> dict[str, Any]:
+    """One side as the page names it: the person's nickname, or which computer."""
+    player = seated.get(side.seat) if side.seat is not None else None
+    if side.is_computer:
+        short = f"Computer {side.entrant}" if both_computers else "Computer"
+        name = f"{short} ({side.player})"
+    else:
+        name = short = player.nickname if player is not None else "Open seat"
+    return {
+        "mark": side.mark.value,
+        "entrant": side.entrant,
+        "kind": side.player,
+        "seat": side.seat,
+        "is_computer": side.is_computer,
+        "player": player,
+        "name": name,
+        "short": short,
+        "waiting": not side.is_computer and player is None,
+    }
+
+
+def views(room: Room, game: Game) -> dict[engine.Seat, dict[str, Any]]:
+    sides = rules.sides(game.params)
+    both = all(side.is_computer for side in sides.values())
+    seated = people(room)
+    return {mark: side_view(side, seated, both) for mark, side in sides.items()}
+
+
+def contenders(board: engine.State, sides: dict[engine.Seat, dict[str, Any]]) -> list[dict]:
+    """X then O: who, their mines, whether they move now and whether their bomb is left."""
+    playing = board.status is engine.Status.PLAYING
+    return [
+        {
+            **sides[mark],
+            "score": board.score(mark),
+            "to_move": playing and board.turn is mark,
+            "bomb_left": mark not in board.bombs_used,
+            "winner": board.winner is mark,
+        }
+        for mark in engine.Seat
+    ]
+
+
+def status(board: engine.State, sides: dict[engine.Seat, dict[str, Any]]) -> dict[str, Any]:
+    """The line above the board: whose turn, or who won; `you` holds per-seat variants."""
+    if board.status is engine.Status.WON:
+        assert board.winner is not None
+        winner, loser = sides[board.winner], sides[board.winner.other]
+        score = f"{board.score(board.winner)} to {board.score(board.winner.other)}"
+        you = {}
+        if winner["seat"] is not None:
+            you[winner["seat"]] = f"You win, {score}!"
+        if loser["seat"] is not None:
+            you[loser["seat"]] = f"{winner['name']} wins this one, {score}."
+        text = f"{winner['name']} ({winner['mark']}) wins, {score}!"
+        return {"kind": "won", "text": text, "you": you, "mark": winner["mark"]}
+    side = sides[board.turn]
+    if side["is_computer"]:
+        text = f"{side['name']} is thinking"
+        return {"kind": "thinking", "text": text, "you": {}, "mark": side["mark"]}
+    if side["waiting"]:
+        text = f"Waiting for a second player to join as {side['mark']}"
+        return {"kind": "waiting", "text": text, "you": {}, "mark": side["mark"]}
+    text = f"{side['name']} ({side['mark']}) to move"
+    mine = "Your turn: find a mine" + (" — or use your bomb" if board.can_bomb(board.turn) else "")
+    return {"kind": "turn", "text": text, "you": {side["seat"]: mine}, "mark": side["mark"]}
+
+
+def next_game(game: Game) -> dict[str, int] | None:
+    """When a game the computers played alone is over: when the next one starts by itself
+    (`at_ms`) and in how many whole seconds from now (`in`), which the page counts down."""
+    if not game.is_over or not rules.computers_only(game.params):
+        return None
+    ended = game.finished_at or game.created_at
+    at = ended + timedelta(seconds=rules.NEXT_GAME_AFTER)
+    left = max(0, math.ceil((at - timezone.now()).total_seconds()))
+    return {"at_ms": int(at.timestamp() * 1000), "in": left}
+
+
+def roster(room: Room, game: Game) -> dict[str, Any]:
+    """Everyone seated in the room (the two playing this game first), with their side."""
+    marks = {side.seat: side.mark.value for side in rules.sides(game.params).values()}
+    cut = roster_cut(room.players.all(), first=lambda player: player.number in marks)
+    entries = [{"player": player, "mark": marks.get(player.number, "")} for player in cut.shown]
+    return {"roster": entries, "roster_more": cut.more, "spectators": room.spectators}
+
+
+def _common(room: Room, game: Game, board: engine.State) -> dict[str, Any]:
+    sides = views(room, game)
+    line = status(board, sides)
+    playing = board.status is engine.Status.PLAYING
+    turn = sides[board.turn]
+    bomber = turn["seat"] if playing and board.can_bomb(board.turn) else None
+    return {
+        "room": room,
+        "game": game,
+        "board": board,
+        "sides": [sides[engine.Seat.X], sides[engine.Seat.O]],
+        "contenders": contenders(board, sides),
+        "seats": [view["seat"] for view in sides.values() if view["seat"] is not None],
+        "turn": board.turn.value if playing else "",
+        "turn_seat": turn["seat"] if playing else None,
+        "bomb_seat": bomber,
+        "status": line,
+        "you_json": json.dumps({str(seat): text for seat, text in line["you"].items()}),
+        "computers": sum(view["is_computer"] for view in sides.values()),
+        "next_game": next_game(game),
+        "to_win": board.config.to_win,
+        "mines_left": board.config.mines - len(board.claimed),
+    }
+
+
+def game_context(room: Room, game: Game) -> dict[str, Any]:
+    """Everything the room page and a snapshot show."""
+    board = engine.from_dict(game.state)
+    return {
+        **_common(room, game, board),
+        "rows": board_rows(board),
+        "width": board.config.width,
+        "height": board.config.height,
+        "mines": board.config.mines,
+        **roster(room, game),
+    }
+
+
+def snapshot_html(room: Room, game: Game) -> str:
+    return render_to_string(f"{TEMPLATE}#snapshot", game_context(room, game))
+
+
+def new_game_html(room: Room, game: Game, news: NewGame) -> str:
+    """The rematch for everyone: who started it and, sides having swapped, who plays X now."""
+    if news.starter is None:
+        started = "Next game"
+    elif news.interrupted:
+        started = f"{news.starter} restarted the game"
+    else:
+        started = f"Rematch started by {news.starter}"
+    x = views(room, game)[engine.Seat.X]
+    narration = f"{started}." if x["waiting"] else f"{started}: {x['name']} plays X and opens."
+    return render_to_string(
+        f"{TEMPLATE}#snapshot", {**game_context(room, game), "narration": narration}
+    )
+
+
+def gather(room: Room, game: Game, applied: Applied) -> Room:
+    """The room with its seats as they are now: every move's status line names people."""
+    return Room.objects.prefetch_related("players").get(pk=room.pk)
+
+
+def move_html(news: MoveNews) -> str:
+    """The cells the move changed, the scores, whose turn, the bomb and a line saying what
+    happened; at the end also the mines nobody claimed."""
+    room: Room = news.facts
+    game, applied = news.game, news.applied
+    board = applied.loaded(engine.from_dict)
+    context = {
+        **_common(room, game, board),
+        "cells": changed(board, applied),
+        "narration": narrate(room, game, news.mover, applied, board),
+    }
+    return render_to_string(f"{TEMPLATE}#move", context)
+
+
+def narrate(
+    room: Room, game: Game, mover: Player | None, applied: Applied, board: engine.State
+) -> str:
+    """One line for screen readers and the activity line."""
+    summary = applied.summary
+    side = views(room, game)[engine.Seat(summary["mark"])]
+    name = mover.nickname if mover is not None else side["name"]
+    where = f"row {summary['y'] + 1}, column {summary['x'] + 1}"
+    claimed, revealed = summary["claimed"], summary["revealed"]
+    if summary["action"] == "bomb":
+        line = (
+            f"{name} bombed around {where}: {claimed} mine{'s' if claimed != 1 else ''} "
+            f"claimed, {revealed} cell{'s' if revealed != 1 else ''} opened."
+        )
+    elif claimed:
+        line = f"{name} claimed a mine at {where}" + (
+            "." if board.status is not engine.Status.PLAYING else " and goes again."
+        )
+    else:
+        line = f"{name} opened {revealed} cell{'s' if revealed != 1 else ''} at {where}."
+    if board.status is engine.Status.PLAYING:
+        return line
+    assert board.winner is not None
+    winner = views(room, game)[board.winner]
+    score = f"{board.score(board.winner)} to {board.score(board.winner.other)}"
+    after = next_game(game)
+    later = "" if after is None else f" Next game in {after['in']} seconds."
+    return f"{line} {winner['name']} ({board.winner.value}) wins, {score}!{later}"
+
+
+def roster_html(room: Room, game: Game) -> str:
+    """Presence changed or someone joined: the roster, and the names on the scoreboard and in
+    the status line (a person taking the open seat turns "Waiting for…" into their name)."""
+    board = engine.from_dict(game.state)
+    context = {**_common(room, game, board), **roster(room, game)}
+    return render_to_string(f"{TEMPLATE}#people", context)
+
+
+def describe_settings(settings: dict[str, Any]) -> str:
+    """ "person vs strong computer · 51 mines"."""
+    players = " vs ".join(
+        "person" if player == rules.HUMAN else f"{player} computer"
+        for player in (settings["x"], settings["o"])
+    )
+    timer = settings.get("turn_seconds") or 0
+    return f"{players} · {settings['mines']} mines" + (f" · {timer} s turns" if timer else "")
+
+
+def spectators_html(count: int) -> str:
+    """The spectator count alone, swapped by itself."""
+    return render_to_string(f"{TEMPLATE}#spectators", {"spectators": count, "spectators_oob": True})

@@ -1,0 +1,299 @@
+"""Minesweeper Flags rooms: who sits where, engine moves, the computer's choices.
+
+As in tic-tac-toe, a room is made for two *entrants*: entrant 1 holds X in game 1 and entrant 2
+holds O; each is a person or a computer (`easy` or `strong`). People take the entrants who are
+people in the order they join (`Player.number`); anyone after that watches. Every game stores
+its own side-to-entrant assignment in `Game.params`, with the board's mine count and the turn
+timer, so the move log reads without any other game:
+
+    {"X": {"entrant": 1, "player": "human", "seat": 0},
+     "O": {"entrant": 2, "player": "strong", "seat": null},
+     "mines": 51, "turn_seconds": 0}
+
+A rematch swaps the sides (X always moves first). Computer moves come from an rng seeded with
+the game's seed and version, so a game replays from its move log.
+"""
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from games.engine import flags as engine
+from games.engine.errors import GameOverError, OutOfBoundsError
+from games.engine.flags_ai import Strategy, choose_move
+
+from ...messages import CellMove, Message
+from ..table import Applied, Invalid, Refused, SettingsError
+
+HUMAN = "human"
+PLAYERS = (HUMAN, *(strategy.value for strategy in Strategy))
+"""What may sit in a seat: "human", "easy" or "strong" (the API's names)."""
+PLAYER_LABELS = {"human": "Person", "easy": "Computer (easy)", "strong": "Computer (strong)"}
+
+WIDTH = HEIGHT = 16
+"""The board of the standard game; only the mine count is a room option."""
+STANDARD_MINES = engine.STANDARD.mines
+MAX_MINES = 99
+"""Most mines a room takes: past about 40% of the board, claims are luck, not reading."""
+TURN_SECONDS = (0, 15, 30, 60)
+"""The turn timer's choices, in seconds; 0 is no timer."""
+ACTIONS = ("reveal", "bomb")
+HOW_TO_MOVE = 'This is a Flags room: send {"action": "reveal" or "bomb", "x": X, "y": Y}.'
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """Who holds one side (X or O) in one game."""
+
+    mark: engine.Seat
+    entrant: int
+    player: str
+    seat: int | None
+
+    @property
+    def is_computer(self) -> bool:
+        return self.player != HUMAN
+
+    @property
+    def label(self) -> str:
+        return PLAYER_LABELS[self.player]
+
+
+def validate_settings(
+    x: Any, o: Any, mines: Any = STANDARD_MINES, turn_seconds: Any = 0
+) -> dict[str, Any]:
+    """Room settings, or a SettingsError naming the field at fault and what it may be."""
+    for name, value in (("x", x), ("o", o)):
+        if value not in PLAYERS:
+            raise SettingsError(
+                f"{name.upper()} must be one of {', '.join(PLAYERS)}, got {str(value)[:40]!r}.",
+                name,
+            )
+    if (
+        not isinstance(mines, int)
+        or isinstance(mines, bool)
+        or not 1 <= mines <= MAX_MINES
+        or mines % 2 == 0
+    ):
+        raise SettingsError(
+            f"Mines must be an odd number from 1 to {MAX_MINES} (odd, so nobody ties); "
+            f"the standard game has {STANDARD_MINES}.",
+            "mines",
+        )
+    if turn_seconds not in TURN_SECONDS or isinstance(turn_seconds, bool):
+        choices = ", ".join(str(s) for s in TURN_SECONDS)
+        raise SettingsError(
+            f"The turn timer must be one of {choices} seconds (0: no timer).", "turn_seconds"
+        )
+    return {"x": x, "o": o, "mines": mines, "turn_seconds": turn_seconds}
+
+
+def api_settings(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The API's create body: `x`, `o` (default a person against the strong computer), `mines`
+    (default 51) and `turn_seconds` (default 0)."""
+    mines = body.get("mines")
+    turn = body.get("turn_seconds")
+    return validate_settings(
+        body.get("x") or HUMAN,
+        body.get("o") or Strategy.STRONG.value,
+        STANDARD_MINES if mines is None else mines,
+        0 if turn is None else turn,
+    )
+
+
+def creator_sits(settings: dict[str, Any]) -> bool:
+    """The creator takes the first seat that is a person; none when two computers play."""
+    return HUMAN in (settings["x"], settings["o"])
+
+
+def game_params(settings: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
+    """The next game's sides: game 1 from the room's settings, every later one swapped."""
+    board = {"mines": settings["mines"], "turn_seconds": settings.get("turn_seconds", 0)}
+    if previous is not None:
+        return {"X": dict(previous["O"]), "O": dict(previous["X"]), **board}
+    seats = iter(range(2))
+    params: dict[str, Any] = {}
+    for entrant, (mark, key) in enumerate((("X", "x"), ("O", "o")), start=1):
+        player = settings[key]
+        seat = next(seats) if player == HUMAN else None
+        params[mark] = {"entrant": entrant, "player": player, "seat": seat}
+    return {**params, **board}
+
+
+def sides(params: dict[str, Any]) -> dict[engine.Seat, Side]:
+    return {
+        mark: Side(
+            mark,
+            params[mark.value]["entrant"],
+            params[mark.value]["player"],
+            params[mark.value]["seat"],
+        )
+        for mark in engine.Seat
+    }
+
+
+def side_of_seat(params: dict[str, Any], seat: int) -> Side | None:
+    """The side a person's seat holds this game, or None when they have no seat in it."""
+    return next((side for side in sides(params).values() if side.seat == seat), None)
+
+
+def config(params: dict[str, Any]) -> engine.Config:
+    return engine.Config(WIDTH, HEIGHT, params["mines"])
+
+
+def initial_state(params: dict[str, Any], seed: int) -> dict[str, Any]:
+    return engine.to_dict(engine.new_game(config(params), seed))
+
+
+def load(state: dict[str, Any]) -> engine.State:
+    return engine.from_dict(state)
+
+
+def apply(state: dict[str, Any], message: Message, seat: int, params: dict[str, Any]) -> Applied:
+    """A person's reveal or bomb: Invalid for a message that can never work here (another
+    kind's move, a cell off the board), Refused for one the game's state or the sender's seat
+    refuses (no seat, game over, not your turn, already open, bomb not allowed)."""
+    if not isinstance(message, CellMove) or message.action not in ACTIONS:
+        raise Invalid(HOW_TO_MOVE)
+    board = engine.from_dict(state)
+    if not board.grid.contains(message.x, message.y):
+        raise Invalid(off_board(board, message.x, message.y))
+    side = side_of_seat(params, seat)
+    if side is None:
+        raise Refused("You have no seat in this game: both sides are taken. You can still watch.")
+    return play(board, engine.Action(message.action), message.x, message.y, side.mark)
+
+
+def off_board(board: engine.State, x: int, y: int) -> str:
+    width, height = board.config.width, board.config.height
+    return f"Cell ({x}, {y}) is off the board: x is 0 to {width - 1}, y is 0 to {height - 1}."
+
+
+def play(board: engine.State, action: engine.Action, x: int, y: int, mark: engine.Seat) -> Applied:
+    """One move for `mark`, each refusal of the engine worded for the player."""
+    try:
+        new, events = engine.apply_move(board, engine.Move(action, x, y, mark))
+    except OutOfBoundsError as error:
+        raise Invalid(off_board(board, x, y)) from error
+    except GameOverError as error:
+        raise Refused(
+            f"The game is over ({result(board)}). Press Rematch to play again."
+        ) from error
+    except engine.NotYourTurnError as error:
+        raise Refused(f"It is not your turn: {board.turn.value} is to move.") from error
+    except engine.AlreadyRevealedError as error:
+        owner = board.claimed.get(board.grid.index(x, y))
+        what = "open" if owner is None else f"a mine {owner.value} claimed"
+        raise Refused(f"Cell ({x}, {y}) is already {what}: pick a hidden cell.") from error
+    except engine.BombNotAllowedError as error:
+        raise Refused(bomb_refusal(board, mark, error.reason)) from error
+    summary = {
+        "action": action.value,
+        "x": x,
+        "y": y,
+        "mark": mark.value,
+        "claimed": sum(isinstance(e, engine.MineClaimed) for e in events),
+        "revealed": sum(len(e.cells) for e in events if isinstance(e, engine.CellsRevealed)),
+    }
+    return Applied(engine.to_dict(new), new.status.value, events, summary, board=new)
+
+
+def bomb_refusal(board: engine.State, mark: engine.Seat, reason: engine.BombRefusal) -> str:
+    if reason is engine.BombRefusal.USED:
+        return "You have used your bomb: each player has one per game."
+    if reason is engine.BombRefusal.NOT_BEHIND:
+        mine, theirs = board.score(mark), board.score(mark.other)
+        return (
+            f"The bomb is only for the player behind: you lead or are level ({mine} to {theirs})."
+        )
+    return "Nothing is hidden around that cell: aim the bomb where cells are still covered."
+
+
+def result(board: engine.State) -> str:
+    return "nobody has won yet" if board.winner is None else f"{board.winner.value} won"
+
+
+def text_rows(
+    state: dict[str, Any], params: dict[str, Any], seat: int | None
+) -> tuple[list[str], dict[str, Any]]:
+    """The public board (`#` hidden, `_` and `1`-`8` open, `x`/`o` claimed by X/O), whose turn,
+    the scores, who still holds a bomb, the winner, and the side the reader's seat holds this
+    game (`you`, None without one: rematches swap sides)."""
+    board = engine.from_dict(state)
+    side = None if seat is None else side_of_seat(params, seat)
+    playing = board.status is engine.Status.PLAYING
+    extra = {
+        "width": board.config.width,
+        "height": board.config.height,
+        "mines": board.config.mines,
+        "to_win": board.config.to_win,
+        "turn": board.turn.value if playing else None,
+        "scores": {mark.value: board.score(mark) for mark in engine.Seat},
+        "bombs": {mark.value: mark not in board.bombs_used for mark in engine.Seat},
+        "winner": None if board.winner is None else board.winner.value,
+        "you": None if side is None else side.mark.value,
+    }
+    return list(engine.rows(board)), extra
+
+
+def changed_cells(applied: Applied) -> list[dict[str, Any]]:
+    """Cells a move opened (with their counts) and mines it claimed (with who claimed them)."""
+    board = applied.loaded(engine.from_dict)
+    changed: list[dict[str, Any]] = []
+    for event in applied.events:
+        if isinstance(event, engine.CellsRevealed):
+            for cell, count in zip(event.cells, event.counts, strict=True):
+                x, y = board.grid.xy(cell)
+                changed.append({"x": x, "y": y, "state": "revealed", "count": count})
+        elif isinstance(event, engine.MineClaimed):
+            changed.append(
+                {"x": event.x, "y": event.y, "state": "claimed", "seat": event.seat.value}
+            )
+    return changed
+
+
+def may_bomb(board: engine.State, mark: engine.Seat) -> bool:
+    """Whether `mark` could bomb now: its turn, the game on, its bomb unused, and behind."""
+    return board.status is engine.Status.PLAYING and board.turn is mark and board.can_bomb(mark)
+
+
+# Computer players ------------------------------------------------------------------------------
+
+NEXT_GAME_AFTER = 8.0
+"""Seconds a computer-against-computer room shows the final board before the rematch starts
+itself: long enough to see who won and where the mines were."""
+
+
+def has_computer(params: dict[str, Any]) -> bool:
+    """Whether a computer holds a side (of a game's params, or of a room's settings)."""
+    if "X" in params:
+        return any(side.is_computer for side in sides(params).values())
+    return any(params.get(key, HUMAN) != HUMAN for key in ("x", "o"))
+
+
+def computers_only(params: dict[str, Any]) -> bool:
+    return all(side.is_computer for side in sides(params).values())
+
+
+def computer_to_move(state: dict[str, Any], params: dict[str, Any]) -> Side | None:
+    """The computer side whose turn it is, or None (a person's turn, or the game is over)."""
+    board = engine.from_dict(state)
+    if board.status is not engine.Status.PLAYING:
+        return None
+    side = sides(params)[board.turn]
+    return side if side.is_computer else None
+
+
+def computer_move(
+    state: dict[str, Any], params: dict[str, Any], seed: int, version: int
+) -> tuple[CellMove, Applied] | None:
+    """The computer's move when it is a computer's turn, else None; the rng comes from the
+    game's seed and version, so every process (and a replay) picks the same move."""
+    side = computer_to_move(state, params)
+    if side is None:
+        return None
+    board = engine.from_dict(state)
+    move = choose_move(board, Strategy(side.player), random.Random(f"{seed}:{version}"))
+    message = CellMove(move.action.value, move.x, move.y)
+    return message, play(board, move.action, move.x, move.y, side.mark)

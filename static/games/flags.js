@@ -1,0 +1,174 @@
+// Flags in the browser: clicks and keys become {"action": "reveal" | "bomb", "x", "y"} on the
+// room socket, and the per-viewer touches the shared fragments leave out ("Your turn", the bomb
+// button for the player allowed it, which side is yours). The server decides everything else.
+(function () {
+  "use strict";
+
+  const room = document.querySelector(".room.flags[ws-connect]");
+  if (!room || !window.LiveRoom) return;
+  const mySeat = room.dataset.seat;
+  const BLAST = 2; // the bomb opens the cells at most this far from its centre: a 5x5 square
+  const live = window.LiveRoom(room, update);
+  let armed = false;
+  let focusX = 0;
+  let focusY = 0;
+  let focusWasInBoard = false;
+
+  function meta() {
+    const element = document.getElementById("game-meta");
+    return element ? element.dataset : {};
+  }
+  function board() { return document.getElementById("board"); }
+  function cellAt(x, y) { return document.getElementById(`cell-${x}-${y}`); }
+  function myTurn(m) {
+    return mySeat !== "" && m.status === "playing" && m.turnSeat === mySeat;
+  }
+  function mayBomb(m) {
+    return myTurn(m) && m.bombSeat === mySeat;
+  }
+
+  // --- the bomb: a toggle that arms it for the next cell picked --------------------------------
+  function setArmed(on) {
+    armed = on && mayBomb(meta());
+    room.classList.toggle("bomb-armed", armed);
+    const toggle = document.getElementById("bomb-toggle");
+    if (toggle) {
+      toggle.setAttribute("aria-pressed", String(armed));
+      const label = toggle.querySelector(".bomb-label");
+      if (label) label.textContent = armed ? "Bomb armed — pick a cell" : "Arm bomb";
+    }
+    if (!armed) preview(null);
+  }
+  function preview(cell) {
+    document.querySelectorAll(".cell.in-blast").forEach((c) => c.classList.remove("in-blast"));
+    if (!armed || !cell) return;
+    const x = +cell.dataset.x;
+    const y = +cell.dataset.y;
+    for (let dy = -BLAST; dy <= BLAST; dy++) {
+      for (let dx = -BLAST; dx <= BLAST; dx++) cellAt(x + dx, y + dy)?.classList.add("in-blast");
+    }
+  }
+
+  // After a game the computers played alone, "Next game in 8 s" counts down locally.
+  let countdown = null;
+  function tick() {
+    const line = document.querySelector("#status .next-game");
+    if (!line || !countdown || countdown.line !== line) return stopCountdown();
+    const left = Math.ceil((countdown.deadline - Date.now()) / 1000);
+    const count = line.querySelector(".next-game-count");
+    if (left > 0 && count) count.textContent = String(left);
+    else line.textContent = "Next game starting…";
+  }
+  function stopCountdown() {
+    if (countdown) clearInterval(countdown.timer);
+    countdown = null;
+  }
+  function startCountdown() {
+    const line = document.querySelector("#status .next-game");
+    if (!line) return stopCountdown();
+    if (countdown && countdown.line === line) return;
+    stopCountdown();
+    const deadline = Date.now() + Number(line.dataset.nextIn || 0) * 1000;
+    countdown = { line, deadline, timer: setInterval(tick, 250) };
+    tick();
+  }
+
+  function update() {
+    const m = meta();
+    const b = board();
+    if (b) b.dataset.turn = m.turn || "";
+    room.classList.toggle("my-turn", myTurn(m));
+    room.dataset.myMark = m.xSeat === mySeat && mySeat !== "" ? "X" : m.oSeat === mySeat && mySeat !== "" ? "O" : "";
+    const bomb = document.getElementById("bomb");
+    if (bomb) bomb.hidden = !mayBomb(m);
+    setArmed(armed);
+    personalise();
+    startCountdown();
+    document.querySelectorAll(".roster-player, .contender").forEach((element) => {
+      element.classList.toggle("me", mySeat !== "" && element.dataset.seat === mySeat);
+    });
+    const lost = !document.activeElement || document.activeElement === document.body;
+    focusCell(focusX, focusY, focusWasInBoard && lost);
+  }
+
+  // The status line carries a per-seat variant ({"0": "Your turn"}) for the seat it concerns.
+  function personalise() {
+    const status = document.getElementById("status");
+    if (!status || mySeat === "") return;
+    let texts = {};
+    try { texts = JSON.parse(status.dataset.you || "{}"); } catch { texts = {}; }
+    const words = status.querySelector(".status-words");
+    const mine = texts[mySeat];
+    status.classList.toggle("about-you", Boolean(mine));
+    if (mine && words) words.textContent = mine;
+  }
+
+  // --- moves ---------------------------------------------------------------------------------
+  function move(cell) {
+    if (mySeat === "" || !cell || meta().status !== "playing") return;
+    if (armed) {
+      live.send({ action: "bomb", x: +cell.dataset.x, y: +cell.dataset.y });
+      setArmed(false);
+      return;
+    }
+    if (cell.dataset.state !== "hidden") return;
+    // Out of turn still goes out: the server's answer says why not.
+    live.send({ action: "reveal", x: +cell.dataset.x, y: +cell.dataset.y });
+  }
+
+  room.addEventListener("click", (event) => {
+    if (event.target.closest("#bomb-toggle")) {
+      setArmed(!armed);
+      return;
+    }
+    const cell = event.target.closest(".cell");
+    if (!cell) return;
+    focusCell(+cell.dataset.x, +cell.dataset.y, false);
+    move(cell);
+  });
+  room.addEventListener("pointerover", (event) => preview(event.target.closest(".cell")));
+  room.addEventListener("focusin", (event) => preview(event.target.closest(".cell")));
+
+  // --- keyboard: a roving focus over the grid ------------------------------------------------
+  function focusCell(x, y, moveFocus = true) {
+    const b = board();
+    if (!b) return;
+    focusX = Math.max(0, Math.min(+b.dataset.width - 1, x));
+    focusY = Math.max(0, Math.min(+b.dataset.height - 1, y));
+    b.querySelectorAll('.cell[tabindex="0"]').forEach((c) => c.setAttribute("tabindex", "-1"));
+    const cell = cellAt(focusX, focusY);
+    if (!cell) return;
+    cell.setAttribute("tabindex", "0");
+    if (moveFocus) cell.focus({ preventScroll: true });
+  }
+  room.addEventListener("htmx:wsBeforeMessage", () => {
+    focusWasInBoard = Boolean(document.activeElement?.closest("#board"));
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && armed) {
+      setArmed(false);
+      return;
+    }
+    const inBoard = event.target.closest && event.target.closest("#board");
+    if ((event.key === "b" || event.key === "B") && (inBoard || event.target === document.body)) {
+      if (mayBomb(meta())) {
+        event.preventDefault();
+        setArmed(!armed);
+        if (inBoard) preview(event.target.closest(".cell"));
+      }
+      return;
+    }
+    const cell = event.target.closest && event.target.closest(".cell");
+    if (!cell) return;
+    const steps = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+    if (steps[event.key]) {
+      event.preventDefault();
+      focusCell(focusX + steps[event.key][0], focusY + steps[event.key][1]);
+    } else if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      move(cell);
+    }
+  });
+
+  update();
+})();

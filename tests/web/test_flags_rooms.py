@@ -1,0 +1,214 @@
+"""Flags rooms over real websockets: both players and spectators see every claim and turn, the
+markup keeps the contract, refusals reach their sender alone, and computers play live."""
+
+import re
+
+import pytest
+from channels.db import database_sync_to_async
+
+from games import services
+from games.live import autoplay
+from games.models import Game, Move
+
+from .flags_helpers import current, make_flags_room, mines, safe
+from .helpers import before_echo, connect, receive_until, send, settle
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+FINISHED = r'id="game-meta"[^>]*data-status="won"'
+
+
+@pytest.fixture(autouse=True)
+async def quick_computers(monkeypatch):
+    """The computers' pause is for people; drivers still running when a test ends are stopped
+    before its database goes away."""
+    monkeypatch.setattr(autoplay, "PACE", 0.01)
+    yield
+    await autoplay.stop()
+
+
+@pytest.fixture
+def room():
+    """A Flags room for two people: overrides the Minesweeper `room` of tests/web/conftest.py."""
+    return make_flags_room()
+
+
+@pytest.fixture
+def ana(room):
+    return services.join_room(room, "Ana")
+
+
+@pytest.fixture
+def bo(room):
+    return services.join_room(room, "Bo")
+
+
+def cells(html: str) -> dict[tuple[int, int], dict[str, str]]:
+    found = {}
+    for match in re.finditer(r'<button type="button" class="cell" ([^>]*)>', html):
+        attributes = dict(re.findall(r'(data-[a-z]+)="([^"]*)"', match[1]))
+        found[int(attributes["data-x"]), int(attributes["data-y"])] = attributes
+    return found
+
+
+def meta(html: str) -> dict[str, str]:
+    tag = re.search(r'<div id="game-meta"[^>]*>', html)[0]
+    return dict(re.findall(r'(data-[a-z-]+)="([^"]*)"', tag))
+
+
+def score(html: str, mark: str) -> int:
+    return int(re.search(rf'id="score-{mark}"[^>]*>(\d+)<', html)[1])
+
+
+async def test_the_snapshot_follows_the_markup_contract(room, ana, bo):
+    socket = await connect(room, watch=True)
+    await send(socket, action="sync")
+    snapshot = await receive_until(socket, 'id="board"')
+    board = re.search(r'<div id="board"[^>]*>', snapshot)[0]
+    assert 'data-turn="X"' in board and 'data-version="0"' in board
+    assert 'data-status="playing"' in board
+    shown = cells(snapshot)
+    assert len(shown) == 256
+    assert {c["data-state"] for c in shown.values()} == {"hidden"}
+    assert score(snapshot, "X") == 0 and score(snapshot, "O") == 0
+    assert 'id="bomb"' in snapshot and 'id="bomb-toggle"' in snapshot
+    assert "Ana (X) to move" in snapshot
+    assert meta(snapshot)["data-turn-seat"] == "0" and meta(snapshot)["data-bomb-seat"] == ""
+    await socket.disconnect()
+
+
+async def test_both_players_and_a_spectator_see_claims_and_turns(room, ana, bo):
+    sockets = [await connect(room, ana), await connect(room, bo), await connect(room, watch=True)]
+    mine = (await database_sync_to_async(mines)(room))[0]
+    await send(sockets[0], action="reveal", x=mine[0], y=str(mine[1]))
+    for socket in sockets:
+        message = await receive_until(socket, r'id="game-meta"[^>]*data-version="1"')
+        claimed = cells(message)[mine]
+        assert claimed["data-state"] == "claimed" and claimed["data-seat"] == "X"
+        assert claimed["data-fresh"] == "true"
+        assert score(message, "X") == 1
+        assert meta(message)["data-turn"] == "X"
+        assert "Ana claimed a mine at" in message and "goes again" in message
+    at = await database_sync_to_async(safe)(room)
+    await send(sockets[0], action="reveal", x=at[0], y=at[1])
+    for socket in sockets:
+        message = await receive_until(socket, r'id="game-meta"[^>]*data-version="2"')
+        opened = cells(message)[at]
+        assert opened["data-state"] == "revealed" and opened["data-count"] != "0"
+        assert meta(message)["data-turn"] == "O" and meta(message)["data-turn-seat"] == "1"
+        # O is behind, so O may bomb: the page shows the button to seat 1 only.
+        assert meta(message)["data-bomb-seat"] == "1"
+        assert "Bo (O) to move" in message
+    for socket in sockets:
+        await socket.disconnect()
+
+
+async def refused(sender, others, room, frame: dict, text: str) -> None:
+    """The sender alone hears why; nothing changes and nobody else hears anything."""
+    before = await database_sync_to_async(current)(room)
+    await send(sender, **frame)
+    error = await receive_until(sender, 'id="room-error"')
+    assert re.search(text, error), error
+    for other in others:
+        assert await before_echo(other) == []
+    after = await database_sync_to_async(current)(room)
+    assert (after.version, after.state) == (before.version, before.state)
+
+
+async def test_refusals_reach_only_their_sender_and_change_nothing(room, ana, bo):
+    cy = await database_sync_to_async(services.join_room)(room, "Cy")
+    first, second, third = (
+        await connect(room, ana),
+        await connect(room, bo),
+        await connect(room, cy),
+    )
+    spectator = await connect(room, watch=True)
+    everyone = [first, second, third, spectator]
+
+    def others(socket):
+        return [s for s in everyone if s is not socket]
+
+    await settle(*everyone, online=3, watching=1)
+    at = await database_sync_to_async(safe)(room)
+    reveal = {"action": "reveal", "x": at[0], "y": at[1]}
+    await refused(second, others(second), room, reveal, "It is not your turn: X is to move")
+    await refused(first, others(first), room, {"action": "bomb", "x": 8, "y": 8}, "behind")
+    await refused(
+        first, others(first), room, {"action": "reveal", "x": 16, "y": 2}, "off the board"
+    )
+    await refused(third, others(third), room, reveal, "no seat in this game")
+    await refused(spectator, others(spectator), room, reveal, "Spectators can watch")
+    await refused(first, others(first), room, {"action": "mark", "cell": 1}, "This is a Flags room")
+    await send(first, **reveal)
+    for socket in everyone:
+        await receive_until(socket, r'id="game-meta"[^>]*data-version="1"')
+    await refused(second, others(second), room, reveal, r"already open")
+    for socket in everyone:
+        await socket.disconnect()
+
+
+async def test_a_bomb_claims_for_the_player_behind_and_passes_the_turn(room, ana, bo):
+    first, second = await connect(room, ana), await connect(room, bo)
+    mine = (await database_sync_to_async(mines)(room))[0]
+    await send(first, action="reveal", x=mine[0], y=mine[1])
+    at = await database_sync_to_async(safe)(room)
+    await send(first, action="reveal", x=at[0], y=at[1])
+    await receive_until(second, r'id="game-meta"[^>]*data-version="2"')
+    target = (await database_sync_to_async(mines)(room))[0]
+    await send(second, action="bomb", x=target[0], y=target[1])
+    message = await receive_until(first, r'id="game-meta"[^>]*data-version="3"')
+    claimed = [c for c in cells(message).values() if c["data-state"] == "claimed"]
+    assert claimed and {c["data-seat"] for c in claimed} == {"O"}
+    assert f"Bo bombed around row {target[1] + 1}, column {target[0] + 1}" in message
+    assert score(message, "O") == len(claimed)
+    assert meta(message)["data-bomb-seat"] in ("", "0")  # O's bomb is spent
+    assert "bomb used" in message
+    for socket in (first, second):
+        await socket.disconnect()
+
+
+async def test_the_end_shows_every_mine_and_offers_a_rematch(room, ana, bo):
+    first = await connect(room, ana)
+    all_mines = await database_sync_to_async(mines)(room)
+    for at in all_mines[:26]:
+        await send(first, action="reveal", x=at[0], y=at[1])
+    final = await receive_until(first, FINISHED)
+    shown = cells(final)
+    assert sum(c["data-state"] == "mine" for c in shown.values()) == 51 - 26
+    assert "Ana (X) wins, 26 to 0!" in final
+    assert "Rematch" in final and meta(final)["data-turn"] == ""
+    await send(first, action="new_game")
+    rematch = await receive_until(first, r'id="game-meta"[^>]*data-game="2"')
+    assert "Rematch started by Ana: Bo plays X and opens." in rematch
+    await first.disconnect()
+
+
+async def test_the_computer_replies_to_a_person():
+    room = await database_sync_to_async(make_flags_room)("human", "easy")
+    ana = await database_sync_to_async(services.join_room)(room, "Ana")
+    socket = await connect(room, ana)
+    at = await database_sync_to_async(safe)(room)
+    await send(socket, action="reveal", x=at[0], y=at[1])
+    mine = await receive_until(socket, r'id="game-meta"[^>]*data-version="1"')
+    assert "Computer (easy) is thinking" in mine
+    reply = await receive_until(socket, r'id="game-meta"[^>]*data-version="2"')
+    assert "Computer (easy)" in reply
+    move = await database_sync_to_async(Move.objects.get)(game__room=room, seq=2)
+    assert move.player_id is None
+    await socket.disconnect()
+
+
+def game_number(room, number: int) -> Game:
+    return Game.objects.get(room=room, number=number)
+
+
+async def test_computer_against_computer_plays_on_for_a_spectator(monkeypatch):
+    room = await database_sync_to_async(make_flags_room)("easy", "strong", mines=11)
+    spectator = await connect(room, watch=True)
+    final = await receive_until(spectator, FINISHED)
+    assert re.search(r"Next game in \d+ seconds", final)
+    game = await database_sync_to_async(game_number)(room, 1)
+    assert game.is_over
+    assert await database_sync_to_async(Move.objects.filter(game=game).count)() == game.version
+    await receive_until(spectator, r'id="game-meta"[^>]*data-game="2"')
+    await spectator.disconnect()
