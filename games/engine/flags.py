@@ -233,6 +233,16 @@ def apply_move(state: State, move: Move) -> tuple[State, tuple[Event, ...]]:
     return _reveal(state, cell, move.seat)
 
 
+def time_out(state: State) -> tuple[State, tuple[Event, ...]]:
+    """The player to move ran out of time (a room's turn timer): the turn passes, nothing else
+    changes. The engine keeps no clock; the shell decides when time is up and logs it."""
+    if state.status is not Status.PLAYING:
+        assert state.winner is not None
+        raise GameOverError(f"no turn to time out: the game is over ({state.winner.value} won)")
+    passed = state.turn.other
+    return replace(state, turn=passed), (TurnPassed(passed),)
+
+
 def replay(config: Config, seed: int, moves: Iterable[Move]) -> State:
     """Rebuild a game from its seed and move log."""
     state = new_game(config, seed)

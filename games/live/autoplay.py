@@ -181,6 +181,8 @@ class ClockDriver:
             if ticked is None and await _to_the_end(due_at(self.room)) == due:
                 log.warning("room %s: a timed event fell due but changed nothing", self.room.pk)
                 return  # the kind's clock and tick disagree: stop rather than spin
+            if ticked is not None:
+                schedule(self.room, ticked.game)  # a timed-out turn may pass to a computer
 
 
 async def _next_game(room: Room, computer: Computer) -> bool:

@@ -131,6 +131,14 @@ class RoomState(Schema):
     )
     mines: int | None = Field(None, description="Flags: mines on the board.")
     to_win: int | None = Field(None, description="Flags: mines a side needs to win.")
+    turn_seconds: int | None = Field(
+        None, description="Flags: the turn timer in seconds (0: none); a turn past it passes."
+    )
+    turn_deadline: float | None = Field(
+        None,
+        description="Flags with a turn timer: Unix time (seconds) at which the current turn "
+        "passes; null before the game's first move, without a timer, and once it is over.",
+    )
 
 
 class MoveIn(Schema):

@@ -73,6 +73,27 @@
     tick();
   }
 
+  // The turn timer counts down locally from the milliseconds left when the fragment was
+  // rendered; the server passes the turn when it runs out, whatever this page shows.
+  let timer = null;
+  function tickTimer() {
+    const line = document.getElementById("turn-timer");
+    if (!line || !timer || timer.line !== line) return;
+    const left = Math.max(0, Math.ceil((timer.deadline - Date.now()) / 1000));
+    const count = line.querySelector(".turn-timer-count");
+    if (count) count.textContent = String(left);
+    line.classList.toggle("low", left <= 5);
+  }
+  function startTimer() {
+    const line = document.getElementById("turn-timer");
+    if (timer && timer.line === line) return;
+    if (timer) clearInterval(timer.interval);
+    timer = null;
+    if (!line || line.dataset.leftMs === undefined) return;
+    timer = { line, deadline: Date.now() + Number(line.dataset.leftMs), interval: setInterval(tickTimer, 250) };
+    tickTimer();
+  }
+
   function update() {
     const m = meta();
     const b = board();
@@ -84,6 +105,7 @@
     setArmed(armed);
     personalise();
     startCountdown();
+    startTimer();
     document.querySelectorAll(".roster-player, .contender").forEach((element) => {
       element.classList.toggle("me", mySeat !== "" && element.dataset.seat === mySeat);
     });

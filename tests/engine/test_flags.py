@@ -46,6 +46,7 @@ from games.engine.flags import (
     render_full,
     replay,
     rows,
+    time_out,
     to_dict,
 )
 
@@ -188,6 +189,21 @@ def test_a_winning_bomb_wins_instead_of_passing_the_turn() -> None:
     assert after.scores == {X: 2, O: 5}
     assert events[-1] == GameWon(O, 2, 5)
     assert after.status is Status.WON
+
+
+def test_a_time_out_passes_the_turn_and_changes_nothing_else() -> None:
+    state = reveal(parse(CROWDED), 3, 2, X)  # X claims, and would go again
+    after, events = time_out(state)
+    assert events == (TurnPassed(O),)
+    assert after == replace(state, turn=O)
+    assert time_out(after)[0].turn is X
+
+
+def test_a_finished_game_has_no_turn_to_time_out() -> None:
+    won = parse("xxx**\n#####")
+    assert won.status is Status.WON
+    with pytest.raises(GameOverError, match="X won"):
+        time_out(won)
 
 
 def test_moves_out_of_turn_or_on_open_cells_are_refused() -> None:

@@ -1,6 +1,8 @@
 """Flags through the JSON API: create, read (the seat's `you`, whose turn, the scores), moves,
 the errors a bot gets (409 out of turn, a refused bomb, an open cell; 400 off the board)."""
 
+import time
+
 import pytest
 
 from games.engine import flags as engine
@@ -151,3 +153,16 @@ def test_two_computers_need_no_seat(client):
     room = Room.objects.get(code=created["code"])
     state = board(room)
     assert state.status is engine.Status.WON or len(state.revealed) + len(state.claimed) > 0
+
+
+def test_a_timed_room_says_when_the_turn_passes(client):
+    created = create(client, x="human", o="human", turn_seconds=30, name="Ana").json()
+    code, ana = created["code"], created["player_token"]
+    state = read(client, code)
+    assert (state["turn_seconds"], state["turn_deadline"]) == (30, None)  # not before a move
+    room = Room.objects.get(code=code)
+    at = mines(room)[0]
+    before = time.time()
+    move(client, code, ana, action="reveal", x=at[0], y=at[1])
+    deadline = read(client, code)["turn_deadline"]
+    assert before + 30 <= deadline <= time.time() + 30

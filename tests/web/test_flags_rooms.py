@@ -2,12 +2,15 @@
 markup keeps the contract, refusals reach their sender alone, and computers play live."""
 
 import re
+import time
 
 import pytest
 from channels.db import database_sync_to_async
 
 from games import services
+from games.kinds.flags import rules
 from games.live import autoplay
+from games.messages import CellMove
 from games.models import Game, Move
 
 from .flags_helpers import current, make_flags_room, mines, safe
@@ -212,3 +215,51 @@ async def test_computer_against_computer_plays_on_for_a_spectator(monkeypatch):
     assert await database_sync_to_async(Move.objects.filter(game=game).count)() == game.version
     await receive_until(spectator, r'id="game-meta"[^>]*data-game="2"')
     await spectator.disconnect()
+
+
+def start_turn_ago(room, seconds: float) -> None:
+    """Make the current turn have started `seconds` ago (as if its player had been idle)."""
+    game = current(room)
+    state = {**game.state, rules.TURN_STARTED: time.time() - seconds}
+    Game.objects.filter(pk=game.pk).update(state=state)
+
+
+async def test_the_turn_timer_passes_the_turn_to_the_other_player():
+    room = await database_sync_to_async(make_flags_room)(turn_seconds=15)
+    ana = await database_sync_to_async(services.join_room)(room, "Ana")
+    bo = await database_sync_to_async(services.join_room)(room, "Bo")
+    mine = (await database_sync_to_async(mines)(room))[0]
+    await database_sync_to_async(services.play)(room, ana, CellMove("reveal", *mine))
+    game = await database_sync_to_async(current)(room)
+    assert rules.turn_due(game.state, game.params) == pytest.approx(time.time() + 15, abs=5)
+    await database_sync_to_async(start_turn_ago)(room, 16)
+    socket = await connect(room, bo)
+    timed_out = await receive_until(socket, r'id="game-meta"[^>]*data-version="2"')
+    assert "Ana ran out of time: Bo (O) to move." in timed_out
+    assert meta(timed_out)["data-turn"] == "O"
+    assert re.search(r'id="turn-timer" data-seconds="15" data-left-ms="1[45]\d\d\d"', timed_out)
+    tick = await database_sync_to_async(Move.objects.get)(game__room=room, seq=2)
+    assert (tick.action, tick.player_id, tick.x) == ("tick", None, None)
+    await socket.disconnect()
+
+
+async def test_a_timed_out_person_hands_the_turn_to_the_computer():
+    room = await database_sync_to_async(make_flags_room)("human", "easy", turn_seconds=15)
+    ana = await database_sync_to_async(services.join_room)(room, "Ana")
+    mine = (await database_sync_to_async(mines)(room))[0]
+    await database_sync_to_async(services.play)(room, ana, CellMove("reveal", *mine))
+    await database_sync_to_async(start_turn_ago)(room, 20)
+    socket = await connect(room, ana)
+    await receive_until(socket, "Ana ran out of time")
+    reply = await receive_until(socket, r'id="game-meta"[^>]*data-version="3"')
+    assert "Computer (easy)" in reply
+    await socket.disconnect()
+
+
+async def test_without_a_timer_nothing_is_timed(room, ana, bo):
+    mine = (await database_sync_to_async(mines)(room))[0]
+    await database_sync_to_async(services.play)(room, ana, CellMove("reveal", *mine))
+    game = await database_sync_to_async(current)(room)
+    assert rules.TURN_STARTED not in game.state
+    assert rules.turn_due(game.state, game.params) is None
+    assert rules.tick(game.state, game.params, time.time() + 3600) is None

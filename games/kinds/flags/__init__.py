@@ -1,7 +1,7 @@
 """Minesweeper Flags: two players take turns on one board and claim mines; a person against a
 person, against the computer (easy or strong), or two computers playing for spectators."""
 
-from ..table import Computer, GameKind, Rendering
+from ..table import Clock, Computer, GameKind, Rendering
 from . import render, rules
 from .form import CreateFlagsRoomForm
 
@@ -38,4 +38,6 @@ KIND = GameKind(
         computers_only=rules.computers_only,
         next_game_after=rules.NEXT_GAME_AFTER,
     ),
+    clock=Clock(due=rules.turn_due, tick=rules.tick),
+    public_summary=rules.PUBLIC_SUMMARY,
 )

@@ -7,6 +7,7 @@ viewer ("Your turn", the bomb button, which side is yours) rides along as data a
 
 import json
 import math
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -68,7 +69,8 @@ def changed(board: engine.State, applied: Applied) -> list[dict[str, Any]]:
             cells.add(board.grid.index(event.x, event.y))
     if board.status is not engine.Status.PLAYING:
         cells.update(board.field.mines.difference(board.claimed))
-    aimed = board.grid.index(applied.summary["x"], applied.summary["y"])
+    summary = applied.summary
+    aimed = board.grid.index(summary["x"], summary["y"]) if "x" in summary else None
     return [cell(board, index, fresh=index == aimed) for index in sorted(cells)]
 
 
@@ -185,7 +187,20 @@ def _common(room: Room, game: Game, board: engine.State) -> dict[str, Any]:
         "next_game": next_game(game),
         "to_win": board.config.to_win,
         "mines_left": board.config.mines - len(board.claimed),
+        "timer": turn_timer(game, board),
     }
+
+
+def turn_timer(game: Game, board: engine.State) -> dict[str, int] | None:
+    """With a turn timer: its length and the milliseconds left when this was rendered (the page
+    counts down from the moment the fragment arrives, whatever its own clock says); `left` is
+    None before the clock starts (the game's first move)."""
+    seconds = game.params.get("turn_seconds") or 0
+    if not seconds or board.status is not engine.Status.PLAYING:
+        return None
+    due = rules.turn_due(game.state, game.params)  # the game as saved, with the move's stamp
+    left = None if due is None else max(0, round((due - time.time()) * 1000))
+    return {"seconds": seconds, "left_ms": left}
 
 
 def game_context(room: Room, game: Game) -> dict[str, Any]:
@@ -244,8 +259,12 @@ def narrate(
 ) -> str:
     """One line for screen readers and the activity line."""
     summary = applied.summary
-    side = views(room, game)[engine.Seat(summary["mark"])]
+    sides = views(room, game)
+    side = sides[engine.Seat(summary["mark"])]
     name = mover.nickname if mover is not None else side["name"]
+    if summary["action"] == "tick":
+        after = sides[board.turn]
+        return f"{name} ran out of time: {after['name']} ({board.turn.value}) to move."
     where = f"row {summary['y'] + 1}, column {summary['x'] + 1}"
     claimed, revealed = summary["claimed"], summary["revealed"]
     if summary["action"] == "bomb":

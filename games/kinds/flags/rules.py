@@ -15,8 +15,9 @@ the game's seed and version, so a game replays from its move log.
 """
 
 import random
+import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from games.engine import flags as engine
@@ -162,7 +163,8 @@ def apply(state: dict[str, Any], message: Message, seat: int, params: dict[str, 
     side = side_of_seat(params, seat)
     if side is None:
         raise Refused("You have no seat in this game: both sides are taken. You can still watch.")
-    return play(board, engine.Action(message.action), message.x, message.y, side.mark)
+    applied = play(board, engine.Action(message.action), message.x, message.y, side.mark)
+    return stamped(applied, params, time.time())
 
 
 def off_board(board: engine.State, x: int, y: int) -> str:
@@ -195,8 +197,22 @@ def play(board: engine.State, action: engine.Action, x: int, y: int, mark: engin
         "mark": mark.value,
         "claimed": sum(isinstance(e, engine.MineClaimed) for e in events),
         "revealed": sum(len(e.cells) for e in events if isinstance(e, engine.CellsRevealed)),
+        **public_summary(new),
     }
     return Applied(engine.to_dict(new), new.status.value, events, summary, board=new)
+
+
+PUBLIC_SUMMARY = ("turn", "scores", "winner")
+"""What bots on the websocket get with every move's cells: whose turn it is now, the scores."""
+
+
+def public_summary(board: engine.State) -> dict[str, Any]:
+    playing = board.status is engine.Status.PLAYING
+    return {
+        "turn": board.turn.value if playing else None,
+        "scores": {mark.value: board.score(mark) for mark in engine.Seat},
+        "winner": None if board.winner is None else board.winner.value,
+    }
 
 
 def bomb_refusal(board: engine.State, mark: engine.Seat, reason: engine.BombRefusal) -> str:
@@ -218,8 +234,9 @@ def text_rows(
     state: dict[str, Any], params: dict[str, Any], seat: int | None
 ) -> tuple[list[str], dict[str, Any]]:
     """The public board (`#` hidden, `_` and `1`-`8` open, `x`/`o` claimed by X/O), whose turn,
-    the scores, who still holds a bomb, the winner, and the side the reader's seat holds this
-    game (`you`, None without one: rematches swap sides)."""
+    the scores, who still holds a bomb, the winner, the side the reader's seat holds this game
+    (`you`, None without one: rematches swap sides), and with a turn timer when the current
+    turn runs out (`turn_deadline`, Unix seconds; None before the first move)."""
     board = engine.from_dict(state)
     side = None if seat is None else side_of_seat(params, seat)
     playing = board.status is engine.Status.PLAYING
@@ -233,6 +250,8 @@ def text_rows(
         "bombs": {mark.value: mark not in board.bombs_used for mark in engine.Seat},
         "winner": None if board.winner is None else board.winner.value,
         "you": None if side is None else side.mark.value,
+        "turn_seconds": params.get("turn_seconds") or 0,
+        "turn_deadline": turn_due(state, params),
     }
     return list(engine.rows(board)), extra
 
@@ -296,4 +315,53 @@ def computer_move(
     board = engine.from_dict(state)
     move = choose_move(board, Strategy(side.player), random.Random(f"{seed}:{version}"))
     message = CellMove(move.action.value, move.x, move.y)
-    return message, play(board, move.action, move.x, move.y, side.mark)
+    return message, stamped(
+        play(board, move.action, move.x, move.y, side.mark), params, time.time()
+    )
+
+
+# The turn timer --------------------------------------------------------------------------------
+#
+# A room option: when a turn takes longer than `turn_seconds`, the turn passes (`engine.time_out`,
+# applied by the live driver through `services.tick` and logged as a `tick`). The engine keeps
+# no clock, so the time the current turn started is kept beside the engine's state, under
+# `TURN_STARTED`, and only in timed games. The clock starts with a game's first move: before
+# it, X may wait for a friend to take O.
+
+TURN_STARTED = "turn_started"
+"""Key of `Game.state` with the Unix time (seconds) at which the current turn started."""
+
+
+def stamped(applied: Applied, params: dict[str, Any], now: float) -> Applied:
+    """`applied` with the clock restarted at `now`, in timed games: every move starts a turn
+    (a claim starts the same player's next one)."""
+    if not params.get("turn_seconds") or applied.status != engine.Status.PLAYING.value:
+        return applied
+    return replace(applied, state={**applied.state, TURN_STARTED: now})
+
+
+def turn_due(state: dict[str, Any], params: dict[str, Any]) -> float | None:
+    """When the current turn runs out (Unix seconds), or None: no timer, no move yet, or over."""
+    seconds = params.get("turn_seconds") or 0
+    started = state.get(TURN_STARTED)
+    if not seconds or started is None or state.get("status") != engine.Status.PLAYING.value:
+        return None
+    return float(started) + seconds
+
+
+def tick(state: dict[str, Any], params: dict[str, Any], now: float) -> Applied | None:
+    """The turn passes when its time is up; None before that (or with no timer)."""
+    due = turn_due(state, params)
+    if due is None or now < due:
+        return None
+    board = engine.from_dict(state)
+    new, events = engine.time_out(board)
+    summary = {
+        "action": "tick",
+        "mark": board.turn.value,
+        "claimed": 0,
+        "revealed": 0,
+        **public_summary(new),
+    }
+    applied = Applied(engine.to_dict(new), new.status.value, events, summary, board=new)
+    return stamped(applied, params, now)
