@@ -95,10 +95,70 @@
   let focusWasInBoard = false;
   room.addEventListener("htmx:wsBeforeMessage", () => {
     focusWasInBoard = Boolean(document.activeElement?.closest("#board"));
+    lean = null;
   });
+
+  // --- lean moves ------------------------------------------------------------------------------
+  // Most moves come as #game-meta (version, the mover's seat and name) and bare cells (id,
+  // data-state, data-count): the server sends only what a screen cannot work out. Such a cell
+  // is updated in place (it keeps data-x, data-y, its class, tabindex and focus), and this page
+  // derives the rest as the server used to write it: each cell's label, the mines counter, the
+  // mover's share of the board and the line the live region announces.
+  const LABELS = {
+    hidden: "hidden", flagged: "flagged", mine: "mine", exploded: "exploded mine",
+    "wrong-flag": "wrong flag, no mine",
+  };
+  let lean = null; // this message's lean move: { name, seat, flags, revealed, last }
+  function cellLabel(x, y, state, count) {
+    let what = LABELS[state] || state;
+    if (state === "revealed") what = +count ? `${count} adjacent mine${+count !== 1 ? "s" : ""}` : "empty";
+    return `row ${y + 1}, column ${x + 1}, ${what}`;
+  }
+  room.addEventListener("htmx:oobBeforeSwap", (event) => {
+    const incoming = event.detail.fragment?.firstElementChild;
+    const target = event.detail.target;
+    if (!incoming || incoming.hasAttribute("class")) return; // a full element: swapped as sent
+    if (target.id === "game-meta" && incoming.dataset.by !== undefined) {
+      lean = { name: incoming.dataset.by, seat: incoming.dataset.seat, flags: 0, revealed: 0, last: null };
+    } else if (lean && target.classList.contains("cell") && incoming.id === target.id) {
+      event.detail.shouldSwap = false;
+      const before = target.dataset.state;
+      const { state, count } = incoming.dataset;
+      target.dataset.state = state;
+      if (count === undefined) target.removeAttribute("data-count");
+      else target.dataset.count = count;
+      for (const name of ["data-hint", "data-pending"]) target.removeAttribute(name);
+      target.textContent = +count ? count : "";
+      const x = +target.dataset.x;
+      const y = +target.dataset.y;
+      target.setAttribute("aria-label", cellLabel(x, y, state, count));
+      lean.flags += (state === "flagged") - (before === "flagged");
+      lean.revealed += state === "revealed" && before !== "revealed";
+      lean.last = { x, y, state };
+    }
+  });
+  function afterLean() {
+    if (!lean) return;
+    const { name, seat, flags, revealed, last } = lean;
+    lean = null;
+    const left = document.getElementById("mines-left");
+    if (left && flags) {
+      const n = parseInt(left.textContent, 10) - flags;
+      left.textContent = n < 0 ? `-${String(-n).padStart(2, "0")}` : String(n).padStart(3, "0");
+    }
+    const share = document.getElementById(`share-${seat}`);
+    if (share && revealed) share.textContent = String(+share.textContent + revealed);
+    let line = `${name} moved.`;
+    if (revealed) line = `${name} revealed ${revealed} cell${revealed !== 1 ? "s" : ""}.`;
+    else if (last?.state === "flagged") line = `${name} flagged row ${last.y + 1}, column ${last.x + 1}.`;
+    else if (last?.state === "hidden") line = `${name} removed a flag.`;
+    const narration = document.getElementById("narration");
+    if (narration) narration.textContent = line; // the live region stays: its text changes
+  }
 
   // After every message (live.js has already checked its version and updated the board's data).
   function afterMessage(event) {
+    afterLean();
     afterPending(event?.detail?.message || "");
     sizeBoard();
     applyCursor();

@@ -122,7 +122,7 @@ def cell_states(html: str) -> dict[tuple[int, int], str]:
     return {
         (int(x), int(y)): state
         for x, y, state in re.findall(
-            r'id="cell-(\d+)-(\d+)" data-x="\d+" data-y="\d+" data-state="([a-z-]+)"', html
+            r'id="cell-(\d+)-(\d+)"(?: data-x="\d+" data-y="\d+")? data-state="([a-z-]+)"', html
         )
     }
 

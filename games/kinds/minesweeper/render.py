@@ -18,12 +18,10 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from django.template.loader import render_to_string
 from django.utils.html import escape
-from django.utils.timezone import localtime
 
 from games.engine import minesweeper as engine
 
@@ -249,49 +247,48 @@ def move_html(news: MoveNews) -> str:
         **_roster_change(room, game, applied, mover, state),
         **banner(room, game, state),
     }
-    cells = (cell_html(c.x, c.y, c.state, c.count, True) for c in changes)
-    templated = state.is_over or game.version == 1 or "roster" in context
+    templated = state.is_over or game.version == 1 or "roster" in context or mover is None
     if templated:
+        cells = (cell_html(c.x, c.y, c.state, c.count, True) for c in changes)
         fast = _fill(
             render_to_string(f"{TEMPLATE}#move", context), '<div id="game-meta"', True, cells
         )
     else:
-        fast = _midgame_move_html(game, context, cells)
+        fast = _midgame_move_html(game, mover, (lean_cell_html(c) for c in changes))
 
     def plain() -> str:
         cells = [cell(c.x, c.y, c.state, c.count) for c in changes]
-        return render_to_string(f"{TEMPLATE}#move", {**context, "cells": cells})
+        partial = "move" if templated else "lean_move"
+        return render_to_string(f"{TEMPLATE}#{partial}", {**context, "cells": cells, "by": mover})
 
     return _checked("move" if templated else "midgame move", fast, plain)
 
 
-def _midgame_move_html(game: Game, context: dict[str, Any], cells: Iterable[str]) -> str:
-    """The `move` partial for most moves: neither the first nor the last of a game (no timer,
-    face or banner) in a room without the Solver bot (no roster). Written out here because the
+def _midgame_move_html(game: Game, mover: Player, cells: Iterable[str]) -> str:
+    """The `lean_move` partial, for most moves: neither the first nor the last of a game (no
+    timer, face or banner) by a person in a room without the Solver bot (no roster). Only what a
+    screen cannot work out: the version, who moved, and each changed cell's id, state and count;
+    room.js updates the cells in place and derives their labels, the mines counter, the mover's
+    share and the narration line (docs/performance.md, issue 17). Written out here because the
     template machinery costs several times the few elements it writes, on the database thread of
-    every move (docs/performance.md); `_checked` compares it with the partial as for kept cells."""
-    share = context.get("share")
+    every move; `_checked` compares it with the partial as for kept cells."""
     return "".join(
         (
-            f'<div id="game-meta" hidden data-game="{game.number}" data-version="{game.version}"'
-            f' data-status="{escape(game.status)}" data-started="{_iso(game.started_at)}"'
-            f' data-finished="{_iso(game.finished_at)}" hx-swap-oob="true"></div>',
+            f'<div id="game-meta" data-game="{game.number}" data-version="{game.version}"'
+            f' data-status="{escape(game.status)}" data-seat="{mover.number}"'
+            f' data-by="{escape(mover.nickname)}"></div>',
             *cells,
-            '<output id="mines-left" class="lcd" aria-label="Mines left" hx-swap-oob="true">'
-            f"{context['mines_left']:03d}</output>",
-            '<p id="narration" class="narration" aria-live="polite" hx-swap-oob="innerHTML">'
-            f"{escape(context['narration'])}</p>",
-            ""
-            if share is None
-            else f'<span class="share" id="share-{share["seat"]}" title="Cells revealed this game"'
-            f' hx-swap-oob="true">{share["revealed"]}</span>',
         )
     )
 
 
-def _iso(moment: datetime | None) -> str:
-    """As the templates' `date:'c'` writes it: in the current time zone, or empty."""
-    return "" if moment is None else localtime(moment).isoformat()
+def lean_cell_html(change: engine.CellChange) -> str:
+    """A changed cell as a lean move carries it: the cell contract's id, state and count."""
+    count = f' data-count="{change.count}"' if change.state is engine.CellState.REVEALED else ""
+    return (
+        f'<button id="cell-{change.x}-{change.y}" data-state="{change.state.value}"{count}>'
+        "</button>"
+    )
 
 
 def _roster_change(
