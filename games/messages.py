@@ -12,10 +12,14 @@ from typing import Any
 MAX_MESSAGE_BYTES = 8 * 1024
 CELL_ACTIONS = ("reveal", "flag", "chord", "bomb")
 """Moves on a cell (x, y); each kind takes those it knows (`bomb` is Flags')."""
-COMMANDS = ("new_game", "sync", "hint", "add_bot", "remove_bot")
+COMMANDS = ("new_game", "sync", "hint", "add_bot", "remove_bot", "start", "give_up")
 """Messages that are not moves: `hint` asks for a provably safe cell (Minesweeper), `add_bot` and
-`remove_bot` seat or unseat the Solver bot (the host only)."""
-ACTIONS_HELP = "use reveal, flag, chord, bomb, mark, hint, add_bot, remove_bot, new_game or sync"
+`remove_bot` seat or unseat the Solver bot (the host only), `start` starts a race (its host) and
+`give_up` leaves it."""
+ACTIONS_HELP = (
+    "use reveal, flag, chord, bomb, mark, hint, add_bot, remove_bot, start, give_up, new_game "
+    "or sync"
+)
 
 
 class BadMessage(ValueError):

@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from . import announce, hint_cache, rowsql
 from .kinds import kind_of
-from .kinds.table import COMPUTER_SEAT, Applied, GameKind, Invalid, MoveNews, NewGame
+from .kinds.table import COMPUTER_SEAT, Applied, GameKind, Invalid, Lineup, MoveNews, NewGame
 from .messages import CellMove, Command, Message, SquareMove
 from .models import MAX_NICKNAME, Game, Move, Player, Presence, Room, ServerProcess
 from .palette import colour_for_seat
@@ -162,6 +162,9 @@ def join_room(room: Room, nickname: str) -> Player:
 
 def play(room: Room, player: Player | None, message: Message) -> Outcome:
     """Apply one move or command for `player` (None for a spectator)."""
+    kind = kind_of(room.kind)
+    if isinstance(message, Command) and message.name in kind.commands:
+        return _command(room, player, message, kind)
     if isinstance(message, Command) and message.name == "new_game":
         return start_next_game(room, player, replacing=message.game)
     if isinstance(message, Command) and message.name == "hint":
@@ -189,6 +192,27 @@ def _move(room: Room, player: Player, message: CellMove | SquareMove, game: Game
         if not _record(game, player, message, applied):
             return None
         _announce_move(kind, room, game, player, applied)
+    return Outcome(game, applied)
+
+
+def _command(room: Room, player: Player | None, message: Command, kind: GameKind) -> Outcome:
+    """A kind's own command (a race's start), with the room's seats, under the game's lock;
+    logged and announced as a move when it changes the game."""
+    if player is None or player.is_spectator:
+        raise Forbidden("Spectators can watch but not play. Open the invite link to join.")
+    with transaction.atomic():
+        game = _lock_current_game(room)
+        host = Room.objects.filter(pk=room.pk).values_list("host_id", flat=True).get()
+        seated = Player.objects.filter(room=room, role=Player.Role.PLAYER).order_by("number")
+        seats = tuple(
+            (number, connections > 0)
+            for number, connections in seated.values_list("number", "connections")
+        )
+        lineup = Lineup(player.number, host == player.pk, seats)
+        applied = kind.commands[message.name](game.state, lineup, game.params)
+        if applied.changed:
+            _record(game, player, message, applied)
+            _announce_move(kind, room, game, player, applied)
     return Outcome(game, applied)
 
 
@@ -423,7 +447,7 @@ def set_bot(room: Room, player: Player | None, on: bool) -> Outcome:
     """
     kind = kind_of(room.kind)
     bot = kind.bot
-    if bot is None or kind.computer is None:
+    if bot is None:
         raise Invalid("The Solver bot plays Minesweeper rooms only.")
     if player is None or player.is_spectator:
         raise Forbidden("Spectators can watch but not add or remove the Solver bot.")
@@ -437,8 +461,12 @@ def set_bot(room: Room, player: Player | None, on: bool) -> Outcome:
             fresh.save(update_fields=["settings"])
             game.params = {**game.params, "bot": on}
             game.save(update_fields=["params"])
+            computer = kind.computer
             stuck = (
-                on and not game.is_over and kind.computer.to_move(game.state, game.params) is None
+                on
+                and computer is not None
+                and not game.is_over
+                and computer.to_move(game.state, game.params) is None
             )
             tell = partial(announce.bot_changed, room.pk, player.nickname, on, stuck)
             transaction.on_commit(tell)
@@ -522,6 +550,24 @@ def presence_changed(room: Room, player: Player | None, delta: int, process: str
             _change_counts({}, {room.pk: applied})
         else:
             _change_counts({player_id: applied}, {})
+            if applied and kind_of(room.kind).presence is not None:
+                _seat_presence(room, player_id)
+
+
+def _seat_presence(room: Room, player_id: int) -> None:
+    """Tell the game a seat's first socket opened or its last one closed (a racer's grace
+    period), as a move when that changes the game; sockets in between change nothing."""
+    hook = kind_of(room.kind).presence
+    seat = Player.objects.filter(pk=player_id).values_list("number", "connections").first()
+    if hook is None or seat is None:
+        return
+    number, connections = seat
+    game = _lock_current_game(room)
+    applied = hook(game.state, number, connections > 0)
+    if applied is not None and applied.changed:
+        player = Player.objects.get(pk=player_id)
+        _record(game, player, Command("back" if connections else "away"), applied)
+        _announce_move(kind_of(room.kind), room, game, player, applied)
 
 
 def sockets_closed(players: dict[int, int], spectators: dict[int, int], process: str) -> None:

@@ -324,9 +324,11 @@ def move(race: Race, seat: int, action: Action, x: int, y: int, now: int) -> tup
 
 def _racing(race: Race, seat: int, now: int) -> Racer:
     racer = race.racer(seat)
+    if race.phase is Phase.LOBBY:
+        raise RaceError("the race has not started yet: the host starts it")
     if racer is None:
         raise RaceError("you are not racing in this race: watch until the next one")
-    if race.phase is Phase.LOBBY or race.phase is Phase.COUNTDOWN:
+    if race.phase is Phase.COUNTDOWN:
         raise RaceError("the race has not started yet: wait for Go")
     if race.phase is Phase.OVER:
         raise RaceError("the race is over")

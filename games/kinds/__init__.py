@@ -7,11 +7,11 @@ one line below. This layer may import the engine, `games.messages` and `games.mo
 the services, the socket or the pages.
 """
 
-from . import flags, minesweeper, tictactoe
+from . import flags, minesweeper, race, tictactoe
 from .table import GameKind
 
 KINDS: dict[str, GameKind] = {
-    kind.name: kind for kind in (minesweeper.KIND, flags.KIND, tictactoe.KIND)
+    kind.name: kind for kind in (minesweeper.KIND, race.KIND, flags.KIND, tictactoe.KIND)
 }
 """Every kind by name, in the order the home page offers them."""
 
@@ -22,3 +22,15 @@ def kind_of(name: str) -> GameKind:
         return KINDS[name]
     except KeyError:
         raise ValueError(f"unknown game kind {name!r}") from None
+
+
+def kind_for(game: str, mode: str | None = None) -> GameKind:
+    """The kind an API body or the home form names by `game` and `mode` (Minesweeper's `race`
+    is a kind of its own); ValueError for a pair no kind answers to."""
+    for kind in KINDS.values():
+        if kind.api_game == game and kind.mode == mode:
+            return kind
+    kind = kind_of(game)
+    if mode not in (None, "", "coop") or kind.api_game is not None:
+        raise ValueError(f"unknown mode {mode!r} of {game!r}")
+    return kind

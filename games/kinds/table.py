@@ -208,6 +208,18 @@ class Bot:
 
 
 @dataclass(frozen=True, slots=True)
+class Lineup:
+    """Who is in the room when a kind's own command runs (a race's start)."""
+
+    seat: int
+    """The sender's seat."""
+    host: bool
+    """Whether the sender hosts the room."""
+    seats: tuple[tuple[int, bool], ...]
+    """Every seated player as (seat, online), in seat order."""
+
+
+@dataclass(frozen=True, slots=True)
 class GameKind:
     """One game kind: everything the shell needs, looked up once per room."""
 
@@ -246,3 +258,15 @@ class GameKind:
     private_boards: bool = False
     """Whether each seat has a board of its own that only it may see (a race): then a move's
     changed cells reach only the mover's bot, and other bots hear only the new version."""
+    api_game: str | None = None
+    """The API's and the home form's `game` that names this kind together with `mode` (a race
+    is `"minesweeper"` in mode `"race"`); None: the kind's own `name`, with no mode."""
+    mode: str | None = None
+    commands: Mapping[str, Callable[[State, Lineup, Params], Applied]] = field(
+        default_factory=dict
+    )
+    """Commands of this kind by name (a race's `start` and `give_up`), applied under the game's
+    lock with the room's seats and logged as moves."""
+    presence: Callable[[State, int, bool], Applied | None] | None = None
+    """(state, seat, online): a seat's last socket closed (False) or its first opened (True);
+    what that changes (a racer's grace period), logged as a move, or None."""

@@ -12,8 +12,8 @@ from ninja.security import HttpBearer
 from pydantic import ConfigDict
 
 from .. import services
-from ..kinds import KINDS, kind_of
-from ..kinds.table import Invalid, Refused, SettingsError
+from ..kinds import KINDS, kind_for, kind_of
+from ..kinds.table import GameKind, Invalid, Refused, SettingsError
 from ..live import autoplay
 from ..messages import BadMessage, Command, parse_payload
 from ..models import Player, Room, is_room_code
@@ -57,7 +57,10 @@ class Error(Schema):
 
 class CreateRoom(Schema):
     model_config = STRICT
-    game: str = Field(next(iter(KINDS)), json_schema_extra={"enum": list(KINDS)})
+    game: str = Field(
+        next(iter(KINDS)),
+        json_schema_extra={"enum": [n for n, k in KINDS.items() if k.api_game is None]},
+    )
     name: str = Field("Bot", min_length=1, max_length=24)
     public: bool = False
     # Minesweeper: a preset, or width, height and mines (at most width*height - 9).
@@ -65,8 +68,16 @@ class CreateRoom(Schema):
     width: int | None = Field(None, ge=2, le=50)
     height: int | None = Field(None, ge=2, le=50)
     mines: int | None = Field(None, ge=1, le=2491)
-    mode: Literal["coop"] = "coop"
-    no_guess: bool = False
+    mode: Literal["coop", "race"] = "coop"
+    no_guess: bool | None = Field(None, description="Default: false in co-op, true in a race.")
+    # Race options (mode "race"): seconds a mine freezes the board (0, 3, 5, 10, 20) or
+    # elimination, a time limit (0 none, 60..1200 s), how far behind spectators watch (0, 3, 5,
+    # 10 s) and the Solver bot's pace when the host adds it (1, 2 or 4 safe cells a second).
+    penalty_seconds: int | None = None
+    eliminate: bool | None = None
+    time_limit_seconds: int | None = None
+    spectator_delay_seconds: int | None = None
+    bot_pace: int | None = None
     # Tic-tac-toe seats (human, random, perfect; default X human, O perfect) and Flags seats
     # (human, easy, strong; default X human, O strong); each kind checks its own.
     x: Literal["human", "random", "perfect", "easy", "strong"] | None = None
@@ -131,6 +142,14 @@ class RoomState(Schema):
     )
     mines: int | None = Field(None, description="Flags: mines on the board.")
     to_win: int | None = Field(None, description="Flags: mines a side needs to win.")
+    race: dict[str, Any] | None = Field(
+        None,
+        description="A race: its `phase` (lobby, countdown, racing, over), `go_in_ms`, `you` "
+        "(your racer, with your token) and `racers` (each one's seat, standing, progress 0..100, "
+        "mines hit, frozen_ms, time_ms), and at the end `results` (place, time_ms, mines_hit, "
+        "three_bv, bv_per_s, clicks, ioe). `board` is your own board; without a racer's token "
+        "it is all hidden.",
+    )
     turn_seconds: int | None = Field(
         None, description="Flags: the turn timer in seconds (0: none); a turn past it passes."
     )
@@ -195,11 +214,22 @@ def find_room(code: str) -> Room:
     return room
 
 
-def room_settings(body: CreateRoom) -> dict[str, Any]:
-    if body.game not in KINDS:
-        raise HttpError(400, f"game: unknown game {body.game[:40]!r}; choose {', '.join(KINDS)}.")
+def kind_named(body: CreateRoom) -> GameKind:
+    """The kind a create body names by `game` and `mode` (a race is Minesweeper's mode)."""
+    games = [name for name, kind in KINDS.items() if kind.api_game is None]
     try:
-        return kind_of(body.game).api_settings(body.dict())
+        return kind_for(body.game, body.mode)
+    except ValueError:
+        if body.game in KINDS and KINDS[body.game].api_game is None:
+            raise HttpError(400, f"mode: {body.game} has no mode {body.mode!r}.") from None
+        raise HttpError(
+            400, f"game: unknown game {body.game[:40]!r}; choose {', '.join(games)}."
+        ) from None
+
+
+def room_settings(kind: GameKind, body: CreateRoom) -> dict[str, Any]:
+    try:
+        return kind.api_settings(body.dict())
     except SettingsError as exc:
         raise HttpError(400, str(exc)) from None
 
@@ -214,10 +244,11 @@ def create_room(request: HttpRequest, body: CreateRoom) -> Status:
     with room_reservation(request, time.time()) as reservation:  # only rooms made count
         if reservation is None:
             raise HttpError(429, "Too many new rooms from your address: wait a minute.")
-        settings = room_settings(body)
-        creator = body.name if kind_of(body.game).creator_sits(settings) else None
+        kind = kind_named(body)
+        settings = room_settings(kind, body)
+        creator = body.name if kind.creator_sits(settings) else None
         try:
-            room, player = services.open_room(body.game, settings, creator, is_public=body.public)
+            room, player = services.open_room(kind.name, settings, creator, is_public=body.public)
         except services.NicknameError as exc:
             raise HttpError(400, f"name: {exc}") from None
         reservation.keep()

@@ -74,7 +74,7 @@ def api_settings(body: Mapping[str, Any]) -> dict[str, Any]:
         key: body.get(key) for key in ("width", "height", "mines")
     }
     return validate_settings(
-        size["width"], size["height"], size["mines"], body.get("no_guess", False)
+        size["width"], size["height"], size["mines"], body.get("no_guess") or False
     )
 
 

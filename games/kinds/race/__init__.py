@@ -1,0 +1,40 @@
+"""Minesweeper races: 2 to 8 racers, each on their own copy of one seeded board."""
+
+from ..table import Bot, Clock, GameKind, Rendering
+from . import render, rules
+from .form import CreateRaceForm
+
+KIND = GameKind(
+    name="race",
+    label="Minesweeper race",
+    tagline="race friends on the same board",
+    create_form=CreateRaceForm,
+    api_settings=rules.api_settings,
+    creator_sits=rules.creator_sits,
+    game_params=rules.game_params,
+    initial_state=rules.initial_state,
+    apply=rules.apply,
+    text_rows=rules.text_rows,
+    changed_cells=rules.changed_cells,
+    rendering=Rendering(
+        page_template="games/race_room.html",
+        create_template="games/race_create.html",
+        game_context=render.game_context,
+        snapshot_html=render.snapshot_html,
+        new_game_html=render.new_game_html,
+        roster_html=render.roster_html,
+        spectators_html=render.spectators_html,
+        gather=render.gather,
+        move_html=render.move_html,
+        describe_settings=render.describe_settings,
+        viewer_snapshot_html=render.viewer_snapshot_html,
+        spectator_delay=render.spectator_delay,
+    ),
+    bot=Bot(name=rules.BOT_NAME, seated=rules.has_bot, changed_html=render.bot_html),
+    clock=Clock(due=rules.due, tick=rules.tick),
+    private_boards=True,
+    api_game="minesweeper",
+    mode="race",
+    commands=rules.COMMANDS,
+    presence=rules.presence,
+)

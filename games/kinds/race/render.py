@@ -1,0 +1,500 @@
+"""HTML for race rooms: each screen sees only what it may (DESIGN.md, "Game kinds and modes").
+
+Three views of one race:
+- a racer: their own board in full (`#board`, cells `cell-X-Y`), every racer's board as progress
+  only (`board-SEAT`, cells `cell-SEAT-X-Y` that are `hidden` or `done`: the boards share one
+  seed, so a number, a flag or a mine on another board would tell where mines are);
+- a seated player who is not racing (joined late): the progress view alone;
+- a spectator: every board in full, a few seconds late (`spectator_delay`).
+
+A move is rendered at most three times (`move_html`): the mover's text (`seat:N`), everyone
+seated (`players`) and the spectators; the mover's text is the players' one plus their own
+cells, so a racer gets exactly one text per version. Timed events that change several boards at
+once (Go, a computer racer's move) add one text per racer whose own board changed. Cells are
+written here rather than through the template engine: a cascade or a snapshot has thousands.
+"""
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.template.loader import render_to_string
+from django.utils.html import escape
+
+from games.engine import minesweeper as ms
+from games.engine import race as engine
+
+from ... import audiences
+from ...models import Game, Room
+from ..roster import roster_cut
+from ..table import COMPUTER_SEAT, Applied, MoveNews, NewGame
+from . import rules
+
+TEMPLATE = "games/race.html"
+
+_LABELS = {
+    ms.CellState.HIDDEN: "hidden",
+    ms.CellState.FLAGGED: "flagged",
+    ms.CellState.MINE: "mine",
+    ms.CellState.EXPLODED: "mine hit",
+    ms.CellState.WRONG_FLAG: "wrong flag, no mine",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Name:
+    nickname: str
+    colour: str
+
+
+BOT = Name(rules.BOT_NAME, "bot")
+NOBODY = Name("someone", "0")
+
+
+def names_of(room: Room) -> dict[int, Name]:
+    names = {p.number: Name(p.nickname, str(p.colour)) for p in room.players.all()}
+    names[COMPUTER_SEAT] = BOT
+    return names
+
+
+# Cells ------------------------------------------------------------------------------------------
+
+
+def own_cell(x: int, y: int, shown: ms.CellState, count: int | None) -> str:
+    """A cell of the viewer's own board: the Minesweeper cell markup."""
+    if shown is ms.CellState.REVEALED:
+        label = f"{count} adjacent mine{'s' if count != 1 else ''}" if count else "empty"
+        extra, text = f' data-count="{count}"', str(count) if count else ""
+    else:
+        label, extra, text = _LABELS[shown], "", ""
+    return (
+        f'<button type="button" class="cell" id="cell-{x}-{y}" data-x="{x}" data-y="{y}"'
+        f' data-state="{shown.value}"{extra} aria-label="row {y + 1}, column {x + 1}, {label}"'
+        f' tabindex="-1" hx-swap-oob="true">{text}</button>'
+    )
+
+
+def progress_cell(seat: int, x: int, y: int, done: bool) -> str:
+    """Another racer's cell on a racer's screen: done or not, nothing more."""
+    return f'<i id="cell-{seat}-{x}-{y}" data-state="{"done" if done else "hidden"}" hx-swap-oob="true"></i>'
+
+
+def full_cell(seat: int, x: int, y: int, shown: ms.CellState, count: int | None) -> str:
+    """A racer's cell on a spectator's screen: the full cell markup."""
+    if shown is ms.CellState.REVEALED:
+        extra, text = f' data-count="{count}"', str(count) if count else ""
+    else:
+        extra, text = "", ""
+    return (
+        f'<i id="cell-{seat}-{x}-{y}" data-x="{x}" data-y="{y}" data-state="{shown.value}"{extra}'
+        f' hx-swap-oob="true">{text}</i>'
+    )
+
+
+def _own_board(race: engine.Race, racer: engine.Racer) -> str:
+    grid = race.grid
+    cells = "".join(
+        own_cell(*grid.xy(cell), *racer.cell_state(cell)) for cell in range(grid.size)
+    ).replace(' hx-swap-oob="true"', "")
+    frozen = ' data-frozen="true"' if racer.frozen_until is not None else ""
+    return (
+        f'<div id="board" class="board race-board" role="application"'
+        f' aria-roledescription="minefield" aria-label="Your minefield, {grid.width} columns by'
+        f' {grid.height} rows" aria-describedby="board-keys" data-width="{grid.width}"'
+        f' data-height="{grid.height}" data-status="{_board_status(race, racer)}"{frozen}'
+        f' hx-swap-oob="true">{cells}</div>'
+    )
+
+
+def _board_status(race: engine.Race, racer: engine.Racer) -> str:
+    """`#board`'s data-status: playing while this racer may move."""
+    if racer.board.status is ms.Status.WON:
+        return "won"
+    if not racer.is_racing:
+        return "lost"
+    return "playing" if race.phase is engine.Phase.RACING else "waiting"
+
+
+def _blank_board(race: engine.Race, note: str) -> str:
+    """`#board` of a screen with no board of its own: a spectator, or a player not racing."""
+    grid = race.grid
+    return (
+        f'<div id="board" class="board race-board watch-board" data-width="{grid.width}"'
+        f' data-height="{grid.height}" data-status="waiting" hx-swap-oob="true">'
+        f'<p class="watch-note">{escape(note)}</p></div>'
+    )
+
+
+def _lobby_board(race: engine.Race) -> str:
+    """Before the start, an empty board of the race's size, for everyone."""
+    grid = race.grid
+    cells = "".join(
+        f'<button type="button" class="cell" id="cell-{x}-{y}" data-x="{x}" data-y="{y}"'
+        f' data-state="hidden" tabindex="-1" disabled></button>'
+        for y in range(grid.height)
+        for x in range(grid.width)
+    )
+    return (
+        f'<div id="board" class="board race-board" data-width="{grid.width}"'
+        f' data-height="{grid.height}" data-status="waiting" hx-swap-oob="true">{cells}</div>'
+    )
+
+
+def _mini_board(race: engine.Race, racer: engine.Racer, full: bool) -> str:
+    grid = race.grid
+    if full:
+        cells = "".join(
+            full_cell(racer.seat, *grid.xy(cell), *racer.cell_state(cell))
+            for cell in range(grid.size)
+        )
+    else:
+        cells = "".join(
+            progress_cell(racer.seat, *grid.xy(cell), racer.done(cell)) for cell in range(grid.size)
+        )
+    cells = cells.replace(' hx-swap-oob="true"', "")
+    view = "full" if full else "progress"
+    return (
+        f'<div id="board-{racer.seat}" class="mini-board" data-view="{view}"'
+        f' data-width="{grid.width}" data-height="{grid.height}"'
+        f' data-progress="{racer.progress}">{cells}</div>'
+    )
+
+
+# Racers' standings -----------------------------------------------------------------------------
+
+
+def _status(race: engine.Race, racer: engine.Racer, place: int | None, now: int, name: Name) -> str:
+    """A racer's progress bar, place and state: swapped whenever it changes, for every view."""
+    progress = racer.progress
+    frozen = racer.frozen_until - now if racer.frozen_until and racer.frozen(now) else 0
+    time_ms = None
+    if racer.finished_at is not None and race.go_at is not None:
+        time_ms = racer.finished_at - race.go_at
+    words = {
+        engine.Standing.RACING: "racing",
+        engine.Standing.FINISHED: f"finished · {_seconds(time_ms)}",
+        engine.Standing.ELIMINATED: "out: hit a mine",
+        engine.Standing.GAVE_UP: "gave up",
+        engine.Standing.DNF: "did not finish (left)",
+        engine.Standing.TIMED_OUT: "out of time",
+    }
+    state = words[racer.standing]
+    if racer.is_racing and frozen:
+        state = "frozen: mine hit"
+    elif racer.is_racing and racer.away_since is not None:
+        state = "away"
+    place_text = f"#{place}" if place is not None and race.phase is not engine.Phase.LOBBY else ""
+    return (
+        f'<div id="status-{racer.seat}" class="racer-status" data-seat="{racer.seat}"'
+        f' data-standing="{racer.standing.value}" data-progress="{progress}"'
+        f' data-place="{place or ""}" data-frozen-ms="{frozen}"'
+        f' data-away="{"true" if racer.away_since is not None else "false"}"'
+        f'{"" if time_ms is None else f' data-time-ms="{time_ms}"'} hx-swap-oob="true">'
+        f'<span class="racer-place">{place_text}</span>'
+        f'<progress max="100" value="{progress}" aria-label="{escape(name.nickname)}: {progress}%">'
+        f"{progress}%</progress>"
+        f'<span class="racer-state">{escape(state)} · {progress}%'
+        f"{f' · {len(racer.hits)} 💥' if racer.hits else ''}</span></div>"
+    )
+
+
+def _seconds(ms_: int | None) -> str:
+    return "" if ms_ is None else f"{ms_ / 1000:.2f} s"
+
+
+def _card(
+    race: engine.Race, racer: engine.Racer, place: int | None, now: int, name: Name, full: bool
+) -> str:
+    badge = '<span class="badge">bot</span>' if racer.is_bot else ""
+    return (
+        f'<section class="rival colour-{name.colour}" id="rival-{racer.seat}"'
+        f' data-seat="{racer.seat}" aria-label="{escape(name.nickname)}">'
+        f'<header class="rival-head"><span class="swatch" aria-hidden="true"></span>'
+        f'<span class="name">{escape(name.nickname)}</span>{badge}'
+        f'<button type="button" class="button follow" data-follow="{racer.seat}"'
+        f' aria-pressed="false" title="Show this board large">Follow</button></header>'
+        f"{_status(race, racer, place, now, name).replace(' hx-swap-oob="true"', '')}"
+        f"{_mini_board(race, racer, full)}</section>"
+    )
+
+
+def _rivals(race: engine.Race, names: Mapping[int, Name], now: int, full: bool) -> str:
+    places = engine.places(race)
+    cards = "".join(
+        _card(race, r, places.get(r.seat), now, names.get(r.seat, NOBODY), full)
+        for r in race.racers
+    )
+    view = "full" if full else "progress"
+    return f'<div id="rivals" class="rivals" data-view="{view}" hx-swap-oob="true">{cards}</div>'
+
+
+# The race's bar, the freeze, the results -------------------------------------------------------
+
+
+def _race_bar(
+    room: Room, race: engine.Race, me: engine.Racer | None, seated: bool, now: int
+) -> str:
+    go_ms = max(0, race.go_at - now) if race.go_at is not None else 0
+    context = {
+        "room": room,
+        "race": race,
+        "phase": race.phase.value,
+        "me": me,
+        "seated": seated,
+        "go_ms": go_ms,
+        "go_s": -(-go_ms // 1000),
+        "elapsed_ms": _elapsed(race, me, now),
+        "settings": room.settings,
+        "racers": len(race.racers),
+        "oob": True,
+    }
+    return render_to_string(f"{TEMPLATE}#bar", context)
+
+
+def _elapsed(race: engine.Race, me: engine.Racer | None, now: int) -> int:
+    """The race clock at render time: from Go; stopped at the viewer's finish or the end."""
+    if race.go_at is None or race.phase in (engine.Phase.LOBBY, engine.Phase.COUNTDOWN):
+        return 0
+    end = race.ended_at if race.ended_at is not None else now
+    if me is not None and me.finished_at is not None:
+        end = me.finished_at
+    return max(0, end - race.go_at)
+
+
+def _freeze(racer: engine.Racer | None, now: int) -> str:
+    left = 0
+    if racer is not None and racer.frozen_until is not None and racer.frozen(now):
+        left = racer.frozen_until - now
+    attrs = f' data-ms="{left}"' if left else ""
+    text = f"Mine! Frozen for {left / 1000:.1f} s" if left else ""
+    return f'<div id="freeze" class="freeze" role="status"{attrs} hx-swap-oob="true">{text}</div>'
+
+
+def _results(race: engine.Race, names: Mapping[int, Name], room: Room, game: Game) -> str:
+    if not race.is_over:
+        return '<section id="results" class="results" hidden hx-swap-oob="true"></section>'
+    rows = [
+        {**rules.result_facts(r), "name": names.get(r.seat, NOBODY), "time_s": _seconds(r.time_ms)}
+        for r in engine.results(race)
+    ]
+    context = {"rows": rows, "game": game, "room": room, "oob": True}
+    return render_to_string(f"{TEMPLATE}#results", context)
+
+
+def _meta(game: Game, status: str | None = None) -> str:
+    return (
+        f'<div id="game-meta" hidden data-game="{game.number}" data-version="{game.version}"'
+        f' data-status="{escape(status or game.status)}" hx-swap-oob="true"></div>'
+    )
+
+
+def _narration(text: str) -> str:
+    return f'<p id="narration" class="narration" aria-live="polite" hx-swap-oob="innerHTML">{escape(text)}</p>'
+
+
+# Snapshots ---------------------------------------------------------------------------------
+
+
+def viewer_snapshot_html(room: Room, game: Game, seat: int | None, narration: str = "") -> str:
+    """The whole race as `seat` (None: a spectator) may see it."""
+    race = rules.load(game.state)
+    names = names_of(room)
+    now = rules.now_ms()
+    me = race.racer(seat) if seat is not None else None
+    if race.phase is engine.Phase.LOBBY:
+        board = _lobby_board(race)
+    elif me is not None:
+        board = _own_board(race, me)
+    elif seat is not None:
+        board = _blank_board(race, "You are watching this race: you race in the next one.")
+    else:
+        board = _blank_board(race, "")
+    parts = [
+        _meta(game),
+        _race_bar(room, race, me, seat is not None, now),
+        board,
+        _freeze(me, now),
+        _rivals(race, names, now, full=seat is None),
+        _results(race, names, room, game),
+        roster_html(room, game),
+        render_to_string("games/partials.html#error", {"oob": True}),
+    ]
+    if narration:
+        parts.append(_narration(narration))
+    return "".join(parts)
+
+
+def snapshot_html(room: Room, game: Game) -> str:
+    """Everyone's snapshot, where the shell wants one text: a seated non-racer's view, which
+    shows no board (only progress)."""
+    return viewer_snapshot_html(room, game, -1)
+
+
+def _per_viewer(room: Room, game: Game, narration: str) -> dict[str, str]:
+    """Every racer's own snapshot, the seated non-racers' and the spectators'."""
+    race = rules.load(game.state)
+    texts = {audiences.seat(s): viewer_snapshot_html(room, game, s, narration) for s in race.seats}
+    texts[audiences.PLAYERS] = viewer_snapshot_html(room, game, -1, narration)
+    texts[audiences.SPECTATORS] = viewer_snapshot_html(room, game, None, narration)
+    return texts
+
+
+def new_game_html(room: Room, game: Game, news: NewGame) -> dict[str, str]:
+    """A rematch: a new lobby for everyone (no boards yet, so one view for all but spectators,
+    who see it late)."""
+    who = news.starter or "Someone"
+    line = f"{who} set up a rematch: a new board, the same settings. The host starts it."
+    return _per_viewer(room, game, line)
+
+
+def game_context(room: Room, game: Game) -> dict[str, Any]:
+    """The page's frame; what is in it comes with the socket's first snapshot, which is the
+    viewer's own (a spectator's comes a few seconds late, like everything they see)."""
+    race = rules.load(game.state)
+    return {
+        "room": room,
+        "game": game,
+        "race": race,
+        "width": race.grid.width,
+        "height": race.grid.height,
+        "settings": room.settings,
+    }
+
+
+# Moves ------------------------------------------------------------------------------------------
+
+_WHOLE = (engine.CountdownStarted, engine.Went, engine.RaceOver)
+"""Events that change every screen's layout: each viewer gets the whole race again."""
+_NAMED = (*_WHOLE, engine.Penalised, engine.Finished, engine.Out)
+
+
+def gather(room: Room, game: Game, applied: Applied) -> Room | None:
+    """The room with its seats, for a move whose fragments name people or redraw every screen
+    (a start, Go, a mine, a finish, the end); None for the rest, which name nobody."""
+    if any(isinstance(e, _NAMED) for e in applied.events):
+        return Room.objects.prefetch_related("players").get(pk=room.pk)
+    return None
+
+
+def move_html(news: MoveNews) -> dict[str, str]:
+    """The move's texts: the mover's (their own cells too), the players' (progress), the
+    spectators' (every board in full)."""
+    game, applied = news.game, news.applied
+    race = applied.loaded(rules.load)
+    room = news.facts if news.facts is not None else news.room
+    names = names_of(room) if news.facts is not None else {}
+    if any(isinstance(e, _WHOLE) for e in applied.events):
+        return _per_viewer(room, game, narrate(applied.events, names))
+    now = rules.now_ms()
+    changed = engine.changed_seats(applied.events)
+    places = engine.places(race)
+    common = [_meta(game, applied.status)]
+    for seat in sorted(changed):
+        racer = race.racer(seat)
+        assert racer is not None
+        common.append(_status(race, racer, places.get(seat), now, names.get(seat, NOBODY)))
+    line = narrate(applied.events, names)
+    if line:
+        common.append(_narration(line))
+    players, spectators = list(common), list(common)
+    own: dict[int, list[str]] = {}
+    grid = race.grid
+    for event in applied.events:
+        if not isinstance(event, engine.BoardChanged):
+            continue
+        mine = own.setdefault(event.seat, [])
+        for c in ms.changed_cells(grid, event.changes):
+            mine.append(own_cell(c.x, c.y, c.state, c.count))
+            spectators.append(full_cell(event.seat, c.x, c.y, c.state, c.count))
+            if c.state is ms.CellState.REVEALED:
+                players.append(progress_cell(event.seat, c.x, c.y, True))
+    for seat in changed:
+        racer = race.racer(seat)
+        assert racer is not None
+        extra = own.setdefault(seat, [])
+        extra.append(_freeze(racer, now))
+        if not racer.is_racing:
+            extra.append(_race_bar(room, race, racer, True, now))
+    players_text = "".join(players)
+    texts = {audiences.PLAYERS: players_text, audiences.SPECTATORS: "".join(spectators)}
+    for seat, extra in own.items():
+        if seat != COMPUTER_SEAT:
+            texts[audiences.seat(seat)] = players_text + "".join(extra)
+    return texts
+
+
+def narrate(events: Iterable[engine.Event], names: Mapping[int, Name]) -> str:
+    lines = []
+    for event in events:
+        name = names.get(getattr(event, "seat", -1), NOBODY).nickname
+        if isinstance(event, engine.CountdownStarted):
+            lines.append(f"Get ready: {len(event.seats)} racers, Go in 3 seconds.")
+        elif isinstance(event, engine.Went):
+            lines.append("Go!")
+        elif isinstance(event, engine.Penalised):
+            lines.append(f"{name} hit a mine.")
+        elif isinstance(event, engine.Finished):
+            lines.append(f"{name} finished in {event.time_ms / 1000:.2f} s.")
+        elif isinstance(event, engine.Out):
+            lines.append(f"{name} is out ({_OUT[event.standing]}).")
+        elif isinstance(event, engine.RaceOver):
+            lines.append("The race is over.")
+    return " ".join(lines)
+
+
+_OUT = {
+    engine.Standing.ELIMINATED: "hit a mine",
+    engine.Standing.GAVE_UP: "gave up",
+    engine.Standing.DNF: "away too long",
+    engine.Standing.TIMED_OUT: "time is up",
+    engine.Standing.FINISHED: "finished",
+    engine.Standing.RACING: "racing",
+}
+
+
+# Roster, spectators, bot, settings ---------------------------------------------------------------
+
+
+def roster_html(room: Room, game: Game) -> str:
+    race = rules.load(game.state)
+    cut = roster_cut(room.players.all())
+    racing = set(race.seats)
+    context = {
+        "room": room,
+        "roster": cut.shown,
+        "roster_more": cut.more,
+        "racing": racing,
+        "spectators": room.spectators,
+        "bot": rules.has_bot(room.settings),
+        "bot_pace": room.settings.get("bot_pace", 2),
+        "lobby": race.phase is engine.Phase.LOBBY,
+        "oob": True,
+    }
+    return render_to_string(f"{TEMPLATE}#roster", context)
+
+
+def spectators_html(count: int) -> str:
+    return render_to_string(f"{TEMPLATE}#spectators", {"spectators": count, "spectators_oob": True})
+
+
+def bot_html(room: Room, game: Game, host: str, on: bool, stuck: bool) -> str:
+    race = rules.load(game.state)
+    later = "" if race.phase is engine.Phase.LOBBY else " From the next race."
+    verb = "added" if on else "removed"
+    line = f"{host} {verb} the {rules.BOT_NAME} (racing at {room.settings.get('bot_pace', 2)} cells a second).{later}"
+    if not on:
+        line = f"{host} removed the {rules.BOT_NAME}.{later}"
+    return roster_html(room, game) + _narration(line)
+
+
+def describe_settings(settings: Mapping[str, Any]) -> str:
+    penalty = (
+        "mine = out" if settings.get("eliminate") else f"{settings.get('penalty', 5)} s penalty"
+    )
+    return (
+        f"Race · {settings['width']}×{settings['height']} · {settings['mines']} mines · {penalty}"
+    )
+
+
+def spectator_delay(room: Room) -> float:
+    return float(room.settings.get("spectator_delay", 3))

@@ -1,0 +1,248 @@
+"""Races through the API and the websocket: create with mode "race", join, the host's start,
+the countdown and Go (the clock), moves on one's own board, penalties (409 while frozen),
+finishing, results, rematch, the computer racer and the views each screen gets."""
+
+import re
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from games import services
+from games.engine import race as engine
+from games.kinds.race import rules
+from games.models import Game, Move, Room
+
+from .helpers import connect, receive_until, send
+
+pytestmark = pytest.mark.django_db(transaction=True)
+JSON = "application/json"
+
+
+def create(client, **body):
+    body = {"game": "minesweeper", "mode": "race", "width": 9, "height": 9, "mines": 10, **body}
+    return client.post("/api/rooms", body, content_type=JSON)
+
+
+def api_race(client, racers=2, **body):
+    created = create(client, name="Ana", **body)
+    assert created.status_code == 201, created.content
+    code = created.json()["code"]
+    tokens = [created.json()["player_token"]]
+    for n in range(1, racers):
+        joined = client.post(f"/api/rooms/{code}/join", {"name": f"R{n}"}, content_type=JSON)
+        tokens.append(joined.json()["player_token"])
+    return code, tokens
+
+
+def move(client, code, token, **body):
+    headers = {"Authorization": f"Bearer {token}"}
+    return client.post(f"/api/rooms/{code}/moves", body, content_type=JSON, headers=headers)
+
+
+def read(client, code, token=None):
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return client.get(f"/api/rooms/{code}", headers=headers).json()
+
+
+def fast_forward(code: str, to_ms: int | None = None) -> None:
+    """Bring the race's next timed event to now (the clock would fire it), then tick."""
+    room = Room.objects.get(code=code)
+    game = room.current_game()
+    race = rules.load(game.state)
+    due = engine.due(race)
+    assert due is not None
+    shift = due - (to_ms if to_ms is not None else rules.now_ms())
+    game.state = _shifted(game.state, shift)
+    game.save(update_fields=["state"])
+    assert services.tick(room) is not None
+
+
+def _shifted(state: dict, shift: int) -> dict:
+    """Every time in the race moved `shift` ms earlier."""
+    out = dict(state)
+    for key in ("go_at", "ended_at"):
+        if out[key] is not None:
+            out[key] -= shift
+    racers = []
+    for racer in out["racers"]:
+        racer = dict(racer)
+        for key in ("frozen_until", "away_since", "finished_at", "next_at"):
+            if racer[key] is not None:
+                racer[key] -= shift
+        racers.append(racer)
+    out["racers"] = racers
+    return out
+
+
+def race_of(code: str) -> engine.Race:
+    return rules.load(Room.objects.get(code=code).current_game().state)
+
+
+def test_a_race_is_created_by_game_and_mode_with_no_guess_on_by_default(client):
+    created = create(client, name="Ana")
+    assert created.status_code == 201
+    room = Room.objects.get(code=created.json()["code"])
+    assert room.kind == "race"
+    assert room.settings["no_guess"] is True and room.settings["penalty"] == 5
+    assert room.settings["spectator_delay"] == 3
+    off = create(client, no_guess=False, penalty_seconds=10, time_limit_seconds=300)
+    assert Room.objects.get(code=off.json()["code"]).settings["no_guess"] is False
+    bad = create(client, penalty_seconds=7)
+    assert bad.status_code == 400 and "penalty" in bad.json()["error"]
+    assert create(client, mode="duel").status_code == 400
+    tictactoe = client.post("/api/rooms", {"game": "tictactoe", "mode": "race"}, content_type=JSON)
+    assert tictactoe.status_code == 400 and "mode" in tictactoe.json()["error"]
+    coop = client.post("/api/rooms", {"game": "minesweeper", "preset": "beginner"}, content_type=JSON)
+    assert Room.objects.get(code=coop.json()["code"]).kind == "minesweeper"
+
+
+def test_the_host_starts_with_two_racers_and_moves_wait_for_go(client):
+    code, (ana, bo) = api_race(client)
+    assert move(client, code, bo, action="start").status_code == 409  # not the host
+    early = move(client, code, ana, action="reveal", x=0, y=0)
+    assert early.status_code == 409 and "not started" in early.json()["error"]
+    started = move(client, code, ana, action="start")
+    assert started.status_code == 200, started.content
+    assert read(client, code, ana)["race"]["phase"] == "countdown"
+    assert move(client, code, ana, action="start").status_code == 409
+    assert move(client, code, bo, action="reveal", x=0, y=0).status_code == 409
+    fast_forward(code)
+    state = read(client, code, ana)
+    assert state["race"]["phase"] == "racing"
+    assert state["board"] == read(client, code, bo)["board"]  # the same start cell for both
+    assert any(c != "#" for row in state["board"] for c in row)
+    logged = list(Move.objects.filter(game__room__code=code).values_list("action", "seat"))
+    assert logged == [("start", 0), ("tick", services.COMPUTER_SEAT)]
+
+
+def test_one_racer_alone_cannot_start(client):
+    code, (ana,) = api_race(client, racers=1)
+    refused = move(client, code, ana, action="start")
+    assert refused.status_code == 409 and "two racers" in refused.json()["error"]
+
+
+def _safe_and_mine(code: str, seat: int) -> tuple[list[tuple[int, int]], tuple[int, int]]:
+    race = race_of(code)
+    racer = race.racer(seat)
+    assert race.field is not None and racer is not None
+    grid = race.grid
+    safe = [grid.xy(c) for c in range(grid.size) if c not in race.field.mines and c not in racer.board.revealed]
+    return safe, grid.xy(min(race.field.mines))
+
+
+def test_a_racer_moves_only_their_own_board_and_a_mine_freezes_it(client):
+    code, (ana, bo) = api_race(client)
+    move(client, code, ana, action="start")
+    fast_forward(code)
+    before = read(client, code, bo)["board"]
+    safe, mine = _safe_and_mine(code, 0)
+    x, y = safe[0]
+    answer = move(client, code, ana, action="reveal", x=x, y=y)
+    assert answer.status_code == 200 and answer.json()["changed"]
+    assert read(client, code, bo)["board"] == before
+    hit = move(client, code, ana, action="reveal", x=mine[0], y=mine[1])
+    assert hit.status_code == 200
+    assert read(client, code, ana)["board"][mine[1]][mine[0]] == "!"
+    frozen = move(client, code, ana, action="reveal", x=safe[1][0], y=safe[1][1])
+    assert frozen.status_code == 409 and "frozen" in frozen.json()["error"]
+    me = read(client, code, ana)["race"]["you"]
+    assert me["mines_hit"] == 1 and 0 < me["frozen_ms"] <= 5000
+    fast_forward(code)  # the penalty ends
+    assert move(client, code, ana, action="reveal", x=safe[1][0], y=safe[1][1]).status_code == 200
+
+
+def test_a_reader_without_a_racers_token_sees_no_board(client):
+    code, (ana, bo) = api_race(client)
+    move(client, code, ana, action="start")
+    fast_forward(code)
+    anyone = read(client, code)
+    assert all(set(row) == {"#"} for row in anyone["board"])
+    assert [r["seat"] for r in anyone["race"]["racers"]] == [0, 1]
+
+
+def test_a_whole_race_to_the_results_and_a_rematch(client):
+    code, (ana, bo) = api_race(client)
+    move(client, code, ana, action="start")
+    fast_forward(code)
+    for x, y in _safe_and_mine(code, 1)[0]:
+        if race_of(code).racer(1).is_racing:  # type: ignore[union-attr]
+            assert move(client, code, bo, action="reveal", x=x, y=y).status_code in (200, 409)
+    assert race_of(code).racer(1).standing is engine.Standing.FINISHED  # type: ignore[union-attr]
+    done = move(client, code, bo, action="reveal", x=0, y=0)
+    assert done.status_code == 409 and "finished" in done.json()["error"]
+    assert move(client, code, ana, action="give_up").status_code == 200
+    state = read(client, code, ana)
+    assert state["status"] == "won" and state["race"]["phase"] == "over"
+    first, second = state["race"]["results"]
+    assert (first["seat"], first["place"], second["place"]) == (1, 1, 2)
+    assert first["time_ms"] is not None and first["three_bv"] > 0 and first["ioe"] > 0
+    rematch = move(client, code, ana, action="new_game")
+    assert rematch.status_code == 200
+    again = read(client, code, ana)
+    assert again["number"] == 2 and again["race"]["phase"] == "lobby"
+    game1, game2 = Game.objects.filter(room__code=code).order_by("number")
+    assert game1.seed != game2.seed and game1.params == game2.params
+
+
+def test_the_solver_bot_races_at_its_pace_on_its_own_board(client):
+    code, (ana,) = api_race(client, racers=1, bot_pace=4)
+    assert move(client, code, ana, action="add_bot").status_code == 200
+    assert move(client, code, ana, action="start").status_code == 200
+    assert race_of(code).seats == (0, services.COMPUTER_SEAT)
+    fast_forward(code)  # Go
+    fast_forward(code)  # the bot's first move, a quarter second later
+    bot = race_of(code).racer(services.COMPUTER_SEAT)
+    assert bot is not None and bot.clicks == 2 and bot.next_at is not None
+    me = race_of(code).racer(0)
+    assert me is not None and len(me.board.revealed) < len(bot.board.revealed)
+
+
+def test_a_spectator_cannot_start_or_move(client):
+    code, (ana, bo) = api_race(client)
+    spectator = services.join_room(Room.objects.get(code=code), "Cy")
+    spectator.role = spectator.Role.SPECTATOR
+    spectator.save()
+    assert move(client, code, spectator.token, action="start").status_code == 403
+
+
+# The websocket ----------------------------------------------------------------------------------
+
+
+async def test_racers_and_a_spectator_each_get_their_own_view_over_the_websocket():
+    settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
+    room = await sync_to_async(services.create_room)("race", settings)
+    ana = await sync_to_async(services.join_room)(room, "Ana")
+    bo = await sync_to_async(services.join_room)(room, "Bo")
+    a, b = await connect(room, ana), await connect(room, bo)
+    watcher = await connect(room, watch=True)
+    await send(b, action="start")
+    assert "Only the host" in await receive_until(b, 'id="room-error"[^>]*><span')
+    await send(a, action="start")
+    for socket in (a, b, watcher):
+        text = await receive_until(socket, 'data-phase="countdown"')
+        assert 'id="board-0"' in text and 'id="board-1"' in text
+    await sync_to_async(_go)(room)
+    mine = await receive_until(a, 'data-phase="racing"')
+    assert re.search(r'id="cell-\d+-\d+" data-x="\d+" data-y="\d+" data-state="revealed" data-count', mine)
+    assert not re.search(r'id="cell-1-\d+-\d+"[^>]*data-count', mine)  # Bo's board: progress only
+    seen = await receive_until(watcher, 'data-phase="racing"')
+    assert re.search(r'id="cell-1-\d+-\d+" data-x="\d+" data-y="\d+" data-state="revealed"', seen)
+    race = await sync_to_async(lambda: rules.load(room.current_game().state))()
+    assert race.field is not None
+    x, y = race.grid.xy(next(c for c in range(race.grid.size) if c not in race.field.mines and c not in race.racer(0).board.revealed))  # type: ignore[union-attr]
+    await send(a, action="reveal", x=x, y=y)
+    own = await receive_until(a, 'data-version="3"')
+    assert f'id="cell-{x}-{y}" data-x="{x}" data-y="{y}" data-state="revealed"' in own
+    other = await receive_until(b, 'data-version="3"')
+    assert f'id="cell-0-{x}-{y}" data-state="done"' in other and f'id="cell-{x}-{y}"' not in other
+    full = await receive_until(watcher, 'data-version="3"')
+    assert f'id="cell-0-{x}-{y}" data-x="{x}" data-y="{y}" data-state="revealed"' in full
+    for socket in (a, b, watcher):
+        await socket.disconnect()
+
+
+def _go(room: Room) -> None:
+    game = room.current_game()
+    game.state = _shifted(game.state, engine.due(rules.load(game.state)) - rules.now_ms())  # type: ignore[operator]
+    game.save(update_fields=["state"])
+    services.tick(room)
