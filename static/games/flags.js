@@ -35,7 +35,7 @@
     if (toggle) {
       toggle.setAttribute("aria-pressed", String(armed));
       const label = toggle.querySelector(".bomb-label");
-      if (label) label.textContent = armed ? "Bomb armed — pick a cell" : "Arm bomb";
+      if (label) label.textContent = armed ? "Armed: pick a cell" : "Arm bomb";
     }
     if (!armed) preview(null);
   }
@@ -163,8 +163,11 @@
     cell.setAttribute("tabindex", "0");
     if (moveFocus) cell.focus({ preventScroll: true });
   }
-  room.addEventListener("htmx:wsBeforeMessage", () => {
+  // A move's message marks the cell it aimed at (data-fresh); the one before loses its mark.
+  room.addEventListener("htmx:wsBeforeMessage", (event) => {
     focusWasInBoard = Boolean(document.activeElement?.closest("#board"));
+    if (event.defaultPrevented || !event.detail.message.includes('id="game-meta"')) return;
+    document.querySelectorAll("#board .cell[data-fresh]").forEach((c) => c.removeAttribute("data-fresh"));
   });
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape" && armed) {

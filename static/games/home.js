@@ -7,8 +7,12 @@
   function update() {
     const game = form.querySelector('input[name="game"]:checked');
     const chosen = game ? game.value : "minesweeper";
+    // Only the chosen game's fields are sent: two games may name a field alike (X and O).
     form.querySelectorAll(".game-fields").forEach((fields) => {
       fields.hidden = fields.dataset.game !== chosen;
+      fields.querySelectorAll("input, select, textarea").forEach((field) => {
+        field.disabled = fields.hidden;
+      });
     });
     const choice = form.querySelector('input[name="preset"]:checked');
     custom.hidden = !choice || choice.value !== "custom";

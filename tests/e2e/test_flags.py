@@ -1,0 +1,200 @@
+"""Flags in Chromium: two people play a game to a win, and a person plays the computer.
+
+The mines come from the server's database (`game_db`), so a test claims them on purpose rather
+than guessing; every wait is an auto-waiting `expect`. Screenshots of a game in progress (mines
+claimed by both sides) and of its end, light and dark, on a laptop and a phone.
+"""
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.e2e
+
+PHONE = {"width": 390, "height": 844}
+FINISHED = '#board[data-status="won"]'
+
+
+def create_room(page: Page, nickname: str, x: str, o: str, mines: int | None = None) -> str:
+    page.goto("/")
+    page.locator('input[name="game"][value="flags"]').check()
+    expect(page.locator("#flags-fields")).to_be_visible()
+    page.get_by_label("Your nickname").fill(nickname)
+    fields = page.locator("#flags-fields")
+    fields.locator('select[name="x"]').select_option(x)
+    fields.locator('select[name="o"]').select_option(o)
+    if mines is not None:
+        fields.locator('input[name="mines"]').fill(str(mines))
+    page.get_by_role("button", name="Create room").click()
+    expect(page).to_have_url(re.compile(r"/r/[\w-]+/$"))
+    wait_until_live(page)
+    return page.locator(".room").get_attribute("data-room")
+
+
+def wait_until_live(page: Page) -> None:
+    expect(page.locator("#connection")).to_have_attribute("data-state", "live")
+    expect(page.locator("#board")).to_be_visible()
+
+
+def cell(page: Page, at: tuple[int, int]):
+    return page.locator(f"#cell-{at[0]}-{at[1]}")
+
+
+def hidden_mines(game_db, code: str) -> list[tuple[int, int]]:
+    """Mines nobody has claimed yet, in cell order."""
+    state = game_db.state(code)
+    claimed = {c for cells in state["claimed"].values() for c in cells}
+    width = state["width"]
+    return [(c % width, c // width) for c in state["field"] if c not in claimed]
+
+
+def a_number(game_db, code: str) -> tuple[int, int]:
+    """A hidden safe cell next to a mine: revealing it opens it alone and passes the turn."""
+    state = game_db.state(code)
+    width, height = state["width"], state["height"]
+    mines = set(state["field"])
+    opened = set(state["revealed"])
+    for cell_ in range(width * height):
+        x, y = cell_ % width, cell_ // width
+        near = {
+            (y + dy) * width + x + dx
+            for dx in (-1, 0, 1)
+            for dy in (-1, 0, 1)
+            if 0 <= x + dx < width and 0 <= y + dy < height
+        }
+        if cell_ not in mines and cell_ not in opened and near & mines:
+            return x, y
+    raise AssertionError("no numbered cell left")
+
+
+def play(page: Page, at: tuple[int, int]) -> None:
+    """Click a cell and wait for the move to come back."""
+    version = int(page.locator("#game-meta").get_attribute("data-version"))
+    cell(page, at).click()
+    expect(page.locator("#game-meta")).to_have_attribute("data-version", str(version + 1))
+
+
+def claim(page: Page, game_db, code: str, count: int) -> None:
+    for _ in range(count):
+        at = hidden_mines(game_db, code)[0]
+        play(page, at)
+        expect(cell(page, at)).to_have_attribute("data-state", "claimed")
+
+
+def shot(page: Page, screenshots, name: str) -> None:
+    page.mouse.move(0, 0)
+    page.screenshot(path=screenshots / f"{name}.png", animations="disabled", full_page=True)
+
+
+def test_two_people_play_flags_to_a_win(new_context, game_db, screenshots):
+    ana = new_context().new_page()
+    code = create_room(ana, "Ana", x="human", o="human")
+    expect(ana.locator("#status")).to_contain_text("Your turn")
+    expect(ana.locator("#board")).to_have_attribute("data-turn", "X")
+    expect(ana.locator("#bomb")).to_be_hidden()  # level: nobody may bomb yet
+    expect(ana.locator(".rules-lines li")).to_have_count(3)
+    invite = ana.locator("#invite-link").input_value()
+
+    bo = new_context(color_scheme="dark").new_page()
+    bo.goto(invite)
+    bo.get_by_label("Nickname").fill("Bo")
+    bo.get_by_role("button", name="Join game").click()
+    wait_until_live(bo)
+    expect(bo.locator("#status")).to_contain_text("Ana (X) to move")
+
+    # Out of turn: the page sends the click, the server says why not, to Bo alone.
+    cell(bo, a_number(game_db, code)).click()
+    expect(bo.locator("#room-error")).to_contain_text("It is not your turn: X is to move.")
+    expect(ana.locator("#room-error")).to_be_empty()
+
+    # Ana claims three mines (each keeps her turn), then opens a number: Bo's turn.
+    claim(ana, game_db, code, 3)
+    first = hidden_mines(game_db, code)[0]
+    expect(bo.locator("#score-X")).to_have_text("3")
+    play(ana, a_number(game_db, code))
+    expect(bo.locator("#board")).to_have_attribute("data-turn", "O")
+    expect(bo.locator("#status")).to_contain_text("Your turn")
+    # Bo is behind, so his bomb button shows (for him only); he claims four instead.
+    expect(bo.locator("#bomb")).to_be_visible()
+    expect(ana.locator("#bomb")).to_be_hidden()
+    claim(bo, game_db, code, 4)
+    expect(ana.locator("#score-O")).to_have_text("4")
+    expect(cell(ana, hidden_mines(game_db, code)[0])).to_have_attribute("data-state", "hidden")
+    play(bo, a_number(game_db, code))
+
+    # Ana is behind now: she arms the bomb from the keyboard and drops it on a mine.
+    expect(ana.locator("#bomb")).to_be_visible()
+    target = hidden_mines(game_db, code)[0]
+    toggle = ana.locator("#bomb-toggle")
+    toggle.focus()
+    ana.keyboard.press("Enter")
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    cell(ana, target).hover()  # the square it would open is outlined
+    side = [min(v + 2, 15) - max(v - 2, 0) + 1 for v in target]
+    expect(ana.locator("#board .cell.in-blast")).to_have_count(side[0] * side[1])
+    ana.screenshot(path=screenshots / "flags-bomb-armed.png", animations="disabled")
+    play(ana, target)
+    expect(cell(ana, target)).to_have_attribute("data-seat", "X")
+    expect(ana.locator("#bomb")).to_be_hidden()
+    expect(ana.locator("#narration")).to_contain_text("Ana bombed around")
+    expect(bo.locator("#board")).to_have_attribute("data-turn", "O")
+    claimed_x = bo.locator('.cell[data-state="claimed"][data-seat="X"]')
+    claimed_o = bo.locator('.cell[data-state="claimed"][data-seat="O"]')
+    assert claimed_x.count() >= 4 and claimed_o.count() == 4
+    assert first != target
+    shot(ana, screenshots, "flags-mid-game")
+    shot(bo, screenshots, "flags-mid-game-dark")
+
+    # Bo opens a number; Ana claims mines until she has 26.
+    play(bo, a_number(game_db, code))
+    score = int(ana.locator("#score-X").text_content())
+    claim(ana, game_db, code, 26 - score)
+    expect(ana.locator(FINISHED)).to_be_attached()
+    expect(bo.locator(FINISHED)).to_be_attached()
+    expect(ana.locator("#status .status-words")).to_have_text(re.compile(r"^You win, 26 to \d+!$"))
+    expect(bo.locator("#status .status-words")).to_have_text(
+        re.compile(r"^Ana wins this one, 26 to \d+\.$")
+    )
+    expect(ana.locator("#score-X")).to_have_text("26")
+    # Every mine nobody claimed is shown now.
+    unclaimed = 51 - 26 - int(ana.locator("#score-O").text_content())
+    expect(bo.locator('.cell[data-state="mine"]')).to_have_count(unclaimed)
+    expect(ana.get_by_role("button", name="Rematch")).to_be_visible()
+    shot(ana, screenshots, "flags-won")
+    shot(bo, screenshots, "flags-won-dark")
+
+    # A rematch swaps sides: Bo holds X and opens.
+    bo.get_by_role("button", name="Rematch").click()
+    expect(ana.locator("#game-meta")).to_have_attribute("data-game", "2")
+    expect(bo.locator("#status")).to_contain_text("Your turn")
+    expect(ana.locator('.contender.me[data-mark="O"]')).to_be_visible()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_person_plays_the_computer_on_a_phone(new_context, game_db, screenshots, scheme):
+    page = new_context(viewport=PHONE, color_scheme=scheme).new_page()
+    code = create_room(page, "Ana", x="human", o="easy", mines=21)
+    expect(page.get_by_role("heading", name="Invite friends to watch")).to_be_visible()
+    expect(page.locator('.contender[data-mark="O"]')).to_contain_text("Computer")
+    # A number passes the turn: the computer thinks, moves, and it is Ana's turn again
+    # (or the computer claimed its way to a win).
+    play(page, a_number(game_db, code))
+    expect(page.locator(f".room.my-turn, {FINISHED}").first).to_be_attached(timeout=20_000)
+    expect(page.locator("#narration")).to_contain_text("Computer (easy)")
+    assert int(page.locator("#game-meta").get_attribute("data-version")) >= 2
+    # The board fits the phone's width: no sideways scrolling.
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], width
+    if page.locator(FINISHED).count() == 0:
+        claim(page, game_db, code, 2)
+        shot(page, screenshots, f"flags-vs-computer-phone-{scheme}")
+        while page.locator(FINISHED).count() == 0:
+            expect(page.locator(f".room.my-turn, {FINISHED}").first).to_be_attached(timeout=20_000)
+            if page.locator(FINISHED).count():
+                break
+            play(page, hidden_mines(game_db, code)[0])
+    expect(page.locator("#status .status-words")).to_have_text(
+        re.compile(r"^(You win, 11 to \d+!|Computer \(easy\) wins this one, 11 to \d+\.)$")
+    )
+    shot(page, screenshots, f"flags-vs-computer-phone-end-{scheme}")
