@@ -202,3 +202,39 @@ class Presence(models.Model):
 
     def __str__(self) -> str:
         return f"{self.sockets} sockets of process {self.process}"
+
+
+class GameSummary(models.Model):
+    """A finished game's figures, worked out once from its move log (`games.history`) so that
+    the room's history and the records read rows instead of replaying games. Derived data: it
+    can be deleted at any time and comes back the next time someone asks."""
+
+    game = models.OneToOneField(
+        Game, primary_key=True, on_delete=models.CASCADE, related_name="summary"
+    )
+    status = models.CharField(max_length=8)
+    board = models.CharField(
+        max_length=16, blank=True, help_text="A preset's name for a co-op game on one, else ''."
+    )
+    no_guess = models.BooleanField(default=False)
+    time_ms = models.PositiveIntegerField(null=True)
+    three_bv = models.PositiveIntegerField(null=True)
+    clicks = models.PositiveIntegerField(default=0)
+    players = models.JSONField(default=list, help_text="Nicknames of those who moved, by seat.")
+    stats = models.JSONField(default=dict, help_text="Everything the kind's statistics say.")
+    finished_at = models.DateTimeField(null=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["board", "no_guess", "status", "time_ms"], name="records"),
+        ]
+
+    def __str__(self) -> str:
+        return f"summary of {self.game_id}: {self.status}"
+
+    @property
+    def bv_per_s(self) -> float | None:
+        """3BV ÷ time, the time to 0.01 s as shown."""
+        if self.three_bv is None or not self.time_ms or round(self.time_ms / 1000, 2) == 0:
+            return None
+        return self.three_bv / round(self.time_ms / 1000, 2)

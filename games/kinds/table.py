@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # forms and models are the shell's; the table only names them
     from django import forms
 
     from ..models import Game, Player, Room
+    from .replays import Replays
 
 State = dict[str, Any]
 """A game's storable state (`Game.state`)."""
@@ -270,3 +271,5 @@ class GameKind:
     presence: Callable[[State, int, bool], Applied | None] | None = None
     """(state, seat, online): a seat's last socket closed (False) or its first opened (True);
     what that changes (a racer's grace period), logged as a move, or None."""
+    replays: "Replays | None" = None
+    """Replays, the room's history and records from the move log (`kinds.replays`)."""

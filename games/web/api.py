@@ -11,7 +11,7 @@ from ninja.parser import Parser
 from ninja.security import HttpBearer
 from pydantic import ConfigDict
 
-from .. import services
+from .. import history, services
 from ..kinds import KINDS, kind_for, kind_of
 from ..kinds.table import GameKind, Invalid, Refused, SettingsError
 from ..live import autoplay
@@ -400,3 +400,50 @@ def player_of(request: HttpRequest, room: Room) -> Player:
     if player is None:
         raise HttpError(403, "That token is not a player in this room.")
     return player
+
+
+class LoggedMoveOut(Schema):
+    seq: int
+    ms: int | None = Field(description="Milliseconds since the game's first move.")
+    seat: int = Field(description="The mover's seat; 2147483647 for a computer.")
+    action: str
+    x: int | None = None
+    y: int | None = None
+    cell: int | None = None
+
+
+class GameOut(Schema):
+    game: str
+    number: int
+    status: str
+    version: int
+    width: int | None = None
+    height: int | None = None
+    stats: dict[str, Any] | None = Field(
+        None,
+        description="Minesweeper: time_ms, time_s, clicks and per player seat, name, clicks and "
+        "cells_revealed; once the game is over also three_bv, bv_per_s, ioe, hit_by and per "
+        "player right_flags, wrong_flags and hit_mine. Tic-tac-toe: time_ms, moves, winner.",
+    )
+    moves: list[LoggedMoveOut]
+    board: list[str] | None = Field(None, description="The board after the last move.")
+    mines: list[tuple[int, int]] | None = Field(
+        None, description="Every mine as [x, y] once the game is over; null before."
+    )
+
+
+@api.get(
+    "/rooms/{code}/games/{number}",
+    response={200: GameOut, 400: Error, 404: Error},
+    summary="Read one game of a room: statistics and moves",
+    exclude_unset=True,
+)
+def read_game(request: HttpRequest, code: str, number: int) -> dict[str, Any]:
+    """A game of the room by its number (1, 2, ...), over or under way: its statistics, every
+    logged move, and once it is over the mine layout. Before the end it shows only what every
+    player sees: no mine, and no figure that depends on where they are (3BV, flags)."""
+    room = find_room(code)
+    game = room.games.filter(number=number).first()
+    if game is None:
+        raise HttpError(404, f"This room has no game {number}.")
+    return history.game_view(room, game)

@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from .. import services
+from .. import history, services
 from ..kinds import KINDS, kind_of
 from ..models import Player, Room, is_room_code
 from .forms import NicknameForm
@@ -213,6 +213,7 @@ def render_room(request: HttpRequest, room: Room, player: Player | None) -> Http
         "watching": player is None,
         "invite_url": request.build_absolute_uri(f"/r/{room.code}/"),
         "watch_url": request.build_absolute_uri(f"/r/{room.code}/watch/"),
+        "history": history.room_history(room),
     }
     return render(request, rendering.page_template, context)
 

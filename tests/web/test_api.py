@@ -171,6 +171,7 @@ def test_schema_and_docs_are_served(client):
         "/api/rooms/{code}/join",
         "/api/rooms/{code}/moves",
         "/api/rooms/{code}/hint",
+        "/api/rooms/{code}/games/{number}",
     }
     docs = client.get("/api/docs")
     assert docs.status_code == 200 and b"swagger-ui" in docs.content

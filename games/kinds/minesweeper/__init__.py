@@ -1,7 +1,7 @@
 """Minesweeper: co-op rooms on one shared board, with hints and the Solver bot."""
 
 from ..table import Bot, Computer, GameKind, Hints, Rendering
-from . import render, rules
+from . import history, render, rules
 from .form import CreateMinesweeperRoomForm
 
 KIND = GameKind(
@@ -39,4 +39,5 @@ KIND = GameKind(
         next_game_after=None,
     ),
     bot=Bot(name=rules.BOT_NAME, seated=rules.has_bot, changed_html=render.bot_html),
+    replays=history.REPLAYS,
 )

@@ -28,7 +28,7 @@ from games.engine import minesweeper as engine
 from ...models import Game, Player, Room
 from ..roster import roster_cut
 from ..table import COMPUTER_SEAT, Applied, MoveNews, NewGame
-from . import rules
+from . import history, rules
 
 TEMPLATE = "games/minesweeper.html"
 CELL_CACHE_LIMIT = 100_000
@@ -181,7 +181,7 @@ def banner(room: Room, game: Game, state: engine.GameState) -> dict[str, Any]:
         {"player": players.get(seat), "percent": round(100 * n / total)}
         for seat, n in shares.most_common()
     ]
-    return {"split": split}
+    return {"split": split, "stats": history.banner_stats(game, players)}
 
 
 def _player(room: Room, seat: int | None) -> Player | None:
@@ -226,6 +226,7 @@ def gather(room: Room, game: Game, applied: Applied) -> Room | None:
     end (who revealed how much), and the roster in rooms with the Solver bot. None for the rest
     (most moves), which name only the mover."""
     if rules.has_bot(game.params) or applied.status != "playing":
+        history.end_stats(game)  # the banner's figures, from the move log: kept for move_html
         return Room.objects.prefetch_related("players").get(pk=room.pk)
     return None
 

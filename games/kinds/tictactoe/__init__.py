@@ -1,7 +1,7 @@
 """Tic-tac-toe: two entrants, each a person or a computer (random or perfect)."""
 
 from ..table import Computer, GameKind, Rendering
-from . import render, rules
+from . import history, render, rules
 from .form import CreateTicTacToeRoomForm
 
 KIND = GameKind(
@@ -37,4 +37,5 @@ KIND = GameKind(
         computers_only=rules.computers_only,
         next_game_after=rules.NEXT_GAME_AFTER,
     ),
+    replays=history.REPLAYS,
 )

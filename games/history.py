@@ -1,0 +1,215 @@
+"""Past games: replays, a room's history, the records and the API's game view (issue 16).
+
+Everything here is read from the move log through the kind's `Replays` (`games.kinds.replays`):
+the log is the source of truth, and a finished game's figures are written once to a
+`GameSummary` row the first time anyone asks (the room's history, the records, a replay), so
+those lists read rows instead of replaying games. Summaries are derived data: no move waits on
+them, and deleting them loses nothing.
+
+A finished game's timeline never changes, so the last few are kept per process: scrubbing a
+replay (`?move=N`) or opening it from several screens replays the log once.
+"""
+
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import QuerySet
+
+from .kinds import KINDS, kind_of
+from .kinds.replays import Seat, Timeline, named_stats
+from .models import Game, GameSummary, Move, Room
+
+HISTORY_SHOWN = 20
+"""Past games a room page lists, newest first."""
+RECORDS_SHOWN = 20
+"""Entries per records table."""
+SUMMARIES_PER_REQUEST = 200
+"""Finished games summarised by one request at most, so a page never replays without bound;
+whatever is left is summarised by the next ones."""
+TIMELINES_KEPT = 32
+"""Finished games' timelines kept per process (an expert game of 500 moves is about 100 kB)."""
+RECORD_BOARDS = (
+    ("beginner", "Beginner", "9×9, 10 mines"),
+    ("intermediate", "Intermediate", "16×16, 40 mines"),
+    ("expert", "Expert", "30×16, 99 mines"),
+)
+
+_timelines: OrderedDict[tuple[int, int], Timeline] = OrderedDict()
+
+
+def replayable(room: Room) -> bool:
+    kind = KINDS.get(room.kind)
+    return kind is not None and kind.replays is not None
+
+
+def seats_of(room: Room) -> dict[int, Seat]:
+    """Every seat of the room by number: nickname and colour index."""
+    return {p.number: Seat(p.nickname, str(p.colour)) for p in room.players.all()}
+
+
+def moves_of(game: Game) -> list[Move]:
+    return list(
+        Move.objects.filter(game_id=game.pk)
+        .order_by("seq")
+        .only("seq", "seat", "action", "x", "y", "cell", "created_at")
+    )
+
+
+def timeline_of(room: Room, game: Game) -> Timeline | None:
+    """Every position of `game` as its room saw it; None when the kind has no replays.
+
+    A game under way is read afresh each time (its timeline grows); a finished one is kept."""
+    replays = kind_of(room.kind).replays
+    if replays is None:
+        return None
+    key = (game.pk, game.version)
+    kept = _timelines.get(key)
+    if kept is not None:
+        _timelines.move_to_end(key)
+        return kept
+    timeline = replays.timeline(game, moves_of(game), seats_of(room))
+    if timeline.over:
+        _timelines[key] = timeline
+        if len(_timelines) > TIMELINES_KEPT:
+            _timelines.popitem(last=False)
+    return timeline
+
+
+def forget_timelines() -> None:
+    """Tests start from a flushed database, where ids come again."""
+    _timelines.clear()
+
+
+def _summary(game: Game, timeline: Timeline) -> GameSummary:
+    stats = dict(timeline.stats)
+    seats = [player["seat"] for player in stats.get("players", ())]
+    return GameSummary(
+        game=game,
+        status=timeline.status,
+        board=stats.get("board", ""),
+        no_guess=bool(stats.get("no_guess")),
+        time_ms=stats.get("time_ms"),
+        three_bv=stats.get("three_bv"),
+        clicks=stats.get("clicks") or stats.get("moves") or 0,
+        players=[timeline.seat(seat).name for seat in seats],
+        stats=stats,
+        finished_at=game.finished_at,
+    )
+
+
+def summaries(games: Iterable[Game]) -> dict[int, GameSummary]:
+    """The summaries of these finished games by game id, the missing ones worked out now (at
+    most `SUMMARIES_PER_REQUEST`). Games with their `room` and its `players` prefetched cost no
+    query each beyond their move log."""
+    finished = [game for game in games if game.is_over]
+    found = {s.game_id: s for s in GameSummary.objects.filter(game__in=[g.pk for g in finished])}
+    made = []
+    for game in finished:
+        if game.pk in found or len(made) >= SUMMARIES_PER_REQUEST:
+            continue
+        timeline = timeline_of(game.room, game)
+        if timeline is None or not timeline.over:
+            continue  # no replays for this kind, or the log is behind the game row
+        made.append(_summary(game, timeline))
+    GameSummary.objects.bulk_create(made, ignore_conflicts=True)  # another request may race
+    found.update((summary.game_id, summary) for summary in made)
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class PastGame:
+    game: Game
+    summary: GameSummary | None
+
+
+def room_history(room: Room, limit: int = HISTORY_SHOWN) -> list[PastGame]:
+    """The room's finished games, newest first, with their figures."""
+    if not replayable(room):
+        return []
+    games = list(room.games.exclude(status=Game.Status.PLAYING).order_by("-number")[:limit])
+    for game in games:
+        game.room = room  # the room's players are read once, not per game
+    found = summaries(games)
+    return [PastGame(game, found.get(game.pk)) for game in games]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordTable:
+    board: str
+    no_guess: bool
+    title: str
+    size: str
+    entries: list[GameSummary]
+
+    @property
+    def slug(self) -> str:
+        return self.board + ("-no-guess" if self.no_guess else "")
+
+
+def _unsummarised_wins() -> QuerySet[Game]:
+    kinds = [name for name, kind in KINDS.items() if kind.replays is not None]
+    return (
+        Game.objects.filter(status=Game.Status.WON, room__kind__in=kinds, summary__isnull=True)
+        .select_related("room")
+        .prefetch_related("room__players")
+        .order_by("finished_at")
+    )
+
+
+def records(limit: int = RECORDS_SHOWN) -> list[RecordTable]:
+    """The best times of won co-op games per preset board, no-guess boards apart. Only won games
+    count, each once (one summary per game); ties go to the earlier game."""
+    summaries(_unsummarised_wins()[:SUMMARIES_PER_REQUEST])
+    tables = []
+    for no_guess in (False, True):
+        for board, title, size in RECORD_BOARDS:
+            entries = list(
+                GameSummary.objects.filter(
+                    board=board, no_guess=no_guess, status=Game.Status.WON, time_ms__isnull=False
+                )
+                .select_related("game__room")
+                .order_by("time_ms", "finished_at", "game_id")[:limit]
+            )
+            tables.append(RecordTable(board, no_guess, title, size, entries))
+    return tables
+
+
+def game_view(room: Room, game: Game) -> dict[str, Any]:
+    """The API's answer for one game: its statistics, the move log and, once the game is over,
+    where the mines were; before that only what every player sees."""
+    timeline = timeline_of(room, game)
+    moves = moves_of(game)
+    first = moves[0].created_at if moves else None
+    log = [
+        {
+            "seq": move.seq,
+            "ms": None if first is None else round((move.created_at - first).total_seconds() * 1e3),
+            "seat": move.seat,
+            "action": move.action,
+            **({"x": move.x, "y": move.y} if move.x is not None else {}),
+            **({"cell": move.cell} if move.cell is not None else {}),
+        }
+        for move in moves
+    ]
+    view: dict[str, Any] = {
+        "game": room.kind,
+        "number": game.number,
+        "status": game.status,
+        "version": game.version,
+        "moves": log,
+    }
+    if timeline is None:
+        return view
+    width = timeline.width
+    over = timeline.over
+    stats = named_stats(timeline.stats, timeline.seat)
+    return view | {
+        "status": timeline.status,
+        "width": width,
+        "height": timeline.height,
+        "stats": stats,
+        "board": timeline.rows_at(timeline.moves),
+        "mines": [[cell % width, cell // width] for cell in timeline.mines] if over else None,
+    }

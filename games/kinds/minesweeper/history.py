@@ -1,0 +1,187 @@
+"""A Minesweeper game's replay and statistics, from its seed and move log (`engine.stats`).
+
+The shell's `Move` rows become the engine's `LoggedMove`s here; `timeline` gives the replay page,
+the API and the room's history what they show. `end_stats` is what the banner of a finished
+game shows: worked out once per game inside the move's transaction (`render.gather`) and kept,
+so rendering the banner afterwards queries nothing.
+"""
+
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from games.engine import minesweeper as engine
+from games.engine import stats as engine_stats
+
+from ...models import Game, Move
+from ..replays import TICK, Replays, Seat, Step, Timeline, named_stats, times_ms
+from . import rules
+
+LEGEND: dict[str, dict[str, str]] = {
+    "#": {"data-state": "hidden"},
+    "F": {"data-state": "flagged"},
+    "*": {"data-state": "mine"},
+    "!": {"data-state": "exploded"},
+    "X": {"data-state": "wrong-flag"},
+    "_": {"data-state": "revealed", "data-count": "0"},
+    **{
+        str(n): {"data-state": "revealed", "data-count": str(n), "text": str(n)}
+        for n in range(1, 9)
+    },
+}
+"""The engine's public characters (`stats.Replay.position`) as the room page's cell markup."""
+_OPEN = frozenset("_12345678")
+_MINES = frozenset("*!F")
+"""At the end of a game every mine shows: flagged (a win flags them all), `*` or `!`."""
+BOT_SEAT = Seat(rules.BOT_NAME, "bot")
+STATS_KEPT = 256
+"""Finished games whose banner statistics are kept per process (a few hundred bytes each)."""
+_kept: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()
+
+
+def logged(moves: Sequence[Move]) -> list[engine_stats.LoggedMove]:
+    """The log as the engine replays it: people's and the Solver bot's moves, without ticks."""
+    played = [move for move in moves if move.action != TICK]
+    return [
+        engine_stats.LoggedMove(move.seat, move.action, move.x, move.y, at_ms)
+        for move, at_ms in zip(played, times_ms(played), strict=True)
+    ]
+
+
+def board_name(params: Mapping[str, Any]) -> str:
+    """The records' board: a preset's name for a co-op game on one, else "" (custom)."""
+    if params.get("mode", "coop") != "coop":
+        return ""
+    size = {key: params.get(key) for key in ("width", "height", "mines")}
+    return next((name for name, preset in rules.PRESETS.items() if preset == size), "")
+
+
+def statistics(game: Game, moves: Sequence[engine_stats.LoggedMove]) -> dict[str, Any]:
+    """The game's figures by seat (DESIGN.md, "Statistics"); before its end, only those that
+    say nothing of the mines: time so far, clicks and cells revealed, never 3BV or flags."""
+    figures = engine_stats.game_stats(rules.config(game.params), game.seed, moves)
+    over = figures.status is not engine.Status.PLAYING
+    players = []
+    for p in figures.players:
+        player: dict[str, Any] = {
+            "seat": p.seat,
+            "clicks": p.clicks,
+            "cells_revealed": p.cells_revealed,
+        }
+        if over:
+            player |= {"right_flags": p.right_flags, "wrong_flags": p.wrong_flags}
+            player["hit_mine"] = p.hit_mine
+        players.append(player)
+    result: dict[str, Any] = {
+        "board": board_name(game.params),
+        "no_guess": bool(game.params.get("no_guess")),
+        "time_ms": figures.time_ms,
+        "time_s": figures.time_s,
+        "clicks": figures.clicks,
+        "players": players,
+    }
+    if over:
+        result |= {
+            "three_bv": figures.three_bv,
+            "bv_per_s": None if figures.bv_per_s is None else round(figures.bv_per_s, 3),
+            "ioe": None if figures.ioe is None else round(figures.ioe, 3),
+            "hit_by": figures.hit_by,
+        }
+    return result
+
+
+def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Timeline:
+    """Every position of the game as it was broadcast, with the statistics."""
+    config = rules.config(game.params)
+    log = logged(moves)
+    played = engine_stats.replay(config, game.seed, log)
+    over = played.status is not engine.Status.PLAYING
+    width = config.width
+    steps = []
+    for k, move in enumerate(log):
+        change = played.diffs[k]  # what the move opened, flagged or unflagged
+        cells, chars = change.cells, change.chars.decode()
+        last = over and k == len(log) - 1
+        if last:  # and what the game's end uncovered, as the room saw it then
+            cells, chars = cells + played.ending.cells, chars + played.ending.chars.decode()
+        action = engine.Action(move.action).value
+        line = _line(move, chars, last, played.status)
+        steps.append(
+            Step(k + 1, move.seat, move.at_ms, action, move.x + move.y * width, cells, chars, line)
+        )
+    final = played.position(played.moves, show_mines=over).decode()
+    return Timeline(
+        width=width,
+        height=config.height,
+        ids=tuple(f"cell-{c % width}-{c // width}" for c in range(config.width * config.height)),
+        legend=LEGEND,
+        start=played.position(0).decode(),
+        steps=tuple(steps),
+        status=played.status.value,
+        over=over,
+        mines=tuple(c for c, char in enumerate(final) if char in _MINES) if over else (),
+        exploded=final.find("!") if "!" in final else None,
+        stats=statistics(game, log),
+        seats={**seats, rules.COMPUTER_SEAT: BOT_SEAT},
+    )
+
+
+def _line(
+    move: engine_stats.LoggedMove,
+    chars: str,
+    last: bool,
+    status: engine.Status,
+) -> str:
+    where = f"row {move.y + 1}, column {move.x + 1}"
+    if last and status is engine.Status.LOST:
+        return f"hit a mine at {where}"
+    opened = sum(1 for char in chars if char in _OPEN)
+    if last and status is engine.Status.WON:
+        return f"revealed {opened} cell{'s' if opened != 1 else ''} and cleared the board"
+    action = engine.Action(move.action)
+    if action is engine.Action.FLAG:
+        return f"flagged {where}" if "F" in chars else f"removed the flag at {where}"
+    cells_word = f"{opened} cell{'s' if opened != 1 else ''}"
+    if action is engine.Action.CHORD:
+        return f"chorded {where}: {cells_word}"
+    return f"revealed {cells_word}"
+
+
+def end_stats(game: Game) -> dict[str, Any] | None:
+    """The statistics of a finished game for its banner; None while it is played. Read from the
+    move log once per game and version, then kept."""
+    if game.status == Game.Status.PLAYING or game.pk is None:
+        return None
+    key = (game.pk, game.version)
+    kept = _kept.get(key)
+    if kept is None:
+        moves = list(Move.objects.filter(game_id=game.pk).order_by("seq"))
+        kept = statistics(game, logged(moves))
+        _kept[key] = kept
+        if len(_kept) > STATS_KEPT:
+            _kept.popitem(last=False)
+    return kept
+
+
+REPLAYS = Replays(
+    timeline=timeline,
+    board_class="board",
+    cell_class="cell",
+    stats_template="games/stats.html#minesweeper",
+)
+
+
+def banner_stats(game: Game, players: Mapping[int, Any]) -> dict[str, Any] | None:
+    """`end_stats` with each player's nickname and colour (`players`: seat -> Player or the
+    bot), as the banner shows them."""
+    figures = end_stats(game)
+    if figures is None:
+        return None
+
+    def seat(number: int) -> Seat:
+        player = players.get(number)
+        if player is None:
+            return Seat(f"Seat {number + 1}", str(number % 8))
+        return Seat(player.nickname, str(player.colour))
+
+    return named_stats(figures, seat)

@@ -1,0 +1,88 @@
+"""A tic-tac-toe game's replay, move by move, from its move log.
+
+X always opens and the marks alternate, so each logged square takes the mark whose turn it is;
+the engine checks every move again, as it did when it was played. The winning line shows at the
+last position with `data-win`, as the room showed it.
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from games.engine import tictactoe as engine
+
+from ...models import Game, Move
+from ..replays import TICK, Replays, Seat, Step, Timeline, times_ms
+from . import rules
+
+LEGEND: dict[str, dict[str, str]] = {
+    ".": {"data-mark": ""},
+    "X": {"data-mark": "X", "text": "X"},
+    "O": {"data-mark": "O", "text": "O"},
+    "x": {"data-mark": "X", "data-win": "true", "text": "X"},
+    "o": {"data-mark": "O", "data-win": "true", "text": "O"},
+}
+"""A square's character as the replay board's markup; lower case marks the winning line."""
+
+
+def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Timeline:
+    played = [move for move in moves if move.action != TICK and move.cell is not None]
+    board = engine.new_game()
+    start = "".join(engine.rows(board))
+    previous = start
+    steps = []
+    counts: dict[int, int] = {}
+    for move, at_ms in zip(played, times_ms(played), strict=True):
+        mark = board.turn
+        board, _ = engine.apply_move(board, engine.Move(move.cell, mark))
+        now = _chars(board)
+        cells = tuple(i for i in range(engine.SIZE) if now[i] != previous[i])
+        chars = "".join(now[i] for i in cells)
+        row, column = divmod(move.cell, 3)
+        line = f"placed {mark.value} in row {row + 1}, column {column + 1}"
+        if board.status is engine.Status.WON:
+            line += f": {mark.value} wins"
+        elif board.status is engine.Status.DRAW:
+            line += ": a draw"
+        steps.append(Step(len(steps) + 1, move.seat, at_ms, "mark", move.cell, cells, chars, line))
+        counts[move.seat] = counts.get(move.seat, 0) + 1
+        previous = now
+    times = [step.at_ms for step in steps]
+    stats: dict[str, Any] = {
+        "time_ms": times[-1] if times and times[-1] is not None else None,
+        "time_s": round(times[-1] / 1000, 2) if times and times[-1] is not None else None,
+        "moves": len(steps),
+        "winner": None if board.winner is None else board.winner.value,
+        "players": [{"seat": seat, "moves": n} for seat, n in sorted(counts.items())],
+    }
+    sides = rules.sides(game.params)
+    names = dict(seats)
+    for side in sides.values():
+        if side.seat is None:  # a computer's moves carry COMPUTER_SEAT
+            names[rules.COMPUTER_SEAT] = Seat(side.label, "bot")
+    return Timeline(
+        width=3,
+        height=3,
+        ids=tuple(f"square-{n}" for n in range(engine.SIZE)),
+        legend=LEGEND,
+        start=start,
+        steps=tuple(steps),
+        status=board.status.value,
+        over=board.status is not engine.Status.PLAYING,
+        stats=stats,
+        seats=names,
+    )
+
+
+def _chars(board: engine.State) -> str:
+    text = "".join(engine.rows(board))
+    if board.winning_line is None:
+        return text
+    return "".join(c.lower() if i in board.winning_line else c for i, c in enumerate(text))
+
+
+REPLAYS = Replays(
+    timeline=timeline,
+    board_class="ttt-board",
+    cell_class="square",
+    stats_template="games/stats.html#tictactoe",
+)

@@ -1,0 +1,151 @@
+"""Pages for past games: a game's replay (also the rewind of the game under way), the records.
+
+The replay page renders the board at the asked move on the server (`?move=N`, so a shared link
+shows the same board without script) and sends every move's diff of the public board as JSON;
+`static/games/replay.js` applies them to scrub, step and play. Nothing here sends more than the
+timeline holds: before a game ends that is the public board only, never a mine.
+"""
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET
+
+from .. import history
+from ..kinds import kind_of
+from ..kinds.replays import Timeline, clock, named_stats
+from ..models import Game, Room
+from .views import find_room, not_found, seat_of
+
+SPEEDS = (0.5, 1, 2, 4, 8)
+"""Playback speeds offered, times real time."""
+
+
+class BadMove(ValueError):
+    """A `?move=` that is not a position of the game."""
+
+
+def position(request: HttpRequest, timeline: Timeline) -> int:
+    """The asked move (`?move=N`), or the last one."""
+    raw = request.GET.get("move")
+    if raw is None or raw == "":
+        return timeline.moves
+    if not raw.isdecimal() or int(raw) > timeline.moves:
+        raise BadMove(f"move must be a whole number from 0 to {timeline.moves}, not {raw[:20]!r}.")
+    return int(raw)
+
+
+def cells_at(timeline: Timeline, k: int) -> list[dict[str, Any]]:
+    """The board after `k` moves as the template writes its cells."""
+    outlined = timeline.steps[k - 1] if k else None
+    cells = []
+    for index, char in enumerate(timeline.board_at(k)):
+        look = timeline.legend[char]
+        cells.append(
+            {
+                "id": timeline.ids[index],
+                "attrs": [(name, value) for name, value in look.items() if name != "text"],
+                "text": look.get("text", ""),
+                "outline": timeline.seat(outlined.seat).colour
+                if outlined is not None and outlined.target == index
+                else None,
+            }
+        )
+    return cells
+
+
+def back_to_live(request: HttpRequest, room: Room) -> str:
+    """Players go back to their seat; anyone else back to watching (never a new seat)."""
+    return f"/r/{room.code}/" if seat_of(request, room) else f"/r/{room.code}/watch/"
+
+
+@require_GET
+def replay(request: HttpRequest, code: str, number: int) -> HttpResponse:
+    room = find_room(code)
+    game = None if room is None else room.games.filter(number=number).first()
+    timeline = None if room is None or game is None else history.timeline_of(room, game)
+    if room is None or game is None or timeline is None:
+        return not_found(request)
+    try:
+        k = position(request, timeline)
+    except BadMove as error:
+        return render(request, "games/replay.html", {"error": str(error), "room": room}, status=400)
+    replays = kind_of(room.kind).replays
+    assert replays is not None
+    steps = [
+        {
+            "k": step.seq,
+            "clock": clock(step.at_ms),
+            "seat": timeline.seat(step.seat),
+            "line": step.line,
+        }
+        for step in timeline.steps
+    ]
+    data = {
+        "width": timeline.width,
+        "height": timeline.height,
+        "ids": timeline.ids,
+        "legend": timeline.legend,
+        "start": timeline.start,
+        "steps": [
+            [step.at_ms, step.seat, step.target, step.cells, step.chars] for step in timeline.steps
+        ],
+        "colours": {str(seat): timeline.seat(seat).colour for seat in _seats(timeline)},
+        "status": timeline.status,
+        "over": timeline.over,
+        "mines": timeline.mines,
+        "exploded": timeline.exploded,
+        "k": k,
+    }
+    context = {
+        "room": room,
+        "game": game,
+        "kind": kind_of(room.kind),
+        "replays": replays,
+        "timeline": timeline,
+        "k": k,
+        "cells": cells_at(timeline, k),
+        "steps": steps,
+        "stats": named_stats(timeline.stats, timeline.seat),
+        "data": data,
+        "speeds": SPEEDS,
+        "live": not timeline.over and game.number == _current_number(room),
+        "back_to_live": back_to_live(request, room),
+        "share_url": request.build_absolute_uri(f"/r/{room.code}/games/{game.number}/?move={k}"),
+        "status_at_k": timeline.status if k == timeline.moves else Game.Status.PLAYING,
+    }
+    return render(request, "games/replay.html", context)
+
+
+def _seats(timeline: Timeline) -> set[int]:
+    return {step.seat for step in timeline.steps}
+
+
+def _current_number(room: Room) -> int | None:
+    return room.games.order_by("-number").values_list("number", flat=True).first()
+
+
+@require_GET
+def rewind(request: HttpRequest, code: str) -> HttpResponse:
+    """The game under way, from its first move: the room page's "Rewind" opens it."""
+    room = find_room(code)
+    number = None if room is None else _current_number(room)
+    if room is None or number is None:
+        return not_found(request)
+    return redirect("replay", code=room.code, number=number)
+
+
+@require_GET
+def records(request: HttpRequest) -> HttpResponse:
+    return render(request, "games/records.html", {"tables": history.records()})
+
+
+@require_GET
+def room_history(request: HttpRequest, code: str) -> HttpResponse:
+    """The room's past games, for the room page's list to refresh itself."""
+    room = find_room(code)
+    if room is None:
+        return not_found(request)
+    context = {"room": room, "history": history.room_history(room)}
+    return render(request, "games/history.html#room_history", context)

@@ -1,0 +1,189 @@
+// The replay page (games/web/replays.py): scrub, step, play and share any position of a game.
+//
+// The server sends the board before the first move and, per move, the cells it changed (the
+// public board only; a finished game's mines come apart, for the "show all mines" toggle). The
+// page applies them once, in order, so every position is a lookup; nothing is computed here
+// that the server did not say. No inline script and no eval: the data is a JSON block.
+(() => {
+  "use strict";
+  const source = document.getElementById("replay-data");
+  const root = document.querySelector(".replay");
+  if (!source || !root) return;
+  const data = JSON.parse(source.textContent);
+  const steps = data.steps; // [at_ms, seat, target, cells, chars]
+  const last = steps.length;
+  const MAX_PAUSE_MS = 10000; // a long think is shown as ten seconds at most (times the speed)
+
+  const positions = [data.start];
+  const board = data.start.split("");
+  for (const [, , , cells, chars] of steps) {
+    cells.forEach((cell, i) => { board[cell] = chars[i]; });
+    positions.push(board.join(""));
+  }
+  const mines = new Set(data.mines);
+  const managed = new Set();
+  for (const look of Object.values(data.legend)) {
+    for (const name of Object.keys(look)) if (name !== "text") managed.add(name);
+  }
+
+  const el = (id) => document.getElementById(id);
+  const boardEl = el("board");
+  const cellEls = data.ids.map((id) => document.getElementById(id));
+  const scrubber = el("replay-scrubber");
+  const playButton = el("replay-play");
+  const speed = el("replay-speed");
+  const where = el("replay-position");
+  const share = el("replay-share");
+  const showMines = el("replay-show-mines");
+  const timeline = el("replay-timeline");
+  const entries = timeline ? Array.from(timeline.querySelectorAll("button[data-k]")) : [];
+
+  root.style.setProperty("--cols", String(data.width));
+  root.style.setProperty("--rows", String(data.height));
+
+  let k = data.k;
+  let painted = positions[k].split("");
+  let ghosts = false; // whether mines under covered cells are drawn
+  let timer = null;
+  let outlined = null;
+
+  function look(index, char) {
+    if (ghosts && char === "#" && mines.has(index)) return { char: "*", ghost: true };
+    return { char, ghost: false };
+  }
+
+  function paintCell(index, char, ghost) {
+    const cell = cellEls[index];
+    const attrs = data.legend[char];
+    for (const name of managed) {
+      if (name in attrs) cell.setAttribute(name, attrs[name]);
+      else cell.removeAttribute(name);
+    }
+    cell.textContent = attrs.text || "";
+    if (ghost) cell.setAttribute("data-ghost", "true");
+    else cell.removeAttribute("data-ghost");
+  }
+
+  function clock(ms) {
+    if (ms === null || ms === undefined) return "";
+    const hundredths = Math.floor(ms / 10);
+    const minutes = Math.floor(hundredths / 6000);
+    const rest = hundredths % 6000;
+    const seconds = String(Math.floor(rest / 100)).padStart(2, "0");
+    return `${minutes}:${seconds}.${String(rest % 100).padStart(2, "0")}`;
+  }
+
+  // The current entry in view inside the list, without scrolling the page (scrollIntoView would).
+  function keepInList(entry) {
+    const item = entry.parentElement;
+    if (item.offsetTop < timeline.scrollTop) timeline.scrollTop = item.offsetTop;
+    const bottom = item.offsetTop + item.offsetHeight;
+    if (bottom > timeline.scrollTop + timeline.clientHeight) timeline.scrollTop = bottom - timeline.clientHeight;
+  }
+
+  function show(next, { scroll = true } = {}) {
+    k = Math.max(0, Math.min(last, next));
+    const target = positions[k];
+    target.split("").forEach((raw, index) => {
+      const { char, ghost } = look(index, raw);
+      const key = ghost ? "ghost" : char;
+      if (painted[index] !== key) {
+        paintCell(index, char, ghost);
+        painted[index] = key;
+      }
+    });
+    if (outlined) outlined.removeAttribute("data-outline");
+    outlined = null;
+    if (k > 0 && steps[k - 1][2] !== null) {
+      outlined = cellEls[steps[k - 1][2]];
+      outlined.setAttribute("data-outline", data.colours[String(steps[k - 1][1])] || "0");
+    }
+    boardEl.dataset.k = String(k);
+    boardEl.dataset.status = k === last ? data.status : "playing";
+    boardEl.setAttribute("aria-label", `The board after move ${k} of ${last}`);
+    scrubber.value = String(k);
+    const at = k > 0 ? clock(steps[k - 1][0]) : "0:00.00";
+    where.textContent = `Move ${k} of ${last}${at ? ` · ${at}` : ""}`;
+    for (const entry of entries) {
+      if (Number(entry.dataset.k) === k) {
+        entry.setAttribute("aria-current", "step");
+        if (scroll) keepInList(entry);
+      } else {
+        entry.removeAttribute("aria-current");
+      }
+    }
+    const url = new URL(window.location.href);
+    url.searchParams.set("move", String(k));
+    window.history.replaceState(null, "", url);
+    if (share) share.value = url.href;
+  }
+
+  function pause() {
+    if (timer !== null) window.clearTimeout(timer);
+    timer = null;
+    playButton.dataset.playing = "false";
+    playButton.setAttribute("aria-label", "Play");
+  }
+
+  function tick() {
+    if (k >= last) { pause(); return; }
+    show(k + 1);
+    if (k >= last) { pause(); return; }
+    const now = steps[k - 1][0];
+    const then = steps[k][0];
+    const gap = now === null || then === null ? 500 : Math.min(then - now, MAX_PAUSE_MS);
+    timer = window.setTimeout(tick, Math.max(0, gap) / Number(speed.value || 1));
+  }
+
+  function play() {
+    if (k >= last) show(0);
+    playButton.dataset.playing = "true";
+    playButton.setAttribute("aria-label", "Pause");
+    timer = window.setTimeout(tick, 0);
+  }
+
+  const step = (by) => { pause(); show(k + by); };
+  playButton.addEventListener("click", () => (timer === null ? play() : pause()));
+  el("replay-back").addEventListener("click", () => step(-1));
+  el("replay-forward").addEventListener("click", () => step(1));
+  el("replay-first").addEventListener("click", () => { pause(); show(0); });
+  el("replay-last").addEventListener("click", () => { pause(); show(last); });
+  scrubber.addEventListener("input", () => { pause(); show(Number(scrubber.value)); });
+  for (const entry of entries) {
+    entry.addEventListener("click", () => { pause(); show(Number(entry.dataset.k), { scroll: false }); });
+  }
+  const mine = el("replay-mine");
+  if (mine) mine.addEventListener("click", () => { pause(); show(last); });
+  if (showMines) {
+    showMines.addEventListener("change", () => {
+      ghosts = showMines.checked;
+      boardEl.dataset.showMines = String(ghosts);
+      show(k, { scroll: false });
+    });
+  }
+  const copy = el("replay-copy");
+  if (copy && share) {
+    copy.addEventListener("click", async () => {
+      share.select();
+      try { await navigator.clipboard.writeText(share.value); copy.textContent = "Copied"; } catch { copy.textContent = "Select and copy"; }
+    });
+  }
+  document.addEventListener("keydown", (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const tag = event.target instanceof HTMLElement ? event.target.tagName : "";
+    if (tag === "SELECT" || (tag === "INPUT" && event.target !== scrubber)) return;
+    if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
+      event.preventDefault(); // the scrubber would move too: one step per key
+      step(event.key === "ArrowLeft" ? -1 : 1);
+    } else if (event.key === "Home" || event.key === "End") {
+      event.preventDefault();
+      pause();
+      show(event.key === "Home" ? 0 : last);
+    } else if (event.key === " " && tag !== "BUTTON") {
+      event.preventDefault();
+      if (timer === null) play(); else pause();
+    }
+  });
+  root.dataset.ready = "true";
+  show(k, { scroll: true });
+})();

@@ -1,0 +1,295 @@
+"""Replays, statistics, the room's history and the records (issue 16), through the real pages,
+the API and the service that plays moves."""
+
+import json
+import re
+
+import pytest
+from django.test import Client
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games import history, services
+from games.engine import minesweeper as engine
+from games.kinds import kind_of
+from games.kinds.tictactoe import rules as tictactoe
+from games.messages import CellMove, SquareMove
+from games.models import Game, GameSummary, Room
+
+from .helpers import make_room
+
+pytestmark = pytest.mark.django_db
+
+HIDDEN_MINE = re.compile(r'data-state="(mine|exploded|wrong-flag)"')
+
+
+@pytest.fixture(autouse=True)
+def fresh_timelines():
+    history.forget_timelines()  # ids come again in a flushed database
+    yield
+    history.forget_timelines()
+
+
+def state_of(room: Room) -> engine.GameState:
+    return engine.from_dict(room.current_game().state)
+
+
+def play(room: Room, player, action: str, x: int, y: int) -> None:
+    services.play(room, player, CellMove(action, x, y))
+
+
+def safe_cells(room: Room) -> list[tuple[int, int]]:
+    state = state_of(room)
+    assert state.field is not None
+    return [state.grid.xy(c) for c in range(state.grid.size) if c not in state.field.mines]
+
+
+def mines(room: Room) -> list[tuple[int, int]]:
+    state = state_of(room)
+    assert state.field is not None
+    return sorted(state.grid.xy(c) for c in state.field.mines)
+
+
+def win(room: Room, *players) -> None:
+    """Reveal every safe cell, the players taking turns; the first reveal places the mines."""
+    play(room, players[0], "reveal", 4, 4)
+    turn = 1
+    for x, y in safe_cells(room):
+        state = state_of(room)
+        if state.is_over:
+            break
+        if state.grid.index(x, y) not in state.revealed:
+            play(room, players[turn % len(players)], "reveal", x, y)
+            turn += 1
+    assert room.current_game().status == "won"
+
+
+def lose(room: Room, player) -> None:
+    play(room, player, "reveal", 4, 4)
+    if room.current_game().status == "won":  # the first cascade cleared it: no mine to hit
+        return
+    play(room, player, "reveal", *mines(room)[0])
+    assert room.current_game().status == "lost"
+
+
+def replay_data(html: str) -> dict:
+    found = re.search(r'<script id="replay-data" type="application/json">(.*?)</script>', html)
+    assert found is not None
+    return json.loads(found[1])
+
+
+def test_the_end_banner_of_a_won_game_shows_its_statistics_and_the_replay_link(room, ana, bo):
+    win(room, ana, bo)
+    game = room.current_game()
+    html = kind_of("minesweeper").rendering.snapshot_html(room, game)
+    banner = html[html.index('id="banner"') :]
+    for label in ("Time", "3BV", "3BV/s", "Clicks", "IOE"):
+        assert f"<dt>{label}</dt>" in banner or f">{label}</abbr></dt>" in banner
+    assert re.search(r'class="banner-time">\d+\.\d\d s<', banner)
+    assert "Ana" in banner and "Bo" in banner
+    assert f'href="/r/{room.code}/games/{game.number}/"' in banner
+
+
+def test_the_move_that_ends_a_game_carries_the_banner_with_statistics(room, ana):
+    """The last move's fragment (the one everyone receives) is rendered after the commit from
+    what `gather` read: it shows the figures without a query of its own."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from games.kinds.minesweeper import render
+    from games.kinds.table import Applied, MoveNews
+
+    lose(room, ana)
+    game = room.current_game()
+    ended = Applied(game.state, game.status, (), {}, board=state_of(room))
+    facts = render.gather(room, game, ended)
+    with CaptureQueriesContext(connection) as queries:
+        html = render.move_html(MoveNews(room, game, ended, ana, facts))
+    assert len(queries) == 0
+    assert "<dt>Clicks</dt>" in html and "Watch the replay" in html
+
+
+def test_a_replay_opens_at_the_move_of_a_share_link(client: Client, room, ana, bo):
+    win(room, ana, bo)
+    game = room.current_game()
+    timeline = history.timeline_of(room, game)
+    assert timeline is not None
+    response = client.get(f"/r/{room.code}/games/{game.number}/?move=1")
+    assert response.status_code == 200
+    html = response.content.decode()
+    board = timeline.board_at(1)
+    for cell, char in enumerate(board):
+        x, y = cell % timeline.width, cell // timeline.width
+        state = timeline.legend[char]["data-state"]
+        assert re.search(rf'id="cell-{x}-{y}" data-state="{state}"', html)
+    data = replay_data(html)
+    assert data["k"] == 1 and len(data["steps"]) == timeline.moves == game.version
+    assert sorted(data["mines"]) == sorted(x + 9 * y for x, y in mines(room))
+    # The first move is outlined in its player's colour.
+    assert re.search(rf'id="cell-4-4"[^>]*data-outline="{ana.colour}"', html)
+
+
+def test_a_move_outside_the_game_is_a_clear_error(client: Client, room, ana):
+    play(room, ana, "reveal", 4, 4)
+    game = room.current_game()
+    for bad in ("99", "-1", "abc", "1.5"):
+        response = client.get(f"/r/{room.code}/games/{game.number}/?move={bad}")
+        assert response.status_code == 400
+        assert "move must be a whole number from 0 to 1" in response.content.decode()
+    assert client.get(f"/r/{room.code}/games/7/").status_code == 404
+    assert client.get("/r/nope/games/1/").status_code == 404
+
+
+def test_rewinding_a_game_in_progress_never_shows_a_hidden_mine(client: Client, room, ana, bo):
+    play(room, ana, "reveal", 4, 4)
+    wrong = next(
+        cell
+        for cell in safe_cells(room)
+        if state_of(room).grid.index(*cell) not in state_of(room).revealed
+    )
+    play(room, bo, "flag", *wrong)  # a wrong flag: only the end may say so
+    play(room, bo, "flag", *mines(room)[0])
+    game = room.current_game()
+    assert game.status == "playing"
+
+    response = client.get(f"/r/{room.code}/rewind/")
+    assert response.status_code == 302 and response["Location"] == f"/r/{room.code}/games/1/"
+    for k in range(game.version + 1):
+        html = client.get(f"/r/{room.code}/games/1/?move={k}").content.decode()
+        assert not HIDDEN_MINE.search(html)
+        data = replay_data(html)
+        assert data["mines"] == [] and data["exploded"] is None
+        assert not set(data["start"]) & set("*!X")
+        assert not any(set(step[4]) & set("*!X") for step in data["steps"])
+        assert "3BV" not in html and "Flags ✓/✗" not in html
+    assert "Back to live" in html
+
+    answer = client.get(f"/api/rooms/{room.code}/games/1").json()
+    assert answer["mines"] is None
+    assert "three_bv" not in answer["stats"] and "ioe" not in answer["stats"]
+    assert all("right_flags" not in p for p in answer["stats"]["players"])
+    assert not set("".join(answer["board"])) & set("*!X")
+
+
+def test_the_api_gives_statistics_moves_and_after_the_end_the_mines(client: Client, room, ana):
+    lose(room, ana)
+    game = room.current_game()
+    answer = client.get(f"/api/rooms/{room.code}/games/{game.number}").json()
+    assert answer["status"] == game.status
+    assert sorted(map(tuple, answer["mines"])) == mines(room)
+    assert [m["seq"] for m in answer["moves"]] == list(range(1, game.version + 1))
+    first = answer["moves"][0]
+    assert (first["ms"], first["seat"], first["action"], first["x"], first["y"]) == (
+        0,
+        0,
+        "reveal",
+        4,
+        4,
+    )
+    stats = answer["stats"]
+    assert stats["clicks"] == game.version
+    if game.status == "lost":
+        assert stats["hit_by"] == ana.number
+        assert stats["players"][0]["hit_mine"] is True and stats["players"][0]["name"] == "Ana"
+    assert client.get(f"/api/rooms/{room.code}/games/5").status_code == 404
+
+
+def test_the_room_page_lists_its_past_games_with_their_replays(client: Client, room, ana):
+    lose(room, ana)
+    services.start_next_game(room, ana)
+    session = client.session
+    session["players"] = {room.code: ana.token}
+    session.save()
+    html = client.get(f"/r/{room.code}/").content.decode()
+    listed = html[html.index('id="room-history"') :]
+    assert f'href="/r/{room.code}/games/1/"' in listed
+    assert "Ana" in listed
+    assert f'href="/r/{room.code}/rewind/"' in listed
+    assert GameSummary.objects.filter(game__room=room, game__number=1).exists()
+
+
+def records_html(client: Client) -> str:
+    response = client.get("/records/")
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def table(html: str, slug: str) -> str:
+    start = html.index(f'id="{slug}"')
+    return html[start : html.index("</section>", start)]
+
+
+def test_records_list_won_games_once_and_never_lost_ones(client: Client):
+    won = make_room()
+    win(won, services.join_room(won, "Winner"))
+    lost = make_room()
+    lose(lost, services.join_room(lost, "Loser"))
+    no_guess = make_room(no_guess=True)
+    win(no_guess, services.join_room(no_guess, "Logician"))
+    private = make_room(is_public=False)
+    win(private, services.join_room(private, "Hidden"))
+
+    html = records_html(client)
+    classic = table(html, "beginner")
+    assert "Winner" in classic and "Loser" not in html and "Logician" not in classic
+    assert classic.count("Winner") == 1
+    assert f"/r/{won.code}/games/1/" in classic
+    assert "Logician" in table(html, "beginner-no-guess")
+    assert "Hidden" in classic and private.code not in html  # no link into a private room
+    assert records_html(client).count("Winner") == 1  # counted once, however often asked
+    assert GameSummary.objects.filter(game__room=won).count() == 1
+
+
+def test_a_tictactoe_game_replays_move_by_move(client: Client):
+    settings = tictactoe.validate_settings("human", "human")
+    room = services.create_room("tictactoe", settings)
+    x, o = services.join_room(room, "Xena"), services.join_room(room, "Otto")
+    for player, cell in ((x, 0), (o, 3), (x, 1), (o, 4), (x, 2)):
+        services.play(room, player, SquareMove(cell))
+    html = client.get(f"/r/{room.code}/games/1/?move=3").content.decode()
+    assert re.search(r'id="square-0" data-mark="X"', html)
+    assert re.search(r'id="square-3" data-mark="O"', html)
+    assert re.search(r'id="square-4" data-mark=""', html)
+    assert "Xena" in html and "placed X in row 1, column 3: X wins" in html
+    final = client.get(f"/r/{room.code}/games/1/").content.decode()
+    assert re.search(r'id="square-2" data-mark="X" data-win="true"', final)
+
+
+# Property: replaying the log to move k gives the board that was broadcast as version k --------
+
+
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["reveal", "flag", "flag", "chord"]),
+            st.integers(0, 5),
+            st.integers(0, 4),
+            st.integers(0, 1),
+        ),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_replay_position_k_is_the_board_broadcast_as_version_k(moves) -> None:
+    room = make_room(6, 5, 5)
+    players = [services.join_room(room, "Ana"), services.join_room(room, "Bo")]
+    kind = kind_of("minesweeper")
+    broadcast = {0: kind.text_rows(room.current_game().state, {}, None)[0]}
+    for action, x, y, who in moves:
+        game = room.current_game()
+        if game.is_over:
+            break
+        try:
+            services.play(room, players[who], CellMove(action, x, y))
+        except ValueError:  # refused (a pointless chord, a flag on an open cell): not logged
+            continue
+        game = Game.objects.get(pk=game.pk)
+        broadcast[game.version] = kind.text_rows(game.state, {}, None)[0]
+    game = room.current_game()
+    timeline = history.timeline_of(room, game)
+    assert timeline is not None and timeline.moves == game.version
+    for version, rows in broadcast.items():
+        assert timeline.rows_at(version) == rows
