@@ -158,6 +158,15 @@ def engine_table(results: dict[str, object]) -> list[str]:
             lines.append(
                 f"{r['board']:<14} {r['what']:<26} {r['kept_cells_ms']:>10.2f} {r['plain_ms']:>8.2f}"
             )
+    replay = engine.get("replay")
+    if isinstance(replay, dict):
+        lines.append(
+            f"Replay position, wall ms (bench.replay_page): {replay['game']}, page "
+            f"{replay['page_bytes'] // 1024} KiB, target {replay['target_ms']:.0f} ms"
+        )
+        lines.append(f"{'what':<26} {'median ms':>10} {'p95 ms':>8}")
+        for r in replay["rows"]:
+            lines.append(f"{r['what']:<26} {r['median_ms']:>10.2f} {r['p95_ms']:>8.2f}")
     return lines
 
 
