@@ -198,3 +198,50 @@ def test_a_person_plays_the_computer_on_a_phone(new_context, game_db, screenshot
         re.compile(r"^(You win, 11 to \d+!|Computer \(easy\) wins this one, 11 to \d+\.)$")
     )
     shot(page, screenshots, f"flags-vs-computer-phone-end-{scheme}")
+
+
+def test_a_flags_room_passes_axe_mid_game_and_at_the_end(new_context, game_db, screenshots):
+    from .test_accessibility import audit
+
+    ana = new_context().new_page()
+    code = create_room(ana, "Ana", x="human", o="human", mines=9)
+    invite = ana.locator("#invite-link").input_value()
+    bo = new_context().new_page()
+    bo.goto(invite)
+    bo.get_by_label("Nickname").fill("Bo")
+    bo.get_by_role("button", name="Join game").click()
+    wait_until_live(bo)
+    claim(ana, game_db, code, 2)
+    play(ana, a_number(game_db, code))
+    claim(bo, game_db, code, 1)
+    expect(bo.locator("#bomb")).to_be_visible()  # Bo is behind: the bomb is offered
+    audit(bo, screenshots, "flags-room")
+    play(bo, a_number(game_db, code))
+    claim(ana, game_db, code, 3)
+    expect(bo.locator(FINISHED)).to_be_attached()
+    audit(bo, screenshots, "flags-room-over")
+
+
+def test_two_computers_play_on_for_a_spectator(new_context, screenshots):
+    host = new_context().new_page()
+    create_room(host, "Host", x="easy", o="strong", mines=5)
+    expect(host.get_by_role("heading", name="Share the watch link")).to_be_visible()
+    watch_url = host.get_by_label("Watch link").input_value()
+    host.close()
+
+    viewer = new_context(color_scheme="dark").new_page()
+    viewer.goto(watch_url)
+    wait_until_live(viewer)
+    expect(viewer.locator(".mode-pill")).to_have_text("Spectating")
+    expect(viewer.locator("#bomb")).to_be_hidden()
+    # Moves arrive one by one, each after the computer's pause, until the game ends by itself.
+    expect(viewer.locator("#status")).to_contain_text(re.compile("thinking|wins"))
+    expect(viewer.locator(FINISHED)).to_be_attached(timeout=40_000)
+    expect(viewer.locator("#status .status-words")).to_have_text(
+        re.compile(r"^Computer [12] \((easy|strong)\) \([XO]\) wins, 3 to [0-2]!$")
+    )
+    countdown = viewer.locator("#status .next-game")
+    expect(countdown).to_have_text(re.compile(r"^Next game in [1-8] s$"))
+    shot(viewer, screenshots, "flags-computers-dark")
+    expect(viewer.locator("#game-meta")).to_have_attribute("data-game", "2", timeout=15_000)
+    expect(viewer.locator('.contender[data-mark="X"]')).to_contain_text("Computer 2")

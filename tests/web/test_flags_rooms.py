@@ -263,3 +263,31 @@ async def test_without_a_timer_nothing_is_timed(room, ana, bo):
     assert rules.TURN_STARTED not in game.state
     assert rules.turn_due(game.state, game.params) is None
     assert rules.tick(game.state, game.params, time.time() + 3600) is None
+
+
+async def test_a_bot_on_the_websocket_plays_flags_from_json_events(room, ana, bo):
+    """A bot with Bo's token reads JSON: its side, whose turn, the scores and claimed cells."""
+    from .test_bot_sockets import bot, event
+
+    socket = await bot(room, bo.token)
+    snapshot = await event(socket)
+    assert (snapshot["game"], snapshot["you"], snapshot["turn"]) == ("flags", "O", "X")
+    assert snapshot["board"] == ["#" * 16] * 16 and snapshot["scores"] == {"X": 0, "O": 0}
+    page = await connect(room, ana)
+    mine = (await database_sync_to_async(mines)(room))[0]
+    await send(page, action="reveal", x=mine[0], y=mine[1])
+    claimed = await event(socket, "move")
+    assert claimed["cells"] == [{"x": mine[0], "y": mine[1], "state": "claimed", "seat": "X"}]
+    assert (claimed["turn"], claimed["scores"]) == ("X", {"X": 1, "O": 0})
+    await send(socket, action="reveal", x=0, y=0)
+    assert (await event(socket, "error"))["error"] == "It is not your turn: X is to move."
+    at = await database_sync_to_async(safe)(room)
+    await send(page, action="reveal", x=at[0], y=at[1])
+    passed = await event(socket, "move")
+    assert passed["turn"] == "O" and passed["cells"][0]["state"] == "revealed"
+    target = (await database_sync_to_async(mines)(room))[0]
+    await send(socket, action="bomb", x=target[0], y=target[1])
+    bombed = await event(socket, "move")
+    assert {"x": target[0], "y": target[1], "state": "claimed", "seat": "O"} in bombed["cells"]
+    for communicator in (socket, page):
+        await communicator.disconnect()
