@@ -99,11 +99,11 @@
   });
 
   // --- lean moves ------------------------------------------------------------------------------
-  // Most moves come as #game-meta (version, the mover's seat and name) and bare cells (id,
-  // data-state, data-count): the server sends only what a screen cannot work out. Such a cell
-  // is updated in place (it keeps data-x, data-y, its class, tabindex and focus), and this page
-  // derives the rest as the server used to write it: each cell's label, the mines counter, the
-  // mover's share of the board and the line the live region announces.
+  // A move's cells come bare (id, data-state, data-count): each is updated in place (it keeps
+  // data-x, data-y, its class, tabindex and focus) and gets its label here. Most moves are lean
+  // too: #game-meta with the mover's seat and name, and the cells, nothing else; this page then
+  // derives the rest as the server used to write it: the mines counter, the mover's share of the
+  // board and the line the live region announces. (A game's first and last moves bring those.)
   const LABELS = {
     hidden: "hidden", flagged: "flagged", mine: "mine", exploded: "exploded mine",
     "wrong-flag": "wrong flag, no mine",
@@ -120,7 +120,7 @@
     if (!incoming || incoming.hasAttribute("class")) return; // a full element: swapped as sent
     if (target.id === "game-meta" && incoming.dataset.by !== undefined) {
       lean = { name: incoming.dataset.by, seat: incoming.dataset.seat, flags: 0, revealed: 0, last: null };
-    } else if (lean && target.classList.contains("cell") && incoming.id === target.id) {
+    } else if (target.classList.contains("cell") && incoming.id === target.id) {
       event.detail.shouldSwap = false;
       const before = target.dataset.state;
       const { state, count } = incoming.dataset;
@@ -132,6 +132,7 @@
       const x = +target.dataset.x;
       const y = +target.dataset.y;
       target.setAttribute("aria-label", cellLabel(x, y, state, count));
+      if (!lean) return;
       lean.flags += (state === "flagged") - (before === "flagged");
       lean.revealed += state === "revealed" && before !== "revealed";
       lean.last = { x, y, state };

@@ -87,6 +87,7 @@ def test_the_movers_name_is_escaped_in_a_lean_move(sent):
 def test_first_and_last_moves_still_carry_everything(sent):
     room, alice = started()
     assert "narration" in sent[0] and "mines-left" in sent[0]  # the first: timer, face
+    assert 'class="cell"' not in sent[0]  # its cascade's cells are lean all the same
     state = engine.from_dict(room.current_game().state)
     mine = next(iter(state.field.mines))
     services.play(room, alice, CellMove("reveal", mine % 16, mine // 16))

@@ -249,13 +249,13 @@ def move_html(news: MoveNews) -> str:
         **banner(room, game, state),
     }
     templated = state.is_over or game.version == 1 or "roster" in context or mover is None
+    cells = (lean_cell_html(c) for c in changes)  # lean in every move: a first reveal's cascade too
     if templated:
-        cells = (cell_html(c.x, c.y, c.state, c.count, True) for c in changes)
         fast = _fill(
             render_to_string(f"{TEMPLATE}#move", context), '<div id="game-meta"', True, cells
         )
     else:
-        fast = _midgame_move_html(game, mover, (lean_cell_html(c) for c in changes))
+        fast = _midgame_move_html(game, mover, cells)
 
     def plain() -> str:
         cells = [cell(c.x, c.y, c.state, c.count) for c in changes]
@@ -284,7 +284,8 @@ def _midgame_move_html(game: Game, mover: Player, cells: Iterable[str]) -> str:
 
 
 def lean_cell_html(change: engine.CellChange) -> str:
-    """A changed cell as a lean move carries it: the cell contract's id, state and count."""
+    """A changed cell as every move carries it: the cell contract's id, state and count (the
+    page keeps its cell and updates it in place; room.js)."""
     count = f' data-count="{change.count}"' if change.state is engine.CellState.REVEALED else ""
     return (
         f'<button id="cell-{change.x}-{change.y}" data-state="{change.state.value}"{count}>'
