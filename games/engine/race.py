@@ -360,11 +360,8 @@ def _hit(
 ) -> tuple[Racer, list[Event]]:
     """A mine (or several, from a chord around a wrong flag): out, or a penalty."""
     hits = lost.exploded
-    if race.rules.eliminate:
-        shown = tuple(e for e in changes if not isinstance(e, ms.GameEnded))
-        racer = replace(racer, board=lost, hits=racer.hits | hits, standing=Standing.ELIMINATED)
-        return racer, [BoardChanged(racer.seat, shown), Out(racer.seat, Standing.ELIMINATED)]
-    # The cells the move opened stay open; the mines hit become known mines on this board.
+    # The cells the move opened stay open; the mines hit become known mines on this board. The
+    # other mines stay hidden, also for a racer put out: the layout is everyone's board.
     flags = {**lost.flags, **dict.fromkeys(hits, racer.seat)}
     board = replace(
         lost,
@@ -378,6 +375,12 @@ def _hit(
     marks = tuple(
         CellChange(*grid.xy(cell), CellState.EXPLODED, player=racer.seat) for cell in sorted(hits)
     )
+    if race.rules.eliminate:
+        racer = replace(racer, board=board, hits=racer.hits | hits, standing=Standing.ELIMINATED)
+        return racer, [
+            BoardChanged(racer.seat, opened + marks),
+            Out(racer.seat, Standing.ELIMINATED),
+        ]
     until = now + race.rules.penalty_ms
     racer = replace(racer, hits=racer.hits | hits, frozen_until=until)
     events: list[Event] = [BoardChanged(racer.seat, opened + marks), Penalised(racer.seat, until)]

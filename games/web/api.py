@@ -227,6 +227,14 @@ def kind_named(body: CreateRoom) -> GameKind:
         ) from None
 
 
+def catch_up(room: Room) -> None:
+    """The room's timed events now due (a race's Go, a penalty's end), before a bot reads or
+    moves: the live clock runs only while a socket is in the room, and a bot may only poll."""
+    due = services.clock_due(room)
+    if due is not None and due[2] <= time.time():
+        services.tick(room)
+
+
 def room_settings(kind: GameKind, body: CreateRoom) -> dict[str, Any]:
     try:
         return kind.api_settings(body.dict())
@@ -295,6 +303,7 @@ def read_room(request: HttpRequest, code: str) -> dict[str, Any]:
     are three characters of `X`, `O` and `.`, with `winner` and, for a request that carries a
     player's token (`Authorization: Bearer <player_token>`, optional here), `you`."""
     room = find_room(code)
+    catch_up(room)
     game = room.current_game()
     rows, extra = kind_of(room.kind).text_rows(game.state, game.params, reader_seat(request, room))
     players = [
@@ -328,6 +337,7 @@ def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
     the computer's reply is played before the answer and listed in `changed` after yours."""
     room = find_room(code)
     player = player_of(request, room)
+    catch_up(room)
     try:
         message = parse_payload(body.dict(exclude_none=True))
         if isinstance(message, Command) and message.name in ("hint", "sync"):

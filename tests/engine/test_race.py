@@ -150,6 +150,9 @@ def test_elimination_puts_the_racer_out_and_the_race_goes_on():
     race, events = r.move(race, 1, REVEAL, 4, 0, 4000)
     assert r.Out(1, r.Standing.ELIMINATED) in events
     assert race.phase is r.Phase.RACING
+    out = race.racer(1)
+    assert out is not None and out.cell_state(4)[0] is CellState.EXPLODED
+    assert out.cell_state(18)[0] is CellState.HIDDEN  # the other mine stays hidden: same layout
     with pytest.raises(r.RaceError, match="out of this race"):
         r.move(race, 1, REVEAL, 0, 0, 4100)
 

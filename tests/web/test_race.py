@@ -92,7 +92,9 @@ def test_a_race_is_created_by_game_and_mode_with_no_guess_on_by_default(client):
     assert create(client, mode="duel").status_code == 400
     tictactoe = client.post("/api/rooms", {"game": "tictactoe", "mode": "race"}, content_type=JSON)
     assert tictactoe.status_code == 400 and "mode" in tictactoe.json()["error"]
-    coop = client.post("/api/rooms", {"game": "minesweeper", "preset": "beginner"}, content_type=JSON)
+    coop = client.post(
+        "/api/rooms", {"game": "minesweeper", "preset": "beginner"}, content_type=JSON
+    )
     assert Room.objects.get(code=coop.json()["code"]).kind == "minesweeper"
 
 
@@ -126,7 +128,11 @@ def _safe_and_mine(code: str, seat: int) -> tuple[list[tuple[int, int]], tuple[i
     racer = race.racer(seat)
     assert race.field is not None and racer is not None
     grid = race.grid
-    safe = [grid.xy(c) for c in range(grid.size) if c not in race.field.mines and c not in racer.board.revealed]
+    safe = [
+        grid.xy(c)
+        for c in range(grid.size)
+        if c not in race.field.mines and c not in racer.board.revealed
+    ]
     return safe, grid.xy(min(race.field.mines))
 
 
@@ -223,13 +229,21 @@ async def test_racers_and_a_spectator_each_get_their_own_view_over_the_websocket
         assert 'id="board-0"' in text and 'id="board-1"' in text
     await sync_to_async(_go)(room)
     mine = await receive_until(a, 'data-phase="racing"')
-    assert re.search(r'id="cell-\d+-\d+" data-x="\d+" data-y="\d+" data-state="revealed" data-count', mine)
+    assert re.search(
+        r'id="cell-\d+-\d+" data-x="\d+" data-y="\d+" data-state="revealed" data-count', mine
+    )
     assert not re.search(r'id="cell-1-\d+-\d+"[^>]*data-count', mine)  # Bo's board: progress only
     seen = await receive_until(watcher, 'data-phase="racing"')
     assert re.search(r'id="cell-1-\d+-\d+" data-x="\d+" data-y="\d+" data-state="revealed"', seen)
     race = await sync_to_async(lambda: rules.load(room.current_game().state))()
     assert race.field is not None
-    x, y = race.grid.xy(next(c for c in range(race.grid.size) if c not in race.field.mines and c not in race.racer(0).board.revealed))  # type: ignore[union-attr]
+    x, y = race.grid.xy(
+        next(
+            c
+            for c in range(race.grid.size)
+            if c not in race.field.mines and c not in race.racer(0).board.revealed
+        )
+    )  # type: ignore[union-attr]
     await send(a, action="reveal", x=x, y=y)
     own = await receive_until(a, 'data-version="3"')
     assert f'id="cell-{x}-{y}" data-x="{x}" data-y="{y}" data-state="revealed"' in own
