@@ -221,6 +221,15 @@ def test_a_flags_room_passes_axe_mid_game_and_at_the_end(new_context, game_db, s
     expect(bo.locator(FINISHED)).to_be_attached()
     audit(bo, screenshots, "flags-room-over")
 
+    # The finished game is listed under the room, and its replay shows the claims in colour.
+    past = bo.locator('#room-history li[data-game="1"] a')
+    expect(past).to_be_visible()
+    past.click()
+    expect(bo.locator("#board.flags-board")).to_be_visible()
+    expect(bo.locator('#board .cell[data-state="claimed"][data-seat="X"]').first).to_be_attached()
+    expect(bo.locator(".end-stats")).to_contain_text("X won")
+    shot(bo, screenshots, "flags-replay")
+
 
 def test_two_computers_play_on_for_a_spectator(new_context, screenshots):
     host = new_context().new_page()

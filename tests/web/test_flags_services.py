@@ -270,3 +270,30 @@ def test_two_computers_play_a_whole_game(x, o):
     assert sum(state.scores.values()) == len(state.claimed)
     assert rules.computers_only(game.params)
     assert services.next_game_due(room) is not None
+
+
+def test_a_finished_game_replays_move_by_move_with_its_ticks(room, ana, bo):
+    from games.kinds.flags import history
+    from games.kinds.table import COMPUTER_SEAT
+
+    reveal(room, ana, mines(room)[0])
+    reveal(room, ana, safe(room, number=False))  # O to move now
+    game = current(room)
+    game.state = engine.to_dict(engine.time_out(board(room))[0])  # O's time runs out
+    game.version += 1
+    game.save()
+    Move.objects.create(game=game, seq=game.version, seat=COMPUTER_SEAT, action="tick")
+    for at in mines(room)[:25]:
+        reveal(room, ana, at)
+    game = current(room)
+    assert game.status == "won"
+    line = history.timeline(game, list(Move.objects.filter(game=game).order_by("seq")), {})
+    assert line.over and line.status == "won" and line.moves == game.version - 1  # no tick
+    assert line.steps[0].line.startswith("claimed a mine at row")
+    assert line.steps[1].line.startswith("opened ")
+    assert line.steps[-1].line.endswith("X wins 26 to 0")
+    assert line.rows_at(line.moves) == engine.render_full(board(room)).splitlines()
+    assert "*" not in line.board_at(line.moves - 1)  # no mine shows before the end
+    assert len(line.mines) == 51
+    assert line.stats["scores"] == {"X": 26, "O": 0}
+    assert line.stats["players"] == [{"seat": 0, "moves": 27, "mines": 26}]

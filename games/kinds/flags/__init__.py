@@ -2,7 +2,7 @@
 person, against the computer (easy or strong), or two computers playing for spectators."""
 
 from ..table import Clock, Computer, GameKind, Rendering
-from . import render, rules
+from . import history, render, rules
 from .form import CreateFlagsRoomForm
 
 KIND = GameKind(
@@ -40,4 +40,5 @@ KIND = GameKind(
     ),
     clock=Clock(due=rules.turn_due, tick=rules.tick),
     public_summary=rules.PUBLIC_SUMMARY,
+    replays=history.REPLAYS,
 )
