@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from .test_accessibility import audit
 from .test_rooms import (
     PHONE,
     cell,
@@ -157,6 +158,7 @@ def test_a_won_game_replays_and_lands_in_history_and_records(new_context, game_d
     expect(rita.locator("#board [data-ghost]")).to_have_count(10)
     rita.get_by_label("Show all mines").uncheck()
     expect(rita.locator("#board [data-ghost]")).to_have_count(0)
+    audit(rita, screenshots, "replay")
 
     dark = new_context(color_scheme="dark").new_page()
     dark.goto(f"/r/{code}/games/{number}/?move={moves // 2}")
@@ -177,6 +179,7 @@ def test_a_won_game_replays_and_lands_in_history_and_records(new_context, game_d
     expect(records.locator("#beginner")).to_contain_text("Rita, Sam")
     expect(records.locator("#beginner-no-guess")).not_to_contain_text("Rita")
     shot(records, screenshots, "records-light", full_page=True)
+    audit(records, screenshots, "records")
     records_dark = new_context(color_scheme="dark", viewport=PHONE).new_page()
     records_dark.goto("/records/")
     shot(records_dark, screenshots, "records-phone-dark", full_page=True)
