@@ -18,6 +18,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -29,6 +30,7 @@ from pathlib import Path
 import psutil
 
 from . import procs
+from .profile import WATCHED, summarise
 
 HERE = Path(__file__).resolve().parent
 NODE_DIR = HERE / "node"
@@ -61,11 +63,14 @@ def load() -> str:
 
 
 class CpuWatch:
-    """CPU seconds of some processes, read at the probe's stderr markers."""
+    """CPU seconds of some processes, read at the probe's stderr markers; with `profile_to`,
+    py-spy samples the first of them between the markers (raw collapsed stacks)."""
 
-    def __init__(self, pids: list[int]) -> None:
+    def __init__(self, pids: list[int], profile_to: Path | None = None) -> None:
         self.procs = [psutil.Process(pid) for pid in pids]
         self.marks: dict[str, float] = {}
+        self.profile_to = profile_to
+        self.spy: subprocess.Popen[bytes] | None = None
 
     def seconds(self) -> float:
         total = 0.0
@@ -77,10 +82,27 @@ class CpuWatch:
 
     def mark(self, name: str) -> None:
         self.marks[name] = self.seconds()
+        if self.profile_to is not None and name == "measuring":
+            self.spy = subprocess.Popen(
+                [str(Path(sys.executable).parent / "py-spy"), "record", "--pid"]
+                + [str(self.procs[0].pid), "--rate", "250", "--format", "raw", "--nonblocking"]
+                + ["--output", str(self.profile_to)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        if self.spy is not None and name in ("measured", "end"):
+            self.spy.send_signal(signal.SIGINT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.spy.wait(timeout=30)
+            self.spy = None
 
 
 def run_probe(
-    bases: list[str], clients: int, server_pids: list[int], extra_env: dict[str, str] | None = None
+    bases: list[str],
+    clients: int,
+    server_pids: list[int],
+    extra_env: dict[str, str] | None = None,
+    profile_to: Path | None = None,
 ) -> dict[str, object]:
     """One probe run; its JSON line plus the server's CPU and the load."""
     module = ensure_node_module()
@@ -93,7 +115,7 @@ def run_probe(
         "MOVERS": "3",
         **(extra_env or {}),
     }
-    watch = CpuWatch(server_pids)
+    watch = CpuWatch(server_pids, profile_to)
     before = load()
     watch.mark("start")
     started = time.perf_counter()
@@ -117,13 +139,17 @@ def run_probe(
 
     reader = threading.Thread(target=read_stderr, daemon=True)
     reader.start()
+    timer = threading.Timer(RUN_TIMEOUT, proc.kill)  # stdout is read here, stderr by `reader`
+    timer.start()
     try:
-        out, _ = proc.communicate(timeout=RUN_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+        assert proc.stdout is not None
+        out = proc.stdout.read()
         proc.wait()
-        raise RuntimeError(f"probe N={clients} took over {RUN_TIMEOUT:g} s") from None
+    finally:
+        timer.cancel()
     reader.join(timeout=5)
+    if proc.returncode == -9:
+        raise RuntimeError(f"probe N={clients} took over {RUN_TIMEOUT:g} s")
     watch.mark("end")
     if proc.returncode != 0:
         raise RuntimeError(f"probe N={clients} failed: {''.join(errors)[-2000:]}")
@@ -167,6 +193,7 @@ def shape_runs(
     counts: tuple[int, ...] = CLIENTS,
     processes: int = 1,
     progress=None,
+    profile: bool = False,
 ) -> list[dict[str, object]]:
     """Start the shape, run the probe at each N, stop it."""
     shape = make_shape(name, workdir, processes)
@@ -176,8 +203,11 @@ def shape_runs(
     try:
         bases = [f"http://{procs.HOST}:{port}" for port in server.ports]
         for count in counts:
-            result = run_probe(bases, count, server.pids)
+            spy = logdir.parent / f"probe-profile-{name}-{count}.txt" if profile else None
+            result = run_probe(bases, count, server.pids, profile_to=spy)
             result["shape"] = name if processes == 1 else f"{name} x{processes}"
+            if spy is not None:
+                result["profile"] = summarise([spy], top=40)
             runs.append(result)
             if progress:
                 progress(f"  probe {result['shape']} N={count}", summary(result))
@@ -233,12 +263,36 @@ def table(runs: list[dict[str, object]]) -> list[str]:
     return lines
 
 
+SOCKET_PATH = (
+    "FileDescriptor.doWrite (twisted/internet/abstract.py)",
+    "untilConcludes (twisted/python/util.py)",
+    "FileDescriptor.startWriting (twisted/internet/abstract.py)",
+    "FileDescriptor.stopWriting (twisted/internet/abstract.py)",
+    "send (games/live/daphne_frames.py)",
+    "EpollSelector.select (selectors.py)",
+)
+"""Where a socket's share of a message goes: Twisted's write of it (the `send` system call
+inside `untilConcludes`, a writer registered and unregistered around it) and the framed send."""
+
+
+def profile_lines(profile: dict[str, object]) -> str:
+    """The inclusive share of the samples of what a move and a socket cost."""
+    inclusive = dict(profile.get("inclusive_pct", []))
+    watched = dict(profile.get("watched_pct", {}))
+    short = {name.split(" (")[0]: pct for name, pct in {**inclusive, **watched}.items()}
+    names = [name.split(" (")[0] for name in (*SOCKET_PATH, *WATCHED)]
+    return f"{profile.get('samples', 0)} samples; " + ", ".join(
+        f"{name} {short[name]}%" for name in dict.fromkeys(names) if name in short
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.probe", description=__doc__)
     parser.add_argument("--shape", action="append", choices=SHAPES, help="default: both")
     parser.add_argument("--clients", type=int, nargs="+", default=list(CLIENTS))
     parser.add_argument("--processes", type=int, default=1, help="Daphnes (production only)")
     parser.add_argument("--json", type=Path, help="write the runs here too")
+    parser.add_argument("--profile", action="store_true", help="py-spy over the measured moves")
     args = parser.parse_args(argv)
     from .report import progress
 
@@ -250,11 +304,14 @@ def main(argv: list[str] | None = None) -> int:
             for name in args.shape or SHAPES:
                 processes = args.processes if name == "production" else 1
                 runs += shape_runs(
-                    name, Path(tmp), logdir, tuple(args.clients), processes, progress
+                    name, Path(tmp), logdir, tuple(args.clients), processes, progress, args.profile
                 )
         finally:
             procs.stop_all()
     print("\n".join(table(runs)))
+    for run in runs:
+        if "profile" in run:
+            print(f"\n{run['shape']} N={run['N']}: {profile_lines(run['profile'])}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(runs, indent=2) + "\n")
