@@ -14,7 +14,7 @@ from games.engine import minesweeper as engine
 from games.kinds import kind_of
 from games.kinds.tictactoe import rules as tictactoe
 from games.messages import CellMove, SquareMove
-from games.models import Game, GameSummary, Room
+from games.models import Game, GameSummary, Move, Room
 
 from .helpers import make_room
 
@@ -293,3 +293,45 @@ def test_replay_position_k_is_the_board_broadcast_as_version_k(moves) -> None:
     assert timeline is not None and timeline.moves == game.version
     for version, rows in broadcast.items():
         assert timeline.rows_at(version) == rows
+
+
+def test_timed_events_in_the_log_are_neither_replayed_nor_counted(client: Client, room, ana):
+    from games.kinds.table import COMPUTER_SEAT
+
+    play(room, ana, "reveal", 4, 4)
+    game = room.current_game()
+    before = history.timeline_of(room, game)
+    Move.objects.create(game=game, seq=game.version + 1, seat=COMPUTER_SEAT, action="tick")
+    history.forget_timelines()
+    after = history.timeline_of(room, game)
+    assert before is not None and after is not None
+    assert after.moves == before.moves == 1
+    assert after.stats["clicks"] == 1
+    answer = client.get(f"/api/rooms/{room.code}/games/1").json()
+    assert [m["action"] for m in answer["moves"]] == ["reveal", "tick"]  # the log, as it is
+
+
+def test_the_solver_bots_moves_replay_under_its_name(client: Client, room, ana):
+    from games.kinds.minesweeper import rules
+    from games.messages import Command
+
+    game = room.current_game()
+    for seed in range(200):  # a board where the first reveal leaves the bot something to prove
+        state, _ = engine.apply_move(
+            engine.new_game(rules.config(game.params), seed),
+            engine.Move(engine.Action.REVEAL, 4, 4, 0),
+        )
+        if not state.is_over and rules.bot_cell(state) is not None:
+            break
+    Game.objects.filter(pk=game.pk).update(seed=seed, state=rules.initial_state(game.params, seed))
+    services.play(room, ana, Command("add_bot"))
+    play(room, ana, "reveal", 4, 4)
+    turn = services.computer_turn(room)
+    assert turn is not None
+    assert services.computer_move(room, turn[1]) is not None
+    game = room.current_game()
+    html = client.get(f"/r/{room.code}/games/{game.number}/").content.decode()
+    assert "<strong>Solver bot</strong> revealed" in html
+    answer = client.get(f"/api/rooms/{room.code}/games/{game.number}").json()
+    assert answer["moves"][-1]["seat"] == 2_147_483_647
+    assert "Solver bot" in [p["name"] for p in answer["stats"]["players"]]
