@@ -16,7 +16,9 @@ PHONE = {"width": 390, "height": 844}
 FINISHED = '#board[data-status="won"]'
 
 
-def create_room(page: Page, nickname: str, x: str, o: str, mines: int | None = None) -> str:
+def create_room(
+    page: Page, nickname: str, x: str, o: str, mines: int | None = None, timer: int = 0
+) -> str:
     page.goto("/")
     page.locator('input[name="game"][value="flags"]').check()
     expect(page.locator("#flags-fields")).to_be_visible()
@@ -26,6 +28,7 @@ def create_room(page: Page, nickname: str, x: str, o: str, mines: int | None = N
     fields.locator('select[name="o"]').select_option(o)
     if mines is not None:
         fields.locator('input[name="mines"]').fill(str(mines))
+    fields.locator('select[name="turn_seconds"]').select_option(str(timer))
     page.get_by_role("button", name="Create room").click()
     expect(page).to_have_url(re.compile(r"/r/[\w-]+/$"))
     wait_until_live(page)
@@ -204,7 +207,7 @@ def test_a_flags_room_passes_axe_mid_game_and_at_the_end(new_context, game_db, s
     from .test_accessibility import audit
 
     ana = new_context().new_page()
-    code = create_room(ana, "Ana", x="human", o="human", mines=9)
+    code = create_room(ana, "Ana", x="human", o="human", mines=9, timer=60)
     invite = ana.locator("#invite-link").input_value()
     bo = new_context().new_page()
     bo.goto(invite)
@@ -215,6 +218,7 @@ def test_a_flags_room_passes_axe_mid_game_and_at_the_end(new_context, game_db, s
     play(ana, a_number(game_db, code))
     claim(bo, game_db, code, 1)
     expect(bo.locator("#bomb")).to_be_visible()  # Bo is behind: the bomb is offered
+    expect(bo.locator("#turn-timer .turn-timer-count")).to_have_text(re.compile(r"^(60|59|58)$"))
     audit(bo, screenshots, "flags-room")
     play(bo, a_number(game_db, code))
     claim(ana, game_db, code, 3)
@@ -254,3 +258,27 @@ def test_two_computers_play_on_for_a_spectator(new_context, screenshots):
     shot(viewer, screenshots, "flags-computers-dark")
     expect(viewer.locator("#game-meta")).to_have_attribute("data-game", "2", timeout=15_000)
     expect(viewer.locator('.contender[data-mark="X"]')).to_contain_text("Computer 2")
+
+
+def test_the_create_form_offers_flags_and_says_what_an_even_count_cannot_do(
+    new_context, screenshots
+):
+    page = new_context(viewport=PHONE).new_page()
+    page.goto("/")
+    page.locator('input[name="game"][value="flags"]').check()
+    fields = page.locator("#flags-fields")
+    expect(fields).to_be_visible()
+    expect(page.locator("#tictactoe-fields")).to_be_hidden()
+    hint = fields.locator("[data-count-of] span:visible")
+    expect(hint).to_have_text(re.compile("^You play the computer"))  # the default: X person
+    fields.locator('select[name="o"]').select_option("human")
+    expect(hint).to_have_text(re.compile("the first friend to open your link takes O"))
+    expect(fields.locator('input[name="mines"]')).to_have_value("51")
+    fields.locator('select[name="turn_seconds"]').select_option("30")
+    shot(page, screenshots, "flags-create-phone")
+    page.get_by_label("Your nickname").fill("Ana")
+    fields.locator('input[name="mines"]').fill("50")
+    page.get_by_role("button", name="Create room").click()
+    expect(page.locator("#flags-fields .field-error")).to_contain_text("odd number from 1 to 99")
+    expect(page.locator('input[name="game"][value="flags"]')).to_be_checked()
+    expect(fields.locator('select[name="turn_seconds"]')).to_have_value("30")
