@@ -21,6 +21,14 @@ frame's `payloadHybi` are internals: Daphne, autobahn and Twisted are pinned exa
 pyproject.toml, and `tests/web/test_framed.py` checks each of them on the pinned versions, so an
 upgrade that moves one fails there rather than in a room (docs/operations.md, "Library internals").
 
+Twisted's own `transport.write` buffers the frame, registers the socket with the event loop for
+writing, sends on the loop's next turn and unregisters it again: two `epoll_ctl` calls and a loop
+turn around each `send` (docs/performance.md, issue 17: about a fifth of a bare Daphne's CPU per
+socket). When Twisted holds nothing for a plain-TCP socket, `_write_now` makes the one `send`
+at once and leaves only what the kernel did not take to Twisted, which keeps the order. The
+transport's `TLS`, `socket`, `connected`, `disconnecting`, `_writeDisconnected`, `dataBuffer`,
+`offset` and `_tempDataLen` are Twisted internals, checked in `tests/web/test_framed.py` too.
+
 Autobahn refuses to send a message above the connection's `maxMessagePayloadSize` (Daphne's
 `--websocket-max-message-size`, `MESSAGE_LIMIT_BYTES` in every start command), but only on its
 own path: a frame written here bypasses that check, so `send` applies the same limit itself.
@@ -87,6 +95,29 @@ def send(connection: WebSocketProtocol | None, html: str) -> bool:
         return False
     if connection.send_queue:  # autobahn holds frames back: this one queues behind them
         connection.sendPreparedMessage(prepared)
-    else:
+    elif not _write_now(connection.transport, prepared.payloadHybi):
         connection.transport.write(prepared.payloadHybi)
+    return True
+
+
+def _write_now(transport: Any, frame: bytes) -> bool:
+    """`frame` handed to the kernel now, when Twisted holds nothing for this socket (what the
+    kernel does not take goes to Twisted, after it); False, and nothing sent, when Twisted must
+    write it: TLS, bytes already waiting, a socket closing, or a send that fails (Twisted then
+    finds the error its own way)."""
+    if (
+        getattr(transport, "TLS", True)
+        or not getattr(transport, "connected", False)
+        or transport.disconnecting
+        or transport._writeDisconnected
+        or transport._tempDataLen
+        or len(transport.dataBuffer) > transport.offset
+    ):
+        return False
+    try:
+        sent = transport.socket.send(frame)
+    except OSError:  # EAGAIN (the kernel's buffer is full), a reset: Twisted's business
+        return False
+    if sent < len(frame):
+        transport.write(frame[sent:])
     return True

@@ -160,3 +160,66 @@ def test_each_message_is_framed_for_itself():
     framed.send(protocol, second)
     framed.send(protocol, first)
     assert wire.value() == b"".join(bytes([0x81, 8]) + m.encode() for m in (first, second, first))
+
+
+class Plain:
+    """A plain-TCP transport as `_write_now` reads it, over one end of a socket pair."""
+
+    TLS = False
+    connected = True
+    disconnecting = False
+    _writeDisconnected = False
+
+    def __init__(self, sock) -> None:
+        self.socket = sock
+        self.dataBuffer, self.offset, self._tempDataLen = b"", 0, 0
+        self.written: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.written.append(data)
+
+
+def test_the_twisted_internals_it_sends_through_keep_their_shape():
+    """The pinned Twisted's TCP connection has every attribute `_write_now` reads, as it reads
+    them: plain TCP, connected, nothing buffered."""
+    import socket
+
+    from twisted.internet import tcp
+
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        connection = tcp.Connection(ours, None)
+        connection.connected = True
+        assert connection.TLS is False and connection.socket is ours
+        assert not connection.disconnecting and not connection._writeDisconnected
+        assert (connection.dataBuffer, connection.offset, connection._tempDataLen) == (b"", 0, 0)
+        assert framed._write_now(connection, b"now")
+        assert theirs.recv(100) == b"now"
+        connection._tempDataBuffer.append(b"held")  # as `write` leaves it for the loop's next turn
+        connection._tempDataLen = 4
+        assert not framed._write_now(connection, b"later")  # so this one must wait behind it
+
+
+def test_a_frame_goes_to_the_kernel_at_once_when_twisted_holds_nothing():
+    import socket
+
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        transport = Plain(ours)
+        assert framed._write_now(transport, b"frame")
+        assert theirs.recv(100) == b"frame" and transport.written == []
+        transport._tempDataLen = 3
+        assert not framed._write_now(transport, b"later")
+        transport._tempDataLen, transport.TLS = 0, True
+        assert not framed._write_now(transport, b"tls")
+        assert transport.written == []
+
+
+def test_what_the_kernel_does_not_take_is_left_to_twisted_in_order():
+    class Short:
+        def send(self, data):
+            return 2
+
+    transport = Plain(Short())
+    assert framed._write_now(transport, b"abcdef")
+    assert transport.written == [b"cdef"]
