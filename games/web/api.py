@@ -301,7 +301,9 @@ def read_room(request: HttpRequest, code: str) -> dict[str, Any]:
     """The board as text rows, as the terminal shows it: `#` hidden, `F` flag, `_` empty,
     `1`-`8`, and after a loss `*` mine, `!` the exploded one, `X` a wrong flag. Tic-tac-toe rows
     are three characters of `X`, `O` and `.`, with `winner` and, for a request that carries a
-    player's token (`Authorization: Bearer <player_token>`, optional here), `you`."""
+    player's token (`Authorization: Bearer <player_token>`, optional here), `you`. Flags rows
+    show `x` / `o` for mines claimed by X / O, with `turn`, `scores`, `bombs`, `winner`, `you`
+    and, with a turn timer, `turn_deadline`."""
     room = find_room(code)
     catch_up(room)
     game = room.current_game()
@@ -327,8 +329,9 @@ def read_room(request: HttpRequest, code: str) -> dict[str, Any]:
     summary="Make a move",
 )
 def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
-    """Minesweeper: `{"action": "reveal"|"flag"|"chord", "x", "y"}`; tic-tac-toe:
-    `{"action": "mark", "cell": 0..8}`; either: `{"action": "new_game"}`. The host of a
+    """Minesweeper: `{"action": "reveal"|"flag"|"chord", "x", "y"}`; Flags:
+    `{"action": "reveal"|"bomb", "x", "y"}`; tic-tac-toe: `{"action": "mark", "cell": 0..8}`;
+    any: `{"action": "new_game"}`. The host of a
     Minesweeper room may send `{"action": "add_bot"}` or `{"action": "remove_bot"}`.
     409 when the game's state refuses the move (game over, not your turn) or, in Minesweeper,
     when it could never change its cell (a flag on a revealed cell, a reveal of a flag, a chord
