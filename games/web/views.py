@@ -10,7 +10,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from .. import history, services
-from ..kinds import KINDS, kind_of
+from ..kinds import KINDS, kind_for, kind_of
+from ..kinds.table import GameKind
 from ..models import Player, Room, is_room_code
 from .forms import NicknameForm
 from .room_limit import join_reservation, room_reservation
@@ -57,7 +58,8 @@ def home_context(
     if bound is not None:
         forms[game] = bound
     return {
-        "game": game,
+        "game": KINDS[game].api_game or game,
+        "mode": KINDS[game].mode,
         "kinds": [(kind, forms[name]) for name, kind in KINDS.items()],
         "active_form": forms[game],
         **live_rooms_context(),
@@ -103,10 +105,14 @@ TOO_MANY_ROOMS = (
 
 @require_POST
 def create_room(request: HttpRequest) -> HttpResponse:
-    game = request.POST.get("game") or DEFAULT_KIND
-    kind = KINDS.get(game)
+    try:
+        kind: GameKind | None = kind_for(
+            request.POST.get("game") or DEFAULT_KIND, request.POST.get("mode") or None
+        )
+    except ValueError:
+        kind = None
     if kind is None:
-        *others, last = [kind.label for kind in KINDS.values()]
+        *others, last = [kind.label for kind in KINDS.values() if kind.api_game is None]
         names = f"{', '.join(others)} or {last}" if others else last
         context = {**home_context(request), "game_error": f"Choose {names}."}
         return render(request, "games/home.html", context, status=400)
@@ -114,17 +120,23 @@ def create_room(request: HttpRequest) -> HttpResponse:
     with room_reservation(request, time.time()) as reservation:
         if reservation is None:  # the form comes back as typed, with its own errors too
             form.add_error(None, TOO_MANY_ROOMS)
-            return render(request, "games/home.html", home_context(request, game, form), status=429)
+            return render(
+                request, "games/home.html", home_context(request, kind.name, form), status=429
+            )
         if not form.is_valid():
-            return render(request, "games/home.html", home_context(request, game, form), status=400)
+            return render(
+                request, "games/home.html", home_context(request, kind.name, form), status=400
+            )
         data = form.cleaned_data
         try:  # the room and its creator's seat together: a refused name leaves no room
             room, player = services.open_room(
-                game, data["settings"], data["nickname"], is_public=data["is_public"]
+                kind.name, data["settings"], data["nickname"], is_public=data["is_public"]
             )
         except services.NicknameError as error:
             form.add_error("nickname", str(error))
-            return render(request, "games/home.html", home_context(request, game, form), status=400)
+            return render(
+                request, "games/home.html", home_context(request, kind.name, form), status=400
+            )
         reservation.keep()
     assert player is not None
     remember_seat(request, room, player, data["nickname"])

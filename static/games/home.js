@@ -4,16 +4,26 @@
   const form = document.querySelector(".create-form");
   if (!form) return;
   const custom = document.getElementById("custom-size");
+  let lastMode = null;
+  let noGuessTouched = false;
+  form.addEventListener("change", (event) => {
+    if (event.target.name === "no_guess") noGuessTouched = true;
+  });
   function update() {
     const game = form.querySelector('input[name="game"]:checked');
     const chosen = game ? game.value : "minesweeper";
     // Only the chosen game's fields are sent: two games may name a field alike (X and O).
+    const mode = form.querySelector('input[name="mode"]:checked')?.value || "coop";
     form.querySelectorAll(".game-fields").forEach((fields) => {
-      fields.hidden = fields.dataset.game !== chosen;
+      fields.hidden = fields.dataset.game !== chosen || (fields.dataset.mode || mode) !== mode;
       fields.querySelectorAll("input, select, textarea").forEach((field) => {
         field.disabled = fields.hidden;
       });
     });
+    // A race defaults to a no-guess board (a guess decides a race by luck) until the box is touched.
+    const noGuess = form.querySelector('#minesweeper-fields input[name="no_guess"]');
+    if (noGuess && mode !== lastMode && !noGuessTouched) noGuess.checked = mode === "race";
+    lastMode = mode;
     const choice = form.querySelector('input[name="preset"]:checked');
     custom.hidden = !choice || choice.value !== "custom";
     // A hint with one sentence per count of selects holding a value (tic-tac-toe: how many

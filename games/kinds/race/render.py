@@ -194,8 +194,12 @@ def _status(race: engine.Race, racer: engine.Racer, place: int | None, now: int,
         f'<progress max="100" value="{progress}" aria-label="{escape(name.nickname)}: {progress}%">'
         f"{progress}%</progress>"
         f'<span class="racer-state">{escape(state)} · {progress}%'
-        f"{f' · {len(racer.hits)} 💥' if racer.hits else ''}</span></div>"
+        f"{_mines_hit(len(racer.hits))}</span></div>"
     )
+
+
+def _mines_hit(count: int) -> str:
+    return f" · {count} mine{'s' if count != 1 else ''} hit" if count else ""
 
 
 def _seconds(ms_: int | None) -> str:
@@ -274,7 +278,12 @@ def _results(race: engine.Race, names: Mapping[int, Name], room: Room, game: Gam
     if not race.is_over:
         return '<section id="results" class="results" hidden hx-swap-oob="true"></section>'
     rows = [
-        {**rules.result_facts(r), "name": names.get(r.seat, NOBODY), "time_s": _seconds(r.time_ms)}
+        {
+            **rules.result_facts(r),
+            "name": names.get(r.seat, NOBODY),
+            "time_s": _seconds(r.time_ms),
+            "ended": _ENDED[r.standing],
+        }
         for r in engine.results(race)
     ]
     context = {"rows": rows, "game": game, "room": room, "oob": True}
@@ -442,6 +451,14 @@ def narrate(events: Iterable[engine.Event], names: Mapping[int, Name]) -> str:
     return " ".join(lines)
 
 
+_ENDED = {
+    engine.Standing.RACING: "Racing",
+    engine.Standing.FINISHED: "Finished",
+    engine.Standing.ELIMINATED: "Out (mine)",
+    engine.Standing.GAVE_UP: "Gave up",
+    engine.Standing.DNF: "Did not finish",
+    engine.Standing.TIMED_OUT: "Out of time",
+}
 _OUT = {
     engine.Standing.ELIMINATED: "hit a mine",
     engine.Standing.GAVE_UP: "gave up",

@@ -1,0 +1,210 @@
+// A race room beyond htmx and live.js: input on the racer's own board (click, flag, keyboard,
+// long-press), the 3-2-1 countdown, the race clock, the penalty countdown on a frozen board,
+// progress copied onto each board-SEAT, boards sized to fit (CSP: sizes go through the CSSOM)
+// and "Follow" for spectators. The server owns the race: this file sends intentions only.
+// No pointer positions are sent: in a race they would tell the others where you look.
+(function () {
+  "use strict";
+  const room = document.querySelector(".room.race[ws-connect]");
+  if (!room || !window.LiveRoom) return;
+  const mySeat = room.dataset.seat;
+  const LONG_PRESS_MS = 450;
+  const live = window.LiveRoom(room, afterMessage);
+  let focusX = 0;
+  let focusY = 0;
+  let followed = null; // the seat a spectator follows large
+  let arrived = performance.now(); // when the last message arrived (timers count from it)
+
+  function board() { return document.getElementById("board"); }
+  function cellAt(x, y) { return document.getElementById(`cell-${x}-${y}`); }
+  function myStatus() { return document.getElementById(`status-${mySeat}`); }
+
+  function canMove() {
+    const b = board();
+    if (!b || b.dataset.status !== "playing" || b.dataset.frozen === "true") return false;
+    const status = myStatus();
+    return !status || status.dataset.standing === "racing";
+  }
+
+  function move(action, cell) {
+    if (!cell || !canMove() || !cell.closest("#board")) return;
+    const state = cell.dataset.state;
+    if (action === "flag" && state !== "hidden" && state !== "flagged") return;
+    if (action === "reveal" && state === "flagged") return;
+    live.send({ action: action, x: +cell.dataset.x, y: +cell.dataset.y });
+  }
+
+  let suppressClick = false;
+  room.addEventListener("click", (event) => {
+    const follow = event.target.closest("[data-follow]");
+    if (follow) { setFollowed(followed === follow.dataset.follow ? null : follow.dataset.follow); return; }
+    const cell = event.target.closest("#board .cell");
+    if (!cell) return;
+    if (suppressClick) { suppressClick = false; return; }
+    focusCell(+cell.dataset.x, +cell.dataset.y, false);
+    move(event.shiftKey ? "flag" : "reveal", cell);
+  });
+  room.addEventListener("contextmenu", (event) => {
+    const cell = event.target.closest("#board .cell");
+    if (!cell) return;
+    event.preventDefault();
+    move("flag", cell);
+  });
+  let pressTimer = null;
+  room.addEventListener("touchstart", (event) => {
+    const cell = event.target.closest("#board .cell");
+    if (!cell) return;
+    pressTimer = setTimeout(() => {
+      pressTimer = null;
+      suppressClick = true;
+      move("flag", cell);
+    }, LONG_PRESS_MS);
+  }, { passive: true });
+  for (const type of ["touchend", "touchmove", "touchcancel"]) {
+    room.addEventListener(type, () => { if (pressTimer) clearTimeout(pressTimer); pressTimer = null; });
+  }
+
+  function focusCell(x, y, moveFocus = true) {
+    const b = board();
+    if (!b || !b.dataset.width) return;
+    focusX = Math.max(0, Math.min(+b.dataset.width - 1, x));
+    focusY = Math.max(0, Math.min(+b.dataset.height - 1, y));
+    b.querySelectorAll('.cell[tabindex="0"]').forEach((c) => c.setAttribute("tabindex", "-1"));
+    const cell = cellAt(focusX, focusY);
+    if (!cell) return;
+    cell.setAttribute("tabindex", "0");
+    if (moveFocus) cell.focus({ preventScroll: false });
+  }
+  let focusWasInBoard = false;
+  room.addEventListener("htmx:wsBeforeMessage", () => {
+    focusWasInBoard = Boolean(document.activeElement?.closest("#board"));
+  });
+  room.addEventListener("keydown", (event) => {
+    const cell = event.target.closest("#board .cell");
+    if (!cell) return;
+    const steps = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+    if (steps[event.key]) {
+      event.preventDefault();
+      focusCell(focusX + steps[event.key][0], focusY + steps[event.key][1]);
+    } else if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      move("reveal", cell);
+    } else if (event.key === "f" || event.key === "F") {
+      event.preventDefault();
+      move("flag", cell);
+    }
+  });
+
+  // --- after every message ------------------------------------------------------------------
+  function afterMessage() {
+    arrived = performance.now();
+    document.querySelectorAll(".racer-status").forEach((status) => {
+      const mini = document.getElementById(`board-${status.dataset.seat}`);
+      if (mini) mini.dataset.progress = status.dataset.progress;
+      const card = document.getElementById(`rival-${status.dataset.seat}`);
+      if (card) card.dataset.standing = status.dataset.standing;
+    });
+    document.querySelectorAll(".rival").forEach((card) => {
+      card.classList.toggle("me", card.dataset.seat === mySeat);
+    });
+    const b = board();
+    const freeze = document.getElementById("freeze");
+    if (b) {
+      if (freeze && +freeze.dataset.ms > 0) b.dataset.frozen = "true";
+      else delete b.dataset.frozen;
+      const status = myStatus();
+      if (status && status.dataset.standing !== "racing" && b.dataset.status === "playing") {
+        b.dataset.status = status.dataset.standing === "finished" ? "won" : "lost";
+      }
+    }
+    setFollowed(followed);
+    sizeBoards();
+    if (focusWasInBoard) focusCell(focusX, focusY);
+    tick();
+  }
+
+  function setFollowed(seat) {
+    followed = seat;
+    document.querySelectorAll(".rival").forEach((card) => {
+      const on = card.dataset.seat === seat;
+      card.classList.toggle("followed", on);
+      const button = card.querySelector("[data-follow]");
+      if (button) {
+        button.setAttribute("aria-pressed", String(on));
+        button.textContent = on ? "Unfollow" : "Follow";
+      }
+    });
+    const rivals = document.getElementById("rivals");
+    if (rivals) rivals.classList.toggle("following", seat !== null && Boolean(document.getElementById(`rival-${seat}`)));
+    sizeBoards();
+  }
+
+  // --- clocks: countdown, race time, penalty ---------------------------------------------------
+  function tick() {
+    const since = performance.now() - arrived;
+    const countdown = document.getElementById("countdown");
+    if (countdown) {
+      const left = +countdown.dataset.ms - since;
+      const text = left > 0 ? String(Math.ceil(left / 1000)) : "Go!";
+      if (countdown.textContent !== text) countdown.textContent = text;
+    }
+    const bar = document.getElementById("race");
+    const clock = document.getElementById("race-clock");
+    if (bar && clock) {
+      const running = bar.dataset.running === "true";
+      const ms = +bar.dataset.elapsedMs + (running ? since : 0);
+      clock.textContent = (Math.max(0, ms) / 1000).toFixed(1);
+    }
+    const freeze = document.getElementById("freeze");
+    if (freeze && +freeze.dataset.ms > 0) {
+      const left = +freeze.dataset.ms - since;
+      const b = board();
+      if (left > 0) {
+        freeze.textContent = `Mine! Frozen for ${(left / 1000).toFixed(1)} s`;
+        if (b) b.dataset.frozen = "true";
+      } else {
+        freeze.textContent = "";
+        if (b) delete b.dataset.frozen; // the server's thaw follows at once
+      }
+    }
+    document.querySelectorAll('.racer-status[data-frozen-ms]:not([data-frozen-ms="0"])').forEach((status) => {
+      const left = +status.dataset.frozenMs - since;
+      const state = status.querySelector(".racer-state");
+      if (state && left > 0) state.dataset.countdown = `${Math.ceil(left / 1000)} s`;
+      else if (state) delete state.dataset.countdown;
+    });
+  }
+  setInterval(tick, 100);
+
+  // --- sizes ------------------------------------------------------------------------------------
+  // Set on the room element, which is never swapped: htmx copies a swapped element's old
+  // attributes while it settles, and a style attribute there breaks the page's CSP. Every board
+  // of a race has the same size, so one set of variables serves them all.
+  const MAX_CELL = 36;
+  const MIN_CELL = 16;
+  function sizeBoards() {
+    const b = board();
+    if (!b || !b.dataset.width) return;
+    const cols = +b.dataset.width;
+    const rows = +b.dataset.height;
+    const area = b.closest(".own-area") || room;
+    const width = area.clientWidth - 28;
+    const height = window.innerHeight - 260;
+    const cell = Math.max(MIN_CELL, Math.min(MAX_CELL, Math.floor(width / cols), Math.floor(height / rows)));
+    room.style.setProperty("--cols", cols);
+    room.style.setProperty("--rows", rows);
+    room.style.setProperty("--cell", `${cell}px`);
+    const card = document.querySelector(".rival:not(.followed)");
+    const full = document.getElementById("rivals")?.dataset.view === "full";
+    const inner = (card ? card.clientWidth : 200) - 24;
+    const mini = Math.max(3, Math.min(full ? 22 : 12, Math.floor(inner / cols)));
+    const rivals = document.getElementById("rivals");
+    const big = Math.max(mini, Math.min(40, Math.floor(((rivals ? rivals.clientWidth : 600) - 24) / cols)));
+    room.style.setProperty("--mcols", cols);
+    room.style.setProperty("--mcell", `${mini}px`);
+    room.style.setProperty("--mcell-big", `${big}px`);
+    room.dataset.smallMini = mini < 11 ? "true" : "false";
+  }
+  window.addEventListener("resize", sizeBoards);
+  sizeBoards();
+})();
