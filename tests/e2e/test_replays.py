@@ -187,3 +187,34 @@ def test_a_won_game_replays_and_lands_in_history_and_records(new_context, game_d
     sam_dark.goto(f"/r/{code}/watch/")
     expect(sam_dark.locator("#banner")).to_contain_text("Board cleared")
     shot(sam_dark, screenshots, "banner-won-phone-dark", full_page=True)
+
+
+def test_a_tictactoe_game_replays_move_by_move(new_context, screenshots):
+    page = new_context().new_page()
+    created = page.request.post(
+        "/api/rooms", data={"game": "tictactoe", "x": "human", "o": "perfect", "public": True}
+    ).json()
+    token = created["player_token"]
+    headers = {"Authorization": f"Bearer {token}"}
+    state = page.request.get(f"/api/rooms/{created['code']}").json()
+    for square in range(9):  # the perfect computer answers each mark at once
+        if state["status"] != "playing":
+            break
+        if "".join(state["board"])[square] == ".":
+            answer = page.request.post(
+                f"/api/rooms/{created['code']}/moves",
+                data={"action": "mark", "cell": square},
+                headers=headers,
+            )
+            assert answer.ok
+            state = page.request.get(f"/api/rooms/{created['code']}").json()
+    assert state["status"] in ("won", "draw")
+    page.goto(f"/r/{created['code']}/games/1/?move=2")
+    expect(page.locator(".replay")).to_have_attribute("data-ready", "true")
+    expect(page.locator("#square-0")).to_have_attribute("data-mark", "X")
+    marks = page.locator('#board [data-mark="X"], #board [data-mark="O"]')
+    expect(marks).to_have_count(2)
+    page.get_by_role("button", name="Step forward").click()
+    at_move(page, 3)
+    expect(marks).to_have_count(3)
+    shot(page, screenshots, "replay-tictactoe-light")
