@@ -17,7 +17,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from .kinds import KINDS, kind_of
+from .kinds import KINDS
 from .kinds.replays import Seat, Timeline, named_stats
 from .models import Game, GameSummary, Move, Room
 
@@ -36,7 +36,7 @@ RECORD_BOARDS = (
     ("expert", "Expert", "30×16, 99 mines"),
 )
 
-_timelines: OrderedDict[tuple[int, int], Timeline] = OrderedDict()
+_timelines: OrderedDict[tuple[int, int, int], Timeline] = OrderedDict()
 
 
 def replayable(room: Room) -> bool:
@@ -61,10 +61,11 @@ def timeline_of(room: Room, game: Game) -> Timeline | None:
     """Every position of `game` as its room saw it; None when the kind has no replays.
 
     A game under way is read afresh each time (its timeline grows); a finished one is kept."""
-    replays = kind_of(room.kind).replays
+    kind = KINDS.get(room.kind)
+    replays = None if kind is None else kind.replays
     if replays is None:
         return None
-    key = (game.pk, game.version)
+    key = (game.pk, game.version, game.seed)  # the seed too: a reset database reuses ids
     kept = _timelines.get(key)
     if kept is not None:
         _timelines.move_to_end(key)

@@ -335,3 +335,13 @@ def test_the_solver_bots_moves_replay_under_its_name(client: Client, room, ana):
     answer = client.get(f"/api/rooms/{room.code}/games/{game.number}").json()
     assert answer["moves"][-1]["seat"] == 2_147_483_647
     assert "Solver bot" in [p["name"] for p in answer["stats"]["players"]]
+
+
+def test_the_history_list_refreshes_from_its_own_address(client: Client, room, ana):
+    assert "No finished games yet" in client.get(f"/r/{room.code}/history/").content.decode()
+    lose(room, ana)
+    listed = client.get(f"/r/{room.code}/history/").content.decode()
+    assert listed.startswith('<section id="room-history"')
+    assert f'href="/r/{room.code}/games/1/"' in listed
+    assert client.get("/r/nope/history/").status_code == 404
+    assert client.get("/r/nope/rewind/").status_code == 404

@@ -36,7 +36,7 @@ _MINES = frozenset("*!F")
 BOT_SEAT = Seat(rules.BOT_NAME, "bot")
 STATS_KEPT = 256
 """Finished games whose banner statistics are kept per process (a few hundred bytes each)."""
-_kept: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()
+_kept: OrderedDict[tuple[int, int, int], dict[str, Any]] = OrderedDict()
 
 
 def logged(moves: Sequence[Move]) -> list[engine_stats.LoggedMove]:
@@ -152,7 +152,7 @@ def end_stats(game: Game) -> dict[str, Any] | None:
     move log once per game and version, then kept."""
     if game.status == Game.Status.PLAYING or game.pk is None:
         return None
-    key = (game.pk, game.version)
+    key = (game.pk, game.version, game.seed)  # the seed: a reset database reuses ids
     kept = _kept.get(key)
     if kept is None:
         moves = list(Move.objects.filter(game_id=game.pk).order_by("seq"))
