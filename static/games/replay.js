@@ -153,7 +153,13 @@
     entry.addEventListener("click", () => { pause(); show(Number(entry.dataset.k), { scroll: false }); });
   }
   const mine = el("replay-mine");
-  if (mine) mine.addEventListener("click", () => { pause(); show(last); });
+  if (mine) {
+    mine.addEventListener("click", () => {
+      pause();
+      show(last);
+      cellEls[data.exploded].scrollIntoView({ block: "nearest", inline: "nearest" }); // big boards scroll
+    });
+  }
   if (showMines) {
     showMines.addEventListener("change", () => {
       ghosts = showMines.checked;
