@@ -345,3 +345,14 @@ def test_the_history_list_refreshes_from_its_own_address(client: Client, room, a
     assert f'href="/r/{room.code}/games/1/"' in listed
     assert client.get("/r/nope/history/").status_code == 404
     assert client.get("/r/nope/rewind/").status_code == 404
+
+
+def test_nicknames_are_escaped_on_the_replay_page_and_in_the_records(client: Client):
+    room = make_room()
+    mallory = services.join_room(room, "<b>Mal</b>")
+    win(room, mallory)
+    replay_page = client.get(f"/r/{room.code}/games/1/").content.decode()
+    records_page = records_html(client)
+    for html in (replay_page, records_page):
+        assert "<b>Mal</b>" not in html
+        assert "&lt;b&gt;Mal&lt;/b&gt;" in html
