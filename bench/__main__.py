@@ -108,6 +108,8 @@ async def embedded_section(workdir: Path, logdir: Path, quick: bool) -> dict[str
     try:
         out: dict[str, object] = {"shape": shape.label}
         out["latency"] = await latency_runs(server, quick)
+        out["race"] = await scenarios.race(server, seconds=5.0 if quick else 10.0)
+        report.progress("  race 8 racers + 20 spectators", out["race"]["all"])
         out["payload"] = await scenarios.payload(server)
         report.progress("  payload", {"messages": len(out["payload"]["moves"])})
         out["memory"] = await scenarios.memory(server, (100, 300) if quick else (100, 1000))
@@ -137,6 +139,9 @@ async def production_section(
         if not profile:
             counts = LATENCY_CLIENTS if layer == "pubsub" else LATENCY_CLIENTS[-1:]
             out["latency"] = await latency_runs(server, quick, counts)
+        if not profile and layer == "pubsub":
+            out["race"] = await scenarios.race(server, seconds=5.0 if quick else 10.0)
+            report.progress("  race 8 racers + 20 spectators", out["race"]["all"])
         steps = (100, 200, 300) if quick else (50, 100, 150, 200, 250, 300, 350, 400, 500)
         during = None
         if profile:  # fixed steps, whatever the latency: the profile is the point

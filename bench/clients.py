@@ -211,6 +211,10 @@ class Client:
             on_message(*self.screen.early.get_nowait())
         self.screen.on_message = on_message
 
+    async def send_json(self, message: dict[str, object]) -> None:
+        assert self.transport is not None
+        self.transport.send(WSMsgType.TEXT, json.dumps(message).encode())
+
     async def send(self, action: str, x: int, y: int) -> None:
         assert self.transport is not None
         self.transport.send(WSMsgType.TEXT, json.dumps({"action": action, "x": x, "y": y}).encode())

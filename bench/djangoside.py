@@ -2,6 +2,8 @@
 
     python -m bench.djangoside rooms  < [{"width": 30, "height": 16, "mines": 99}, ...]
     python -m bench.djangoside boards < ["<code>", ...]
+    python -m bench.djangoside races  < [{"width": 30, "height": 16, "mines": 99, "delay": 0}]
+    python -m bench.djangoside race_boards < ["<code>"]
 
 `rooms` makes rooms straight in the database, because the pages and the API create at most ten
 rooms a minute per address and the bench needs a hundred; every player still joins through the
@@ -23,6 +25,36 @@ def make_rooms(specs: list[dict[str, int]]) -> list[str]:
         settings = minesweeper.validate_settings(spec["width"], spec["height"], spec["mines"])
         codes.append(services.create_room("minesweeper", settings, is_public=False).code)
     return codes
+
+
+def make_races(specs: list[dict[str, int]]) -> list[str]:
+    from games import services
+    from games.kinds.race import rules
+
+    codes = []
+    for spec in specs:
+        settings = rules.validate_settings(
+            spec["width"], spec["height"], spec["mines"], True, spectator_delay=spec["delay"]
+        )
+        codes.append(services.create_room("race", settings, is_public=False).code)
+    return codes
+
+
+def race_boards(codes: list[str]) -> dict[str, dict[str, object]]:
+    """Each racer's board of the room's race (one room), by seat, as `boards` gives a game's."""
+    from games.models import Room
+
+    state = Room.objects.get(code=codes[0]).current_game().state
+    return {
+        str(racer["seat"]): {
+            "width": state["width"],
+            "height": state["height"],
+            "mines": state["field"] or [],
+            "revealed": racer["revealed"],
+            "flags": racer["flags"],
+        }
+        for racer in state["racers"]
+    }
 
 
 def boards(codes: list[str]) -> dict[str, dict[str, object]]:
@@ -50,7 +82,9 @@ def main() -> int:
     django.setup()
     command = sys.argv[1]
     data = json.load(sys.stdin)
-    result = make_rooms(data) if command == "rooms" else boards(data)
+    commands = {"rooms": make_rooms, "boards": boards, "races": make_races}
+    commands["race_boards"] = race_boards
+    result = commands[command](data)
     json.dump(result, sys.stdout)
     return 0
 

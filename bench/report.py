@@ -59,6 +59,39 @@ def latency_table(results: dict[str, object]) -> list[str]:
     return lines
 
 
+def race_table(results: dict[str, object]) -> list[str]:
+    """Issue 15's race: 8 racers + 20 spectators, a move -> every screen, by audience."""
+    runs = [
+        (shape, section["race"])
+        for shape, section in (
+            ("embedded", results.get("embedded")),
+            ("production", results.get("production")),
+        )
+        if isinstance(section, dict) and "race" in section
+    ]
+    if not runs:
+        return []
+    lines = [
+        "",
+        "Race: 8 racers taking turns at 20 moves/s on their own expert boards, 20 spectators;"
+        " a move -> its text on every screen",
+        f"{'shape':<20} {'screens':<11} {'moves':>6} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} "
+        f"{'max ms':>7} {'lost':>4} {'srv ms/mv':>9}",
+    ]
+    for shape, run in runs:
+        for audience in ("all", "racers", "spectators"):
+            f = run[audience]
+            lines.append(
+                f"{shape:<20} {audience:<11} {f.get('moves', 0):>6} {f.get('p50_ms', 0):>7.1f} "
+                f"{f.get('p95_ms', 0):>7.1f} {f.get('p99_ms', 0):>7.1f} {f.get('max_ms', 0):>7.1f} "
+                f"{f['lost']:>4} {run['server_cpu_ms_per_move']:>9.2f}"
+            )
+    lines.append(
+        "  spectators watch live here (delay 0); a room's delay (3 s by default) adds itself"
+    )
+    return lines
+
+
 def throughput_table(results: dict[str, object]) -> list[str]:
     lines = []
     for key in ("production", "production_core"):
@@ -179,6 +212,7 @@ def table(results: dict[str, object]) -> str:
     ]
     if any(k in results for k in ("embedded", "production", "production_core")):
         lines += latency_table(results)
+        lines += race_table(results)
     lines += throughput_table(results)
     lines += payload_table(results)
     lines += memory_table(results)

@@ -492,3 +492,106 @@ async def memory(
         "per_room": per_room,
         "points": points,
     }
+
+
+async def race(
+    server: procs.Server,
+    racers: int = 8,
+    spectators: int = 20,
+    rate: float = 20.0,
+    seconds: float = 10.0,
+    preset: str = "expert",
+    delay: int = 0,
+) -> dict[str, object]:
+    """One race room (issue 15): `racers` racers joined through the pages and `spectators`
+    watching, the racers taking turns to move on their own boards at `rate` moves a second in
+    all; the time from sending a move to its text on every screen (the mover's own board, the
+    other racers' progress-only view, the spectators' full view), split by audience. Spectators
+    watch live (`delay` 0) unless asked: a delay adds exactly itself, by design."""
+    width, height, mines = PRESETS[preset]
+    spec = {"width": width, "height": height, "mines": mines, "delay": delay}
+    ports = server.ports
+    (code,) = await asyncio.to_thread(procs.django_side, server.shape, "races", [spec])
+    room = Room(0, code, width, height)
+    for seat in range(racers):
+        port = ports[seat % len(ports)]
+        cookie = await join(port, code, f"racer{seat}")
+        room.players.append(Client(0, code, port, cookie, f"racer{seat}"))
+    room.spectators = [Client(0, code, ports[(racers + n) % len(ports)]) for n in range(spectators)]
+    await connect_all(room.clients)
+    trackers = {"all": Tracker(), "racers": Tracker(), "spectators": Tracker()}
+
+    def on_move(client: Client, message: str, now: float) -> None:
+        key = (0, version_of(message))
+        trackers["all"].arrived(key, now)
+        trackers["racers" if client.is_player else "spectators"].arrived(key, now)
+
+    for client in room.clients:
+        client.listen(on_move)
+    try:
+        await room.players[0].send_json({"action": "start"})
+        deadline = time.perf_counter() + 30
+        while min(c.version for c in room.clients) < 2:  # the start, then Go 3 s later
+            if time.perf_counter() > deadline:
+                raise RuntimeError("the race never reached Go on every screen")
+            await asyncio.sleep(0.05)
+        states = await asyncio.to_thread(procs.django_side, server.shape, "race_boards", [code])
+        boards = [Board.from_state(states[str(seat)]) for seat in range(racers)]
+        busy = await procs.wait_quiet()
+        figures = await _race_moves(server, room, boards, trackers, rate, seconds)
+    finally:
+        await close_all(room.clients)
+    return {
+        "racers": racers,
+        "spectators": spectators,
+        "processes": len(ports),
+        "rate": rate,
+        "preset": preset,
+        "spectator_delay": delay,
+        "busy_before_pct": busy,
+        **figures,
+    }
+
+
+async def _race_moves(
+    server: procs.Server,
+    room: Room,
+    boards: list[Board],
+    trackers: dict[str, Tracker],
+    rate: float,
+    seconds: float,
+) -> dict[str, object]:
+    rng = random.Random(7)
+    version = max(c.version for c in room.clients)
+    count = int(rate * seconds)
+    racers = len(room.players)
+    meter = procs.CpuMeter(server.pids).start()
+    started = time.perf_counter()
+    for k in range(count):
+        delay = started + k / rate - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        seat = k % racers
+        action, x, y = boards[seat].choose(rng)
+        version += 1
+        at = time.perf_counter()
+        trackers["all"].sent((0, version), len(room.clients), at=at)
+        trackers["racers"].sent((0, version), racers, at=at)
+        trackers["spectators"].sent((0, version), len(room.spectators), at=at)
+        await room.players[seat].send(action, x, y)
+    for tracker in trackers.values():
+        await tracker.drain(0, timeout=5)
+    cpu = meter.stop()
+    out: dict[str, object] = {}
+    for name, tracker in trackers.items():
+        lost = tracker.drop(0)
+        figures = percentiles(tracker.samples.get(0, []))
+        out[name] = {**figures, "lost": lost}
+    return {
+        **out,
+        "errors": sum(c.errors for c in room.clients),
+        "gaps": sum(c.gaps for c in room.clients),
+        "stale": sum(c.stale for c in room.clients),
+        "server_cpu_ms_per_move": round(1e3 * cpu["server_cpu_s"] / max(1, count), 2),
+        **cpu,
+    }

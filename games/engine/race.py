@@ -589,13 +589,9 @@ class Result:
         return self.three_bv / self.clicks
 
 
-def results(race: Race) -> tuple[Result, ...]:
-    """Every racer by place: finishers by time, then the rest by progress (fewer mines hit first
-    on a tie); equal times or equal (progress, mines) share a place."""
-    if race.field is None:
-        return ()
-    bv = three_bv(race.grid, race.field)
-    go = race.go_at or 0
+def _ranked(race: Race) -> list[tuple[Racer, int]]:
+    """Every racer with their place: finishers by time, then the rest by progress (fewer mines
+    hit first on a tie); equal times or equal (progress, mines) share a place."""
 
     def key(racer: Racer) -> tuple[int, int, int]:
         if racer.finished_at is not None:
@@ -603,29 +599,38 @@ def results(race: Race) -> tuple[Result, ...]:
         return (1, -len(racer.board.revealed), len(racer.hits))
 
     ordered = sorted(race.racers, key=lambda r: (key(r), r.seat))
-    out: list[Result] = []
+    ranked: list[tuple[Racer, int]] = []
     for index, racer in enumerate(ordered):
         tied = index > 0 and key(ordered[index - 1]) == key(racer)
-        place = out[-1].place if tied else index + 1
-        time_ms = None if racer.finished_at is None else racer.finished_at - go
-        out.append(
-            Result(
-                racer.seat,
-                place,
-                racer.standing,
-                time_ms,
-                len(racer.hits),
-                bv,
-                racer.clicks,
-                racer.progress,
-            )
+        ranked.append((racer, ranked[-1][1] if tied else index + 1))
+    return ranked
+
+
+def results(race: Race) -> tuple[Result, ...]:
+    """Every racer by place (`_ranked`), with the board's 3BV and their own figures."""
+    if race.field is None:
+        return ()
+    bv = three_bv(race.grid, race.field)
+    go = race.go_at or 0
+    return tuple(
+        Result(
+            racer.seat,
+            place,
+            racer.standing,
+            None if racer.finished_at is None else racer.finished_at - go,
+            len(racer.hits),
+            bv,
+            racer.clicks,
+            racer.progress,
         )
-    return tuple(out)
+        for racer, place in _ranked(race)
+    )
 
 
 def places(race: Race) -> dict[int, int]:
-    """Each racer's place as things stand (final once the race is over)."""
-    return {result.seat: result.place for result in results(race)}
+    """Each racer's place as things stand (final once the race is over): cheap enough for
+    every move (no 3BV)."""
+    return {racer.seat: place for racer, place in _ranked(race)}
 
 
 # Replay -----------------------------------------------------------------------------------------
