@@ -209,7 +209,7 @@ def test_a_flags_room_passes_axe_mid_game_and_at_the_end(new_context, game_db, s
     ana = new_context().new_page()
     code = create_room(ana, "Ana", x="human", o="human", mines=9, timer=60)
     invite = ana.locator("#invite-link").input_value()
-    bo = new_context().new_page()
+    bo = new_context(viewport=PHONE).new_page()  # audited at a phone's width
     bo.goto(invite)
     bo.get_by_label("Nickname").fill("Bo")
     bo.get_by_role("button", name="Join game").click()
