@@ -118,3 +118,24 @@ def test_the_lobby_and_the_join_page_name_the_kind(client):
 
     join = Client().get(f"/r/{room.code}/").content.decode()
     assert "invited you to a Flags room" in join
+
+
+def test_no_page_or_answer_shows_a_mine_before_the_end(client):
+    """Mid-game, every cell on the page and in the API is what both players may see: open cells
+    with their counts, claimed mines, and hidden cells with nothing on them."""
+    room = room_of(create(client, o="human"))
+    ana = Player.objects.get(room=room)
+    for at in mines(room)[:3]:
+        services.play(room, ana, CellMove("reveal", *at))
+    state = Game.objects.get(room=room).state
+    opened, claimed = set(state["revealed"]), set(state["claimed"]["X"])
+    html = client.get(f"/r/{room.code}/watch/").content.decode()
+    shown = re.findall(r'id="cell-(\d+)-(\d+)" data-x="\d+" data-y="\d+" data-state="(\w+)"', html)
+    assert len(shown) == 256
+    for x, y, cell_state in shown:
+        cell = int(y) * 16 + int(x)
+        expected = "claimed" if cell in claimed else "revealed" if cell in opened else "hidden"
+        assert cell_state == expected
+    assert 'data-state="mine"' not in html
+    rows = client.get(f"/api/rooms/{room.code}").json()["board"]
+    assert sum(row.count("x") for row in rows) == 3 and "*" not in "".join(rows)
