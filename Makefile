@@ -10,7 +10,7 @@ PORT ?= 8000
 # The websocket message and frame limits, both ways (games/live/daphne_frames.py, MESSAGE_LIMIT_BYTES).
 WEBSOCKET_LIMITS := --websocket-max-message-size 1048576 --websocket-max-frame-size 1048576
 
-.PHONY: run test lint format bench browser clean
+.PHONY: run test lint format bench bench-peer browser clean
 
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
@@ -33,6 +33,11 @@ format: $(TEST_STAMP)
 
 bench: $(TEST_STAMP)
 	$(PY) -m bench
+
+# Ours beside the fastest open peer, the issue-17 table with ratios (two interleaved rounds, about
+# 5 minutes); the peer must be cloned first: see `$(PY) -m bench.peer -h`.
+bench-peer: $(TEST_STAMP)
+	$(PY) -m bench.peer
 
 $(VENV)/bin/python:
 	@py=$$(for c in python3 python3.14 python3.13 python3.12 python; do \
