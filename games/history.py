@@ -181,7 +181,13 @@ def game_view(room: Room, game: Game) -> dict[str, Any]:
     """The API's answer for one game: its statistics, the move log and, once the game is over,
     where the mines were; before that only what every player sees."""
     timeline = timeline_of(room, game)
-    moves = moves_of(game)
+    kind = KINDS.get(room.kind)
+    if kind is not None and kind.private_boards and not game.is_over:
+        # A race under way: each racer's moves are theirs alone (flags would show the others
+        # where mines are); the log is public once the race is over.
+        moves: list[Move] = []
+    else:
+        moves = moves_of(game)
     first = moves[0].created_at if moves else None
     log = [
         {

@@ -144,6 +144,8 @@ class Race:
     """The cell opened for everyone at Go."""
     go_at: int | None = None
     ended_at: int | None = None
+    entrants: tuple[Entrant, ...] = ()
+    """The racers as the start named them: with the seed, what a replay starts from."""
 
     @property
     def grid(self) -> Grid:
@@ -291,7 +293,15 @@ def start(
         )
         for e in entrants
     )
-    race = replace(race, phase=Phase.COUNTDOWN, racers=racers, field=field, start=cell, go_at=go_at)
+    race = replace(
+        race,
+        phase=Phase.COUNTDOWN,
+        racers=racers,
+        field=field,
+        start=cell,
+        go_at=go_at,
+        entrants=tuple(entrants),
+    )
     return race, (CountdownStarted(go_at, tuple(seats)),)
 
 
@@ -657,6 +667,36 @@ def replay(started: Race, log: Sequence[Logged]) -> Race:
     return race
 
 
+SLACK_MS = 1000
+"""How far a logged time may trail the time the rules used. The shell stamps a move's row a
+little after its rules ran, so a move logged just as a penalty ended (or a Go logged just after
+it fell due) may read as a hair early against times the replay itself derived from stamps."""
+
+
+def replay_log(rules: Rules, seed: int, entrants: Sequence[Entrant], log: Sequence[Logged]) -> Race:
+    """A race rebuilt from its seed, its racers and its whole move log (its first row the start):
+    the same boards, standings and places; times within the few ms between a move's rules and
+    its row's stamp."""
+    if not log or log[0].action != "start":
+        raise InvalidMoveError("a race's log starts with its start")
+    race, _ = start(new_race(rules, seed), entrants, log[0].at)
+    for row in log[1:]:
+        race, _ = apply_logged(race, _nudged(race, row))
+    return race
+
+
+def _nudged(race: Race, row: Logged) -> Logged:
+    """`row` at the time its event needed, when that is within `SLACK_MS` after its stamp."""
+    if row.action == "tick":
+        at = due(race)
+        return replace(row, at=at) if at is not None and 0 < at - row.at <= SLACK_MS else row
+    racer = race.racer(row.seat)
+    until = None if racer is None or not racer.frozen(row.at) else racer.frozen_until
+    if until is not None and until - row.at <= SLACK_MS:
+        return replace(row, at=until)
+    return row
+
+
 def apply_logged(race: Race, row: Logged) -> tuple[Race, Events]:
     if row.action == "tick":
         return tick(race, row.at)
@@ -691,6 +731,7 @@ def to_dict(race: Race) -> dict[str, object]:
         "go_at": race.go_at,
         "ended_at": race.ended_at,
         "racers": [_racer_dict(racer) for racer in race.racers],
+        "entrants": [[e.seat, e.pace, e.away] for e in race.entrants],
     }
 
 
@@ -739,7 +780,19 @@ def from_dict(data: Mapping[str, object]) -> Race:
         start=_opt(data["start"]),
         go_at=_opt(data["go_at"]),
         ended_at=_opt(data["ended_at"]),
+        entrants=tuple(_entrant(e) for e in _list(data.get("entrants", []))),
     )
+
+
+def _list(value: object) -> list[object]:
+    if not isinstance(value, list):
+        raise InvalidBoardError(f"expected a list, got {value!r}")
+    return value
+
+
+def _entrant(value: object) -> Entrant:
+    seat, pace, away = _list(value)
+    return Entrant(_int(seat), _opt(pace), bool(away))
 
 
 def _racer_from(

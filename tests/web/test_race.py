@@ -3,6 +3,7 @@ the countdown and Go (the clock), moves on one's own board, penalties (409 while
 finishing, results, rematch, the computer racer and the views each screen gets."""
 
 import re
+import time
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -153,6 +154,8 @@ def test_a_racer_moves_only_their_own_board_and_a_mine_freezes_it(client):
     assert frozen.status_code == 409 and "frozen" in frozen.json()["error"]
     me = read(client, code, ana)["race"]["you"]
     assert me["mines_hit"] == 1 and 0 < me["frozen_ms"] <= 5000
+    during = client.get(f"/api/rooms/{code}/games/1").json()
+    assert during["moves"] == []  # a race under way keeps each racer's moves (their flags) theirs
     fast_forward(code)  # the penalty ends
     assert move(client, code, ana, action="reveal", x=safe[1][0], y=safe[1][1]).status_code == 200
 
@@ -182,12 +185,43 @@ def test_a_whole_race_to_the_results_and_a_rematch(client):
     first, second = state["race"]["results"]
     assert (first["seat"], first["place"], second["place"]) == (1, 1, 2)
     assert first["time_ms"] is not None and first["three_bv"] > 0 and first["ioe"] > 0
+    log = client.get(f"/api/rooms/{code}/games/1").json()["moves"]
+    assert [m["action"] for m in log][:2] == ["start", "tick"]  # public once the race is over
     rematch = move(client, code, ana, action="new_game")
     assert rematch.status_code == 200
     again = read(client, code, ana)
     assert again["number"] == 2 and again["race"]["phase"] == "lobby"
     game1, game2 = Game.objects.filter(room__code=code).order_by("number")
     assert game1.seed != game2.seed and game1.params == game2.params
+
+
+def test_a_race_replays_from_its_seed_and_move_log(client):
+    code, (ana, bo) = api_race(client, penalty_seconds=3)
+    move(client, code, ana, action="start")
+    # The real countdown: a replay checks the times the log holds, so nothing is shifted here.
+    time.sleep(max(0, engine.due(race_of(code)) - rules.now_ms()) / 1000)  # type: ignore[operator]
+    assert services.tick(Room.objects.get(code=code)) is not None
+    safe, mine = _safe_and_mine(code, 0)
+    move(client, code, ana, action="flag", x=mine[0], y=mine[1])
+    move(client, code, bo, action="reveal", x=mine[0], y=mine[1])  # a penalty for Bo
+    for x, y in safe[:4]:
+        move(client, code, ana, action="reveal", x=x, y=y)
+    move(client, code, bo, action="give_up")
+    for x, y in _safe_and_mine(code, 0)[0]:
+        move(client, code, ana, action="reveal", x=x, y=y)
+    game = Room.objects.get(code=code).current_game()
+    rows = [
+        (m.seat, m.action, m.x, m.y, m.created_at.timestamp())
+        for m in Move.objects.filter(game=game).order_by("seq")
+    ]
+    again = rules.replay(game.params, game.seed, game.state, rows)
+    final = rules.load(game.state)
+    assert again.is_over and final.is_over
+    for a, b in zip(again.racers, final.racers, strict=True):
+        assert (a.seat, a.standing, a.hits, a.clicks) == (b.seat, b.standing, b.hits, b.clicks)
+        assert a.board.revealed == b.board.revealed and a.board.flags == b.board.flags
+    assert engine.places(again) == engine.places(final)
+    assert abs(engine.results(again)[0].time_ms - engine.results(final)[0].time_ms) < 200  # type: ignore[operator]
 
 
 def test_the_solver_bot_races_at_its_pace_on_its_own_board(client):

@@ -359,3 +359,13 @@ def changed_cells(applied: Applied) -> list[dict[str, Any]]:
                     }
                 )
     return out
+
+
+def replay(
+    params: Mapping[str, Any], seed: int, state: Mapping[str, Any], rows: list[Any]
+) -> engine.Race:
+    """A race rebuilt from its seed, the racers its start named (kept in `state`) and its move
+    log: `rows` are (seat, action, x, y, Unix time in seconds) in order, the start first."""
+    entrants = engine.from_dict(state).entrants
+    log = [engine.Logged(seat, action, int(at * 1000), x, y) for seat, action, x, y, at in rows]
+    return engine.replay_log(rules_of(params), seed, entrants, log)
