@@ -263,9 +263,7 @@ class GameKind:
     """The API's and the home form's `game` that names this kind together with `mode` (a race
     is `"minesweeper"` in mode `"race"`); None: the kind's own `name`, with no mode."""
     mode: str | None = None
-    commands: Mapping[str, Callable[[State, Lineup, Params], Applied]] = field(
-        default_factory=dict
-    )
+    commands: Mapping[str, Callable[[State, Lineup, Params], Applied]] = field(default_factory=dict)
     """Commands of this kind by name (a race's `start` and `give_up`), applied under the game's
     lock with the room's seats and logged as moves."""
     presence: Callable[[State, int, bool], Applied | None] | None = None
