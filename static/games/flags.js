@@ -10,6 +10,7 @@
   const BLAST = 2; // the bomb opens the cells at most this far from its centre: a 5x5 square
   const live = window.LiveRoom(room, update);
   let armed = false;
+  let waiting = false; // a move went out and no answer came yet: a double click sends it once
   let focusX = 0;
   let focusY = 0;
   let focusWasInBoard = false;
@@ -95,6 +96,7 @@
   }
 
   function update() {
+    waiting = false;
     const m = meta();
     const b = board();
     if (b) b.dataset.turn = m.turn || "";
@@ -127,15 +129,15 @@
 
   // --- moves ---------------------------------------------------------------------------------
   function move(cell) {
-    if (mySeat === "" || !cell || meta().status !== "playing") return;
+    if (mySeat === "" || !cell || waiting || meta().status !== "playing") return;
     if (armed) {
-      live.send({ action: "bomb", x: +cell.dataset.x, y: +cell.dataset.y });
+      waiting = live.send({ action: "bomb", x: +cell.dataset.x, y: +cell.dataset.y });
       setArmed(false);
       return;
     }
     if (cell.dataset.state !== "hidden") return;
     // Out of turn still goes out: the server's answer says why not.
-    live.send({ action: "reveal", x: +cell.dataset.x, y: +cell.dataset.y });
+    waiting = live.send({ action: "reveal", x: +cell.dataset.x, y: +cell.dataset.y });
   }
 
   room.addEventListener("click", (event) => {
