@@ -24,7 +24,16 @@ from django.utils import timezone
 
 from . import announce, hint_cache, rowsql
 from .kinds import kind_of
-from .kinds.table import COMPUTER_SEAT, Applied, GameKind, Invalid, Lineup, MoveNews, NewGame
+from .kinds.table import (
+    COMPUTER_SEAT,
+    Applied,
+    GameKind,
+    Invalid,
+    Lineup,
+    MoveNews,
+    NewGame,
+    Refused,
+)
 from .messages import CellMove, Command, Message, SquareMove
 from .models import MAX_NICKNAME, Game, Move, Player, Presence, Room, ServerProcess
 from .palette import colour_for_seat
@@ -317,7 +326,11 @@ def start_next_game(room: Room, player: Player | None, replacing: int | None = N
         current = _lock_current_game(room)
         if replacing is not None and replacing != current.number:
             return Outcome(current, Applied(current.state, current.status, ()))
-        room.refresh_from_db(fields=["settings"])  # the host may have added the bot meanwhile
+        room.refresh_from_db(fields=["settings", "host"])  # the host may have added the bot
+        check = kind_of(room.kind).may_restart
+        refusal = None if check is None else check(current.state, room.host_id == player.pk)
+        if refusal is not None:
+            raise Refused(refusal)
         game = _create_game(room, number=current.number + 1, previous=current)
         news = NewGame(player.nickname, interrupted=not current.is_over and current.version > 0)
         transaction.on_commit(partial(announce.new_game, room.pk, news))

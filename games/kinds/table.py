@@ -266,6 +266,9 @@ class GameKind:
     commands: Mapping[str, Callable[[State, Lineup, Params], Applied]] = field(default_factory=dict)
     """Commands of this kind by name (a race's `start` and `give_up`), applied under the game's
     lock with the room's seats and logged as moves."""
+    may_restart: Callable[[State, bool], str | None] | None = None
+    """(state, the sender hosts): why a player may not start the next game now (a race under
+    way: only its host may stop it), or None; None here: anyone may, any time."""
     presence: Callable[[State, int, bool], Applied | None] | None = None
     """(state, seat, online): a seat's last socket closed (False) or its first opened (True);
     what that changes (a racer's grace period), logged as a move, or None."""

@@ -112,6 +112,8 @@ def test_the_host_starts_with_two_racers_and_moves_wait_for_go(client):
     fast_forward(code)
     state = read(client, code, ana)
     assert state["race"]["phase"] == "racing"
+    refused = move(client, code, bo, action="new_game")
+    assert refused.status_code == 409 and "race is on" in refused.json()["error"]
     assert state["board"] == read(client, code, bo)["board"]  # the same start cell for both
     assert any(c != "#" for row in state["board"] for c in row)
     logged = list(Move.objects.filter(game__room__code=code).values_list("action", "seat"))
@@ -294,3 +296,47 @@ def _go(room: Room) -> None:
     game.state = _shifted(game.state, engine.due(rules.load(game.state)) - rules.now_ms())  # type: ignore[operator]
     game.save(update_fields=["state"])
     services.tick(room)
+
+
+async def test_a_racer_whose_socket_closes_is_away_and_back_when_it_opens_again():
+    settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
+    room = await sync_to_async(services.create_room)("race", settings)
+    ana = await sync_to_async(services.join_room)(room, "Ana")
+    bo = await sync_to_async(services.join_room)(room, "Bo")
+    a, b = await connect(room, ana), await connect(room, bo)
+    await send(a, action="start")
+    await receive_until(a, 'data-phase="countdown"')
+    await sync_to_async(_go)(room)
+    await receive_until(a, 'data-phase="racing"')
+    await b.disconnect()
+    away = await receive_until(a, 'id="status-1"[^>]*data-away="true"')
+    assert "away" in away
+    racer = (await sync_to_async(race_of)(room.code)).racer(1)
+    assert racer is not None and racer.away_since is not None  # the 60 s grace runs
+    b = await connect(room, bo)
+    await receive_until(a, 'id="status-1"[^>]*data-away="false"')
+    actions = await sync_to_async(
+        lambda: list(Move.objects.filter(game__room=room).values_list("action", flat=True))
+    )()
+    assert actions == ["start", "tick", "away", "back"]
+    for socket in (a, b):
+        await socket.disconnect()
+
+
+async def test_the_solver_bot_races_live_on_the_clock():
+    settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0, bot_pace=4)
+    room = await sync_to_async(services.create_room)("race", settings)
+    ana = await sync_to_async(services.join_room)(room, "Ana")
+    a = await connect(room, ana)
+    await send(a, action="add_bot")
+    await receive_until(a, "Solver bot")
+    await send(a, action="start")
+    await receive_until(a, 'data-phase="countdown"')
+    await receive_until(a, 'data-phase="racing"')  # Go, from the live clock
+    seat = services.COMPUTER_SEAT
+    moved = await receive_until(a, f'id="cell-{seat}-\\d+-\\d+" data-state="done"')
+    assert f'id="status-{seat}"' in moved
+    assert not re.search(rf'id="cell-{seat}-[^>]*data-count', moved)  # progress only
+    bot = (await sync_to_async(race_of)(room.code)).racer(seat)
+    assert bot is not None and bot.clicks >= 2
+    await a.disconnect()

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from games.engine import race as engine
+from games import services
 from games.kinds.race import rules
 from games.models import Game, Move
 
@@ -26,7 +26,7 @@ def test_the_documented_racing_bot_beats_the_solver_bot(live_server, capsys):
     assert game.room.kind == "race" and game.status == "won"
     race = rules.load(game.state)
     assert race.is_over and race.winner == 0
-    assert {r.seat for r in race.racers} == {0, engine.Entrant(2_147_483_647).seat}
+    assert {r.seat for r in race.racers} == {0, services.COMPUTER_SEAT}
     assert Move.objects.filter(game=game).count() == game.version
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("Watch live: ") and out[-1].startswith("Place 1 of 2, time ")

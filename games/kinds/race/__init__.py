@@ -37,4 +37,5 @@ KIND = GameKind(
     mode="race",
     commands=rules.COMMANDS,
     presence=rules.presence,
+    may_restart=rules.may_restart,
 )

@@ -231,6 +231,15 @@ def give_up(state: dict[str, Any], lineup: Lineup, params: dict[str, Any]) -> Ap
 COMMANDS = {"start": start, "give_up": give_up}
 
 
+def may_restart(state: dict[str, Any], host: bool) -> str | None:
+    """A rematch wipes every racer's board: before the start or after the end anyone may ask for
+    one, during the race only the host (to call it off)."""
+    phase = engine.from_dict(state).phase
+    if host or phase in (engine.Phase.LOBBY, engine.Phase.OVER):
+        return None
+    return "The race is on: a rematch comes after it (only the host can call it off)."
+
+
 def presence(state: dict[str, Any], seat: int, online: bool) -> Applied | None:
     """A racer's last socket closed (the grace period starts) or one opened again."""
     race = engine.from_dict(state)
