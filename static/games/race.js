@@ -119,7 +119,7 @@
     }
     setFollowed(followed);
     sizeBoards();
-    if (focusWasInBoard) focusCell(focusX, focusY);
+    focusCell(focusX, focusY, focusWasInBoard); // one cell takes Tab; focus stays where it was
     tick();
   }
 

@@ -10,12 +10,14 @@ from playwright.sync_api import Page, expect
 pytestmark = pytest.mark.e2e
 
 
-def create_race(page: Page, nickname: str) -> str:
+def create_race(page: Page, nickname: str, screenshots=None, scheme: str = "") -> str:
     page.goto("/")
     page.locator('input[name="game"][value="minesweeper"]').check()
     page.locator('input[name="mode"][value="race"]').check()
     expect(page.locator("#race-fields")).to_be_visible()
     expect(page.locator('#minesweeper-fields input[name="no_guess"]')).to_be_checked()
+    if screenshots is not None:
+        shot(page, screenshots, f"race-home-{scheme}")
     page.get_by_label("Your nickname").fill(nickname)
     page.get_by_role("button", name="Create room").click()
     expect(page).to_have_url(re.compile(r"/r/[\w-]+/$"))
@@ -68,7 +70,7 @@ def test_three_racers_and_a_spectator_race_to_the_results_and_a_rematch(
     new_context, game_db, screenshots, scheme
 ):
     ana = new_context(color_scheme=scheme).new_page()
-    invite = create_race(ana, "Ana")
+    invite = create_race(ana, "Ana", screenshots, scheme)
     code = invite.rstrip("/").rsplit("/", 1)[1]
     bo = new_context(color_scheme=scheme).new_page()
     join(bo, invite, "Bo")
@@ -80,6 +82,8 @@ def test_three_racers_and_a_spectator_race_to_the_results_and_a_rematch(
     live(watcher)
 
     expect(bo.locator(".start-form")).to_be_hidden()  # only the host starts
+    expect(ana.locator("#rivals")).to_be_attached()
+    shot(ana, screenshots, f"race-lobby-{scheme}")
     ana.get_by_role("button", name="Start race").click()
     for page in (ana, bo, cy):
         expect(page.locator("#race")).to_have_attribute("data-phase", "countdown")

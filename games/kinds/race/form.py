@@ -14,14 +14,12 @@ PRESET_CHOICES = [
     ("expert", "Expert · 30×16 · 99 mines"),
     ("custom", "Custom"),
 ]
-PENALTY_CHOICES = [(str(s), f"{s} s penalty") for s in rules.PENALTIES if s] + [
+PENALTY_CHOICES = [(str(s), f"Frozen {s} s") for s in rules.PENALTIES if s] + [
     ("out", "Out of the race")
 ]
-TIME_LIMIT_CHOICES = [("0", "No time limit")] + [
-    (str(s), f"{s // 60} minute{'s' if s != 60 else ''}") for s in rules.TIME_LIMITS if s
-]
-DELAY_CHOICES = [("0", "Live")] + [(str(s), f"{s} s behind") for s in rules.DELAYS if s]
-PACE_CHOICES = [(str(p), f"{p} cell{'s' if p != 1 else ''} a second") for p in rules.PACES]
+TIME_LIMIT_CHOICES = [("0", "None")] + [(str(s), f"{s // 60} min") for s in rules.TIME_LIMITS if s]
+DELAY_CHOICES = [("0", "Live")] + [(str(s), f"{s} s late") for s in rules.DELAYS if s]
+PACE_CHOICES = [(str(p), f"{p} cell{'s' if p != 1 else ''}/s") for p in rules.PACES]
 SIZE_FIELDS = ("width", "height", "mines")
 
 
@@ -32,16 +30,10 @@ class CreateRaceForm(CreateRoomForm):
     height = forms.IntegerField(required=False, initial=12)
     mines = forms.IntegerField(required=False, initial=40)
     no_guess = forms.BooleanField(required=False, initial=True)
-    penalty = forms.ChoiceField(
-        choices=PENALTY_CHOICES, initial="5", label="When a racer hits a mine"
-    )
+    penalty = forms.ChoiceField(choices=PENALTY_CHOICES, initial="5", label="Mine hit")
     time_limit = forms.ChoiceField(choices=TIME_LIMIT_CHOICES, initial="0", label="Time limit")
-    spectator_delay = forms.ChoiceField(
-        choices=DELAY_CHOICES, initial="3", label="Spectators see the race"
-    )
-    bot_pace = forms.ChoiceField(
-        choices=PACE_CHOICES, initial="2", label="Solver bot's pace (when the host adds it)"
-    )
+    spectator_delay = forms.ChoiceField(choices=DELAY_CHOICES, initial="3", label="Spectators")
+    bot_pace = forms.ChoiceField(choices=PACE_CHOICES, initial="2", label="Solver bot")
 
     def clean(self) -> dict[str, Any]:
         if self.cleaned_data.get("preset", "custom") != "custom":
