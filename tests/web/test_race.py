@@ -88,6 +88,8 @@ def test_a_race_is_created_by_game_and_mode_with_no_guess_on_by_default(client):
     assert room.settings["spectator_delay"] == 3
     off = create(client, no_guess=False, penalty_seconds=10, time_limit_seconds=300)
     assert Room.objects.get(code=off.json()["code"]).settings["no_guess"] is False
+    big = create(client, width=31, height=16, mines=99)
+    assert big.status_code == 400 and "from 4 to 30" in big.json()["error"]
     bad = create(client, penalty_seconds=7)
     assert bad.status_code == 400 and "penalty" in bad.json()["error"]
     assert create(client, mode="duel").status_code == 400

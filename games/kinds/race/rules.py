@@ -16,8 +16,10 @@ from games.engine.errors import EngineError, GenerationError
 from ...messages import CellMove, Message
 from ..table import COMPUTER_SEAT, Applied, Invalid, Lineup, Refused, SettingsError
 
-MAX_WIDTH = 50
-MAX_HEIGHT = 50
+MAX_WIDTH = 30
+MAX_HEIGHT = 24
+"""Smaller than co-op's 50x50: a race screen shows up to eight boards, and a spectator's
+snapshot of eight full 30x24 boards is about half of the websocket's 1 MiB message limit."""
 NO_GUESS_MAX_DENSITY = 0.25
 PRESETS = {
     name: {"width": c.width, "height": c.height, "mines": c.mines} for name, c in ms.PRESETS.items()
