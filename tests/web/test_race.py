@@ -342,3 +342,21 @@ async def test_the_solver_bot_races_live_on_the_clock():
     bot = (await sync_to_async(race_of)(room.code)).racer(seat)
     assert bot is not None and bot.clicks >= 2
     await a.disconnect()
+
+
+async def test_a_racers_pointer_reaches_nobody():
+    settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
+    room = await sync_to_async(services.create_room)("race", settings)
+    ana = await sync_to_async(services.join_room)(room, "Ana")
+    bo = await sync_to_async(services.join_room)(room, "Bo")
+    a, b = await connect(room, ana), await connect(room, bo)
+    await send(a, action="hover", x=3, y=3)
+    await send(a, action="sync")  # b hears everything a's messages caused before this answer
+    await receive_until(a, 'id="board"')
+    await send(b, action="sync")
+    heard = []
+    while 'id="board"' not in (text := await b.receive_from(timeout=15)):
+        heard.append(text)
+    assert not any("cursor-feed" in text for text in heard)
+    for socket in (a, b):
+        await socket.disconnect()

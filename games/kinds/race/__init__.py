@@ -29,6 +29,7 @@ KIND = GameKind(
         describe_settings=render.describe_settings,
         viewer_snapshot_html=render.viewer_snapshot_html,
         spectator_delay=render.spectator_delay,
+        shows_pointers=False,  # a pointer on a copy of the layout would point rivals to cells
     ),
     bot=Bot(name=rules.BOT_NAME, seated=rules.has_bot, changed_html=render.bot_html),
     clock=Clock(due=rules.due, tick=rules.tick),
