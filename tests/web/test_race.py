@@ -360,3 +360,38 @@ async def test_a_racers_pointer_reaches_nobody():
     assert not any("cursor-feed" in text for text in heard)
     for socket in (a, b):
         await socket.disconnect()
+
+
+async def test_a_bot_races_on_the_websocket_with_its_token_and_reads_only_its_own_board():
+    from .test_bot_sockets import bot, event
+
+    settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
+    room = await sync_to_async(services.create_room)("race", settings)
+    ana = await sync_to_async(services.join_room)(room, "Ana")
+    robo = await sync_to_async(services.join_room)(room, "Robo")
+    page = await connect(room, ana)
+    socket = await bot(room, robo.token)
+    first = await event(socket, "snapshot")
+    assert first["game"] == "race" and first["race"]["phase"] == "lobby"
+    await send(page, action="start")
+    await receive_until(page, 'data-phase="countdown"')
+    await sync_to_async(_go)(room)
+    go = await event(socket, "snapshot")  # a timed event: each bot reads its own board again
+    assert go["race"]["phase"] == "racing" and go["race"]["you"]["seat"] == robo.number
+    race = await sync_to_async(race_of)(room.code)
+    assert race.field is not None
+    racer = race.racer(robo.number)
+    assert racer is not None
+    cell = next(c for c in range(81) if c not in race.field.mines and c not in racer.board.revealed)
+    x, y = race.grid.xy(cell)
+    await send(socket, action="reveal", x=x, y=y)
+    mine = await event(socket, "move")
+    assert {"x": x, "y": y} == {k: mine["cells"][0][k] for k in ("x", "y")}
+    hers = race.racer(ana.number)
+    assert hers is not None
+    hidden = next(c for c in range(81) if c not in hers.board.revealed)
+    await send(page, action="flag", x=hidden % 9, y=hidden // 9)
+    theirs = await event(socket, "move")
+    assert theirs["cells"] == []  # Ana's flag is hers alone
+    for s in (page, socket):
+        await s.disconnect()
