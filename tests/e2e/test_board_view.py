@@ -42,7 +42,7 @@ def create_custom_room(page: Page, nickname: str, width: int, height: int, mines
     page.locator('input[name="preset"][value="custom"]').check()
     page.locator('input[name="width"]').fill(str(width))
     page.locator('input[name="height"]').fill(str(height))
-    page.locator('input[name="mines"]').fill(str(mines))
+    page.locator('#minesweeper-fields input[name="mines"]').fill(str(mines))
     page.get_by_role("button", name="Create room").click()
     expect(page).to_have_url(re.compile(r"/r/[\w-]+/$"))
     wait_until_live(page)
