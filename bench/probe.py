@@ -37,6 +37,8 @@ NODE_DIR = HERE / "node"
 PROBE = HERE / "room_probe.js"
 CLIENTS = (2, 20, 100)
 SHAPES = ("embedded", "production")
+PROBE_DATABASE = "minesweeper_probe"
+PROBE_REDIS = "redis://127.0.0.1:6379/10"
 RUN_TIMEOUT = 150.0
 """Seconds one probe run may take (setup, 2 x 160 moves, exit); its own deadline is 240 s."""
 
@@ -182,6 +184,13 @@ def make_shape(name: str, workdir: Path, processes: int = 1) -> procs.Shape:
     if name == "embedded":
         return bench_env(procs.embedded(workdir))
     shape = procs.production(workdir, "pubsub")
+    # A database, Redis db and channel prefix of its own: `make bench`, run by someone else at
+    # the same time, drops and flushes the bench's.
+    shape.env.update(
+        DATABASE_URL=f"postgresql://postgres@127.0.0.1:5432/{PROBE_DATABASE}",
+        REDIS_URL=PROBE_REDIS,
+        CHANNEL_LAYER_PREFIX="minesweeper-probe",
+    )
     label = f"{processes} Daphne{'s' if processes > 1 else ''}, PostgreSQL, Redis pub/sub"
     return bench_env(replace(shape, processes=processes, label=label))
 

@@ -123,18 +123,18 @@ def run_manage(shape: Shape, *args: str) -> None:
     )
 
 
-def fresh_postgres() -> None:
+def fresh_postgres(name: str = BENCH_DATABASE) -> None:
     import psycopg
 
     with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DATABASE} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {BENCH_DATABASE}")
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {name}")
 
 
-def fresh_redis() -> None:
+def fresh_redis(url: str = REDIS_URL) -> None:
     import redis
 
-    client = redis.Redis.from_url(REDIS_URL)
+    client = redis.Redis.from_url(url)
     client.flushdb()
     client.close()
 
@@ -143,8 +143,8 @@ def prepare(shape: Shape) -> None:
     """An empty database with the app's tables (and static files, which pages need with
     DEBUG off)."""
     if "DATABASE_URL" in shape.env:
-        fresh_postgres()
-        fresh_redis()
+        fresh_postgres(shape.env["DATABASE_URL"].rsplit("/", 1)[1])
+        fresh_redis(shape.env["REDIS_URL"])
     run_manage(shape, "migrate", "--noinput")
     if not (ROOT / "staticfiles" / "staticfiles.json").exists():
         run_manage(shape, "collectstatic", "--noinput", "-v", "0")
