@@ -521,7 +521,11 @@ async def race(
     await connect_all(room.clients)
     trackers = {"all": Tracker(), "racers": Tracker(), "spectators": Tracker()}
 
+    racing: set[int] = set()
+
     def on_move(client: Client, message: str, now: float) -> None:
+        if 'data-phase="racing"' in message:
+            racing.add(id(client))
         key = (0, version_of(message))
         trackers["all"].arrived(key, now)
         trackers["racers" if client.is_player else "spectators"].arrived(key, now)
@@ -531,7 +535,7 @@ async def race(
     try:
         await room.players[0].send_json({"action": "start"})
         deadline = time.perf_counter() + 30
-        while min(c.version for c in room.clients) < 2:  # the start, then Go 3 s later
+        while len(racing) < len(room.clients):  # the start, then Go 3 s later
             if time.perf_counter() > deadline:
                 raise RuntimeError("the race never reached Go on every screen")
             await asyncio.sleep(0.05)
@@ -587,8 +591,10 @@ async def _race_moves(
         lost = tracker.drop(0)
         figures = percentiles(tracker.samples.get(0, []))
         out[name] = {**figures, "lost": lost}
+    sample = next((c.last for c in room.clients if c.errors), "")
     return {
         **out,
+        "error_sample": sample[:300],
         "errors": sum(c.errors for c in room.clients),
         "gaps": sum(c.gaps for c in room.clients),
         "stale": sum(c.stale for c in room.clients),
