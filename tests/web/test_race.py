@@ -395,3 +395,25 @@ async def test_a_bot_races_on_the_websocket_with_its_token_and_reads_only_its_ow
     assert theirs["cells"] == []  # Ana's flag is hers alone
     for s in (page, socket):
         await s.disconnect()
+
+
+def test_a_move_is_rendered_as_three_texts_whatever_the_number_of_screens(client, monkeypatch):
+    """The mover's own board, the other racers' progress-only view, the spectators' full view:
+    each rendered once (the bots' JSON aside), and a late joiner sees the race as a watcher."""
+    from games import outbox
+
+    code, (ana, bo, cy) = api_race(client, racers=3)
+    move(client, code, ana, action="start")
+    fast_forward(code)
+    late = client.post(f"/api/rooms/{code}/join", {"name": "Dee"}, content_type=JSON).json()
+    refused = move(client, code, late["player_token"], action="reveal", x=0, y=0)
+    assert refused.status_code == 409 and "next one" in refused.json()["error"]
+    sent: list[dict] = []
+    monkeypatch.setattr(outbox, "send", lambda room_id, texts, *timing: sent.append(texts))
+    x, y = _safe_and_mine(code, 1)[0][0]
+    assert move(client, code, bo, action="reveal", x=x, y=y).status_code == 200
+    (texts,) = sent
+    html = {key for key in texts if not key.startswith(("json", "resync"))}
+    assert html == {"seat:1", "players", "spectators"}
+    assert f'id="cell-{x}-{y}"' in texts["seat:1"] and f'id="cell-{x}-{y}"' not in texts["players"]
+    assert texts["seat:1"].startswith(texts["players"])  # the mover's is the others' plus theirs
