@@ -155,6 +155,13 @@
       const ms = +bar.dataset.elapsedMs + (running ? since : 0);
       clock.textContent = (Math.max(0, ms) / 1000).toFixed(1);
     }
+    const limit = document.getElementById("race-limit");
+    if (limit) {
+      const left = Math.max(0, +limit.dataset.ms - since);
+      const seconds = Math.ceil(left / 1000);
+      limit.textContent = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")} left`;
+      limit.dataset.low = String(left < 30000);
+    }
     const freeze = document.getElementById("freeze");
     if (freeze && +freeze.dataset.ms > 0) {
       const left = +freeze.dataset.ms - since;

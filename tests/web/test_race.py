@@ -417,3 +417,19 @@ def test_a_move_is_rendered_as_three_texts_whatever_the_number_of_screens(client
     assert html == {"seat:1", "players", "spectators"}
     assert f'id="cell-{x}-{y}"' in texts["seat:1"] and f'id="cell-{x}-{y}"' not in texts["players"]
     assert texts["seat:1"].startswith(texts["players"])  # the mover's is the others' plus theirs
+
+
+def test_the_time_limit_shows_and_ends_the_race_for_everyone_still_racing(client):
+    from games.kinds.race import render
+
+    code, (ana, bo) = api_race(client, time_limit_seconds=60)
+    move(client, code, ana, action="start")
+    fast_forward(code)
+    room = Room.objects.get(code=code)
+    page = render.viewer_snapshot_html(room, room.current_game(), 0)
+    left = int(re.search(r'id="race-limit"[^>]*data-ms="(\d+)"', page)[1])  # type: ignore[index]
+    assert 55_000 < left <= 60_000
+    fast_forward(code)  # the limit
+    state = read(client, code, ana)
+    assert state["race"]["phase"] == "over" and state["status"] == "lost"  # nobody finished
+    assert {r["standing"] for r in state["race"]["results"]} == {"timed-out"}

@@ -248,11 +248,20 @@ def _race_bar(
         "go_ms": go_ms,
         "go_s": -(-go_ms // 1000),
         "elapsed_ms": _elapsed(race, me, now),
+        "limit_ms": _limit_left(race, now),
         "settings": room.settings,
         "racers": len(race.racers),
         "oob": True,
     }
     return render_to_string(f"{TEMPLATE}#bar", context)
+
+
+def _limit_left(race: engine.Race, now: int) -> int | None:
+    """What is left of the time limit while the race runs, or None."""
+    limit = race.rules.time_limit_ms
+    if limit is None or race.go_at is None or race.phase is not engine.Phase.RACING:
+        return None
+    return max(0, race.go_at + limit - now)
 
 
 def _elapsed(race: engine.Race, me: engine.Racer | None, now: int) -> int:
@@ -475,7 +484,8 @@ _OUT = {
 def roster_html(room: Room, game: Game) -> str:
     race = rules.load(game.state)
     cut = roster_cut(room.players.all())
-    racing = set(race.seats)
+    running = race.phase in (engine.Phase.COUNTDOWN, engine.Phase.RACING)
+    racing = set(race.seats) if running else set()
     context = {
         "room": room,
         "roster": cut.shown,
