@@ -429,6 +429,10 @@ def test_the_time_limit_shows_and_ends_the_race_for_everyone_still_racing(client
     page = render.viewer_snapshot_html(room, room.current_game(), 0)
     left = int(re.search(r'id="race-limit"[^>]*data-ms="(\d+)"', page)[1])  # type: ignore[index]
     assert 55_000 < left <= 60_000
+    for seat, token in enumerate((ana, bo)):  # a move shows a racer is here (no socket: a bot)
+        x, y = _safe_and_mine(code, seat)[0][0]
+        assert move(client, code, token, action="reveal", x=x, y=y).status_code == 200
+    assert all(r.away_since is None for r in race_of(code).racers)
     fast_forward(code)  # the limit
     state = read(client, code, ana)
     assert state["race"]["phase"] == "over" and state["status"] == "lost"  # nobody finished
