@@ -163,7 +163,7 @@ def _mini_board(race: engine.Race, racer: engine.Racer, full: bool) -> str:
 # Racers' standings -----------------------------------------------------------------------------
 
 
-def _status(race: engine.Race, racer: engine.Racer, place: int | None, now: int, name: Name) -> str:
+def _status(race: engine.Race, racer: engine.Racer, place: int | None, now: int) -> str:
     """A racer's progress bar, place and state: swapped whenever it changes, for every view."""
     progress = racer.progress
     frozen = racer.frozen_until - now if racer.frozen_until and racer.frozen(now) else 0
@@ -191,7 +191,7 @@ def _status(race: engine.Race, racer: engine.Racer, place: int | None, now: int,
         f' data-away="{"true" if racer.away_since is not None else "false"}"'
         f'{"" if time_ms is None else f' data-time-ms="{time_ms}"'} hx-swap-oob="true">'
         f'<span class="racer-place">{place_text}</span>'
-        f'<progress max="100" value="{progress}" aria-label="{escape(name.nickname)}: {progress}%">'
+        f'<progress max="100" value="{progress}" aria-label="Board cleared: {progress}%">'
         f"{progress}%</progress>"
         f'<span class="racer-state">{escape(state)} · {progress}%'
         f"{_mines_hit(len(racer.hits))}</span></div>"
@@ -217,7 +217,7 @@ def _card(
         f'<span class="name">{escape(name.nickname)}</span>{badge}'
         f'<button type="button" class="button follow" data-follow="{racer.seat}"'
         f' aria-pressed="false" title="Show this board large">Follow</button></header>'
-        f"{_status(race, racer, place, now, name).replace(' hx-swap-oob="true"', '')}"
+        f"{_status(race, racer, place, now).replace(' hx-swap-oob="true"', '')}"
         f"{_mini_board(race, racer, full)}</section>"
     )
 
@@ -410,7 +410,7 @@ def move_html(news: MoveNews) -> dict[str, str]:
     for seat in sorted(changed):
         racer = race.racer(seat)
         assert racer is not None
-        common.append(_status(race, racer, places.get(seat), now, names.get(seat, NOBODY)))
+        common.append(_status(race, racer, places.get(seat), now))
     line = narrate(applied.events, names)
     if line:
         common.append(_narration(line))
