@@ -213,11 +213,10 @@ def _command(room: Room, player: Player | None, message: Command, kind: GameKind
         game = _lock_current_game(room)
         host = Room.objects.filter(pk=room.pk).values_list("host_id", flat=True).get()
         seated = Player.objects.filter(room=room, role=Player.Role.PLAYER).order_by("number")
-        seats = tuple(
-            (number, connections > 0)
-            for number, connections in seated.values_list("number", "connections")
-        )
-        lineup = Lineup(player.number, host == player.pk, seats)
+        rows = list(seated.values_list("pk", "number", "connections"))
+        seats = tuple((number, connections > 0) for _, number, connections in rows)
+        host_online = any(pk == host and connections > 0 for pk, _, connections in rows)
+        lineup = Lineup(player.number, host == player.pk, seats, host_online)
         applied = kind.commands[message.name](game.state, lineup, game.params)
         if applied.changed:
             _record(game, player, message, applied)

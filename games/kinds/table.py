@@ -218,6 +218,8 @@ class Lineup:
     """Whether the sender hosts the room."""
     seats: tuple[tuple[int, bool], ...]
     """Every seated player as (seat, online), in seat order."""
+    host_online: bool = True
+    """Whether the host has a socket open (else someone else may have to act for them)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -437,3 +437,22 @@ def test_the_time_limit_shows_and_ends_the_race_for_everyone_still_racing(client
     state = read(client, code, ana)
     assert state["race"]["phase"] == "over" and state["status"] == "lost"  # nobody finished
     assert {r["standing"] for r in state["race"]["results"]} == {"timed-out"}
+
+
+async def test_when_the_host_has_left_the_others_may_start():
+    settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
+    room = await sync_to_async(services.create_room)("race", settings)
+    host = await sync_to_async(services.join_room)(room, "Ana")
+    bo = await sync_to_async(services.join_room)(room, "Bo")
+    cy = await sync_to_async(services.join_room)(room, "Cy")
+    a, b, c = [await connect(room, p) for p in (host, bo, cy)]
+    await send(b, action="start")
+    assert "Only the host" in await receive_until(b, 'id="room-error"[^>]*><span')
+    await a.disconnect()
+    await receive_until(b, 'data-seat="0" data-online="false"')
+    await send(b, action="start")
+    await receive_until(c, 'data-phase="countdown"')
+    race = await sync_to_async(race_of)(room.code)
+    assert race.seats == (1, 2, 0)  # online racers first; the host may still come back in time
+    for socket in (b, c):
+        await socket.disconnect()

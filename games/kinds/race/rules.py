@@ -200,7 +200,9 @@ def start(state: dict[str, Any], lineup: Lineup, params: dict[str, Any]) -> Appl
     """The host starts the countdown with the room's seated players (online ones first, up to
     eight with the computer racer), when there are at least two."""
     race = engine.from_dict(state)
-    if not lineup.host:
+    online = sum(1 for _, on in lineup.seats if on)
+    if not lineup.host and (lineup.host_online or online < 2):
+        # A host who left must not hold up the two or more people still in the room.
         raise Refused("Only the host can start the race.")
     if race.phase is not engine.Phase.LOBBY:
         raise Refused("This race has started already: after it, start a rematch.")
