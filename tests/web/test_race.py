@@ -449,7 +449,8 @@ async def test_when_the_host_has_left_the_others_may_start():
     await send(b, action="start")
     assert "Only the host" in await receive_until(b, 'id="room-error"[^>]*><span')
     await a.disconnect()
-    await receive_until(b, 'data-seat="0" data-online="false"')
+    left = await receive_until(b, 'data-seat="0" data-online="false"')
+    assert "anyone here may start" in left
     await send(b, action="start")
     await receive_until(c, 'data-phase="countdown"')
     race = await sync_to_async(race_of)(room.code)

@@ -483,7 +483,8 @@ _OUT = {
 
 def roster_html(room: Room, game: Game) -> str:
     race = rules.load(game.state)
-    cut = roster_cut(room.players.all())
+    players = list(room.players.all())  # one query for the cut and the host's presence
+    cut = roster_cut(players)
     running = race.phase in (engine.Phase.COUNTDOWN, engine.Phase.RACING)
     racing = set(race.seats) if running else set()
     context = {
@@ -495,6 +496,8 @@ def roster_html(room: Room, game: Game) -> str:
         "bot": rules.has_bot(room.settings),
         "bot_pace": room.settings.get("bot_pace", 2),
         "lobby": race.phase is engine.Phase.LOBBY,
+        "host_away": race.phase is engine.Phase.LOBBY
+        and not any(p.pk == room.host_id and p.online for p in players),
         "oob": True,
     }
     return render_to_string(f"{TEMPLATE}#roster", context)
