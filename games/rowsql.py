@@ -110,6 +110,14 @@ def _update_then_insert_sql(names: tuple[str, ...], vendor: str) -> str:
     )
 
 
+def _stamped(field: models.Field, row: models.Model) -> Any:
+    """The value `save` would write, except that a time the caller already set on an
+    `auto_now_add` field is kept (a move stamped with the time its rules used)."""
+    if getattr(field, "auto_now_add", False) and getattr(row, field.attname) is not None:
+        return getattr(row, field.attname)
+    return field.pre_save(row, add=True)
+
+
 def write_move(game: Game, names: Sequence[str], move: Move, read_version: int) -> bool:
     """The game's fields `names` saved and `move` appended, both or neither: neither, and False,
     when another move changed the game since it was read at `read_version`.
@@ -124,7 +132,7 @@ def write_move(game: Game, names: Sequence[str], move: Move, read_version: int) 
         for field in map(Game._meta.get_field, names)
     ]
     move_values = [
-        field.get_db_prep_save(field.pre_save(move, add=True), connection)
+        field.get_db_prep_save(_stamped(field, move), connection)
         for field in _inserted_fields(Move)
     ]
     update_values = [*game_values, game.pk, read_version]

@@ -13,7 +13,7 @@ import secrets
 import time
 import unicodedata
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 
@@ -245,8 +245,10 @@ def _record(
     game: Game, player: Player | None, message: Message, applied: Applied, seat: int | None = None
 ) -> bool:
     """Save the new state and append the move, unless another move changed the game since it
-    was read (False; never under the row lock). A computer's move has no player, only a seat."""
-    now = timezone.now()
+    was read (False; never under the row lock). A computer's move has no player, only a seat.
+    The row's time is the one the rules used when they read the clock (`Applied.at`), so the
+    log replays to the same times to the millisecond; else now."""
+    now = timezone.now() if applied.at is None else datetime.fromtimestamp(applied.at, UTC)
     read_version = game.version
     game.state = applied.state
     game.status = applied.status
@@ -264,6 +266,7 @@ def _record(
         x=getattr(message, "x", None),
         y=getattr(message, "y", None),
         cell=getattr(message, "cell", None),
+        created_at=now,
     )
     fields = ["state", "status", "version", "started_at", "finished_at"]
     return rowsql.write_move(game, fields, move, read_version)

@@ -668,15 +668,16 @@ def replay(started: Race, log: Sequence[Logged]) -> Race:
 
 
 SLACK_MS = 1000
-"""How far a logged time may trail the time the rules used. The shell stamps a move's row a
-little after its rules ran, so a move logged just as a penalty ended (or a Go logged just after
-it fell due) may read as a hair early against times the replay itself derived from stamps."""
+"""How far a logged time may trail the time the rules used. The shell now stamps a move's row
+with the rules' own time (so replays match to the millisecond); older logs were stamped a little
+after the rules ran, so a move logged just as a penalty ended (or a Go logged just after it fell
+due) may read as a hair early against times the replay itself derived from stamps."""
 
 
 def replay_log(rules: Rules, seed: int, entrants: Sequence[Entrant], log: Sequence[Logged]) -> Race:
     """A race rebuilt from its seed, its racers and its whole move log (its first row the start):
-    the same boards, standings and places; times within the few ms between a move's rules and
-    its row's stamp."""
+    the same boards, standings, places and times (to the ms, when each row carries the time its
+    rules used)."""
     if not log or log[0].action != "start":
         raise InvalidMoveError("a race's log starts with its start")
     race, _ = start(new_race(rules, seed), entrants, log[0].at)

@@ -68,6 +68,9 @@ class Applied:
     board: object | None = field(default=None, compare=False, repr=False)
     """The engine's own object for `state`, when the rules kept it: the renderers and the bot
     use it instead of parsing `state` again on every move."""
+    at: float | None = field(default=None, compare=False)
+    """The Unix time (seconds) the rules took as "now", when they read the clock (a race): the
+    move log stamps the move with this very time, so a replay plays it when the rules did."""
 
     def loaded[T](self, load: Callable[[State], T]) -> T:
         return self.board if self.board is not None else load(self.state)  # type: ignore[return-value]

@@ -166,8 +166,9 @@ def status_of(race: engine.Race) -> str:
     return "won" if race.winner is not None else "lost"
 
 
-def _applied(race: engine.Race, events: engine.Events, **summary: Any) -> Applied:
-    return Applied(engine.to_dict(race), status_of(race), events, summary, board=race)
+def _applied(race: engine.Race, events: engine.Events, now: int, **summary: Any) -> Applied:
+    """The rules' result, with the time they used (`now`, ms): the move log is stamped with it."""
+    return Applied(engine.to_dict(race), status_of(race), events, summary, race, now / 1000)
 
 
 def apply(
@@ -185,7 +186,7 @@ def apply(
         raise Refused(_sentence(error)) from error
     except EngineError as error:
         raise Invalid(_sentence(error)) from error
-    return _applied(race, back + events, mover=seat)
+    return _applied(race, back + events, now, mover=seat)
 
 
 def _sentence(error: Exception) -> str:
@@ -216,20 +217,21 @@ def start(state: dict[str, Any], lineup: Lineup, params: dict[str, Any]) -> Appl
         raise Refused(
             "A race needs at least two racers: share the invite link, or add the Solver bot."
         )
+    now = now_ms()
     try:
-        race, events = engine.start(race, entrants, now_ms())
+        race, events = engine.start(race, entrants, now)
     except GenerationError as error:
         raise Refused(_sentence(error)) from error
-    return _applied(race, events, started=True)
+    return _applied(race, events, now, started=True)
 
 
 def give_up(state: dict[str, Any], lineup: Lineup, params: dict[str, Any]) -> Applied:
-    race = engine.from_dict(state)
+    race, now = engine.from_dict(state), now_ms()
     try:
-        race, events = engine.give_up(race, lineup.seat, now_ms())
+        race, events = engine.give_up(race, lineup.seat, now)
     except engine.RaceError as error:
         raise Refused(_sentence(error)) from error
-    return _applied(race, events, mover=lineup.seat)
+    return _applied(race, events, now, mover=lineup.seat)
 
 
 COMMANDS = {"start": start, "give_up": give_up}
@@ -246,9 +248,9 @@ def may_restart(state: dict[str, Any], host: bool) -> str | None:
 
 def presence(state: dict[str, Any], seat: int, online: bool) -> Applied | None:
     """A racer's last socket closed (the grace period starts) or one opened again."""
-    race = engine.from_dict(state)
-    race, events = engine.set_away(race, seat, not online, now_ms())
-    return _applied(race, events) if events else None
+    race, now = engine.from_dict(state), now_ms()
+    race, events = engine.set_away(race, seat, not online, now)
+    return _applied(race, events, now) if events else None
 
 
 # The clock ------------------------------------------------------------------------------------
@@ -260,8 +262,9 @@ def due(state: dict[str, Any], params: dict[str, Any]) -> float | None:
 
 
 def tick(state: dict[str, Any], params: dict[str, Any], now: float) -> Applied | None:
-    race, events = engine.tick(engine.from_dict(state), int(now * 1000))
-    return _applied(race, events) if events else None
+    at = round(now * 1000)
+    race, events = engine.tick(engine.from_dict(state), at)
+    return _applied(race, events, at) if events else None
 
 
 # What the API shows ---------------------------------------------------------------------------
@@ -380,5 +383,5 @@ def replay(
     """A race rebuilt from its seed, the racers its start named (kept in `state`) and its move
     log: `rows` are (seat, action, x, y, Unix time in seconds) in order, the start first."""
     entrants = engine.from_dict(state).entrants
-    log = [engine.Logged(seat, action, int(at * 1000), x, y) for seat, action, x, y, at in rows]
+    log = [engine.Logged(seat, action, round(at * 1000), x, y) for seat, action, x, y, at in rows]
     return engine.replay_log(rules_of(params), seed, entrants, log)
