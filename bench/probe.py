@@ -278,6 +278,7 @@ SOCKET_PATH = (
     "FileDescriptor.startWriting (twisted/internet/abstract.py)",
     "FileDescriptor.stopWriting (twisted/internet/abstract.py)",
     "send (games/live/daphne_frames.py)",
+    "_write_now (games/live/daphne_frames.py)",
     "EpollSelector.select (selectors.py)",
 )
 """Where a socket's share of a message goes: Twisted's write of it (the `send` system call
@@ -286,12 +287,11 @@ inside `untilConcludes`, a writer registered and unregistered around it) and the
 
 def profile_lines(profile: dict[str, object]) -> str:
     """The inclusive share of the samples of what a move and a socket cost."""
-    inclusive = dict(profile.get("inclusive_pct", []))
-    watched = dict(profile.get("watched_pct", {}))
-    short = {name.split(" (")[0]: pct for name, pct in {**inclusive, **watched}.items()}
-    names = [name.split(" (")[0] for name in (*SOCKET_PATH, *WATCHED)]
+    found = {**dict(profile.get("inclusive_pct", [])), **profile.get("watched_pct", {})}
     return f"{profile.get('samples', 0)} samples; " + ", ".join(
-        f"{name} {short[name]}%" for name in dict.fromkeys(names) if name in short
+        f"{name} {found[name]}%"
+        for name in dict.fromkeys((*SOCKET_PATH, *WATCHED))
+        if name in found
     )
 
 
