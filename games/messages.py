@@ -14,8 +14,8 @@ CELL_ACTIONS = ("reveal", "flag", "chord", "bomb")
 """Moves on a cell (x, y); each kind takes those it knows (`bomb` is Flags')."""
 COMMANDS = ("new_game", "sync", "hint", "add_bot", "remove_bot", "start", "give_up")
 """Messages that are not moves: `hint` asks for a provably safe cell (Minesweeper), `add_bot` and
-`remove_bot` seat or unseat the Solver bot (the host only), `start` starts a race (its host) and
-`give_up` leaves it."""
+`remove_bot` seat or unseat the Solver bot (the host only; `add_bot` may name its `pace` where
+the kind offers several), `start` starts a race (its host) and `give_up` leaves it."""
 ACTIONS_HELP = (
     "use reveal, flag, chord, bomb, mark, hint, add_bot, remove_bot, start, give_up, new_game "
     "or sync"
@@ -49,10 +49,12 @@ class SquareMove:
 @dataclass(frozen=True, slots=True)
 class Command:
     """`new_game` may name the game it replaces, so two players clicking at once start one game;
-    `hint`, `add_bot`, `remove_bot` and `sync` carry nothing."""
+    `add_bot` may carry the bot's `pace` (safe cells a second); `hint`, `remove_bot` and `sync`
+    carry nothing."""
 
     name: str
     game: int | None = None
+    pace: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +95,8 @@ def parse_payload(data: dict[str, Any]) -> Message:
         return SquareMove(whole_number(data, "cell"))
     if action in COMMANDS:
         game = whole_number(data, "game") if data.get("game") not in (None, "") else None
-        return Command(action, game)
+        given = action == "add_bot" and data.get("pace") not in (None, "")
+        return Command(action, game, whole_number(data, "pace") if given else None)
     raise BadMessage(f"Unknown action {action[:40]!r}: {ACTIONS_HELP}.")
 
 

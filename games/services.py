@@ -179,7 +179,7 @@ def play(room: Room, player: Player | None, message: Message) -> Outcome:
     if isinstance(message, Command) and message.name == "hint":
         return ask_hint(room, player)
     if isinstance(message, Command) and message.name in ("add_bot", "remove_bot"):
-        return set_bot(room, player, message.name == "add_bot")
+        return set_bot(room, player, message.name == "add_bot", message.pace)
     if not isinstance(message, CellMove | SquareMove):
         raise Invalid("That is not a move.")
     if player is None or player.is_spectator:
@@ -454,11 +454,13 @@ def record_hint(
     return Outcome(game, Applied(game.state, game.status, (), {"hint": cell}))
 
 
-def set_bot(room: Room, player: Player | None, on: bool) -> Outcome:
-    """Seat (`on`) or unseat the Solver bot: the host only, Minesweeper rooms only.
+def set_bot(room: Room, player: Player | None, on: bool, pace: int | None = None) -> Outcome:
+    """Seat (`on`) or unseat the Solver bot, at `pace` where the kind's bot offers paces (seated
+    already: only its pace changes): the host only, Minesweeper rooms only.
 
     Kept in the room's settings, so every later game has it, and in the current game's params,
-    which is what the live driver (`autoplay`) reads. Not a move: the version stays.
+    which is what the live driver (`autoplay`) and a race's start read. Not a move: the version
+    stays.
     """
     kind = kind_of(room.kind)
     bot = kind.bot
@@ -466,15 +468,21 @@ def set_bot(room: Room, player: Player | None, on: bool) -> Outcome:
         raise Invalid("The Solver bot plays Minesweeper rooms only.")
     if player is None or player.is_spectator:
         raise Forbidden("Spectators can watch but not add or remove the Solver bot.")
+    if pace is not None and (not on or bot.with_pace is None):
+        raise Invalid("This Solver bot has one pace: send add_bot without a pace.")
+    paced = bot.with_pace if pace is not None else None
     with transaction.atomic():
         game = _lock_current_game(room)
         fresh = Room.objects.select_for_update().get(pk=room.pk)
         if fresh.host_id != player.pk:
             raise Forbidden("Only the host can add or remove the Solver bot.")
-        if bot.seated(game.params) != on or bot.seated(fresh.settings) != on:
-            room.settings = fresh.settings = {**fresh.settings, "bot": on}
+        settings, params = {**fresh.settings, "bot": on}, {**game.params, "bot": on}
+        if paced is not None and pace is not None:
+            settings, params = paced(settings, pace), paced(params, pace)  # Invalid: not offered
+        if settings != fresh.settings or params != game.params:
+            room.settings = fresh.settings = settings
             fresh.save(update_fields=["settings"])
-            game.params = {**game.params, "bot": on}
+            game.params = params
             game.save(update_fields=["params"])
             computer = kind.computer
             stuck = (

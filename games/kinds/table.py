@@ -209,6 +209,10 @@ class Bot:
     """Whether the bot plays (given a game's params, or the room's settings)."""
     changed_html: Callable[["Room", "Game", str, bool, bool], str]
     """(room, game, host's nickname, on, stuck): the roster and a line saying who changed it."""
+    with_pace: Callable[[Params, int], Params] | None = None
+    """(settings or params, pace) -> the same with the bot at that pace (safe cells a second),
+    Invalid for a pace it does not offer; None: the bot has one pace (a race's computer racer
+    has several, the co-op teammate one)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -166,6 +166,7 @@ class MoveIn(Schema):
     x: int | None = None
     y: int | None = None
     cell: int | None = None
+    pace: int | None = None
 
 
 class MoveOut(Schema):
@@ -332,7 +333,9 @@ def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
     """Minesweeper: `{"action": "reveal"|"flag"|"chord", "x", "y"}`; Flags:
     `{"action": "reveal"|"bomb", "x", "y"}`; tic-tac-toe: `{"action": "mark", "cell": 0..8}`;
     any: `{"action": "new_game"}`. The host of a
-    Minesweeper room may send `{"action": "add_bot"}` or `{"action": "remove_bot"}`.
+    Minesweeper room may send `{"action": "add_bot"}` or `{"action": "remove_bot"}`; in a race,
+    `{"action": "add_bot", "pace": 1|2|4}` seats the computer racer at that many safe cells a
+    second (or sets its pace), for the next race.
     409 when the game's state refuses the move (game over, not your turn) or, in Minesweeper,
     when it could never change its cell (a flag on a revealed cell, a reveal of a flag, a chord
     on a covered cell, a 0 or a number whose flags do not match); a reveal on a revealed cell is

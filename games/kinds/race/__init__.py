@@ -31,7 +31,12 @@ KIND = GameKind(
         spectator_delay=render.spectator_delay,
         shows_pointers=False,  # a pointer on a copy of the layout would point rivals to cells
     ),
-    bot=Bot(name=rules.BOT_NAME, seated=rules.has_bot, changed_html=render.bot_html),
+    bot=Bot(
+        name=rules.BOT_NAME,
+        seated=rules.has_bot,
+        changed_html=render.bot_html,
+        with_pace=rules.with_pace,
+    ),
     clock=Clock(due=rules.due, tick=rules.tick),
     private_boards=True,
     api_game="minesweeper",

@@ -492,9 +492,12 @@ def roster_html(room: Room, game: Game) -> str:
         "roster": cut.shown,
         "roster_more": cut.more,
         "racing": racing,
+        "running": running,
+        "bot_racing": COMPUTER_SEAT in racing,
         "spectators": room.spectators,
         "bot": rules.has_bot(room.settings),
         "bot_pace": room.settings.get("bot_pace", 2),
+        "paces": rules.PACES,
         "lobby": race.phase is engine.Phase.LOBBY,
         "host_away": race.phase is engine.Phase.LOBBY
         and not any(p.pk == room.host_id and p.online for p in players),
@@ -510,8 +513,8 @@ def spectators_html(count: int) -> str:
 def bot_html(room: Room, game: Game, host: str, on: bool, stuck: bool) -> str:
     race = rules.load(game.state)
     later = "" if race.phase is engine.Phase.LOBBY else " From the next race."
-    verb = "added" if on else "removed"
-    line = f"{host} {verb} the {rules.BOT_NAME} (racing at {room.settings.get('bot_pace', 2)} cells a second).{later}"
+    pace = room.settings.get("bot_pace", 2)
+    line = f"{host} set the {rules.BOT_NAME} to race at {pace} cells a second.{later}"
     if not on:
         line = f"{host} removed the {rules.BOT_NAME}.{later}"
     return roster_html(room, game) + _narration(line)

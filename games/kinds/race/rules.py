@@ -127,6 +127,13 @@ def has_bot(params: Mapping[str, Any]) -> bool:
     return bool(params.get("bot"))
 
 
+def with_pace(params: dict[str, Any], pace: int) -> dict[str, Any]:
+    """`params` (or the room's settings) with the computer racer at `pace` safe cells a second."""
+    if isinstance(pace, bool) or pace not in PACES:
+        raise Invalid(f"The Solver bot races at {', '.join(map(str, PACES))} cells a second.")
+    return {**params, "bot_pace": pace}
+
+
 def creator_sits(settings: dict[str, Any]) -> bool:
     return True
 
