@@ -19,6 +19,7 @@ from django.db.models import QuerySet
 
 from .kinds import KINDS
 from .kinds.replays import Seat, Timeline, named_stats
+from .kinds.table import COMPUTER_SEAT
 from .models import Game, GameSummary, Move, Room
 
 HISTORY_SHOWN = 20
@@ -35,6 +36,8 @@ RECORD_BOARDS = (
     ("intermediate", "Intermediate", "16×16, 40 mines"),
     ("expert", "Expert", "30×16, 99 mines"),
 )
+RECORD_MIN_MS = 5
+"""A win shown as 0.00 s (one click cleared the board) says nothing about speed: no record."""
 
 _timelines: OrderedDict[tuple[int, int, int], Timeline] = OrderedDict()
 
@@ -89,6 +92,8 @@ def _summary(game: Game, timeline: Timeline) -> GameSummary:
     return GameSummary(
         game=game,
         status=timeline.status,
+        kind=game.room.kind,
+        with_bot=COMPUTER_SEAT in seats,  # the Solver bot moved (co-op) or raced
         board=stats.get("board", ""),
         no_guess=bool(stats.get("no_guess")),
         time_ms=stats.get("time_ms"),
@@ -138,19 +143,37 @@ def room_history(room: Room, limit: int = HISTORY_SHOWN) -> list[PastGame]:
 
 @dataclass(frozen=True, slots=True)
 class RecordTable:
+    """One kind's best times on one board (co-op teams', race winners')."""
+
+    kind: str
+    heading: str
+    holder: str
+    """What the table calls who won: "Team" or "Winner"."""
+    slug: str
+    entries: list[GameSummary]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordBoard:
+    """A board's records, one table per kind with records, side by side."""
+
     board: str
     no_guess: bool
     title: str
     size: str
-    entries: list[GameSummary]
+    tables: list[RecordTable]
 
     @property
     def slug(self) -> str:
         return self.board + ("-no-guess" if self.no_guess else "")
 
 
+def _record_kinds() -> list[str]:
+    return [name for name, kind in KINDS.items() if kind.replays and kind.replays.records]
+
+
 def _unsummarised_wins() -> QuerySet[Game]:
-    kinds = [name for name, kind in KINDS.items() if kind.replays is not None]
+    kinds = _record_kinds()
     return (
         Game.objects.filter(status=Game.Status.WON, room__kind__in=kinds, summary__isnull=True)
         .select_related("room")
@@ -159,22 +182,40 @@ def _unsummarised_wins() -> QuerySet[Game]:
     )
 
 
-def records(limit: int = RECORDS_SHOWN) -> list[RecordTable]:
-    """The best times of won co-op games per preset board, no-guess boards apart. Only won games
-    count, each once (one summary per game); ties go to the earlier game."""
+def records(limit: int = RECORDS_SHOWN) -> list[RecordBoard]:
+    """The best times per preset board, no-guess boards apart, one table per kind with records
+    (co-op teams, race winners). Only won games count (a race: someone finished), each once (one
+    summary per game); not those the Solver bot played in (records are for people), nor a time
+    shown as 0.00 s. Ties go to the earlier game."""
     summaries(_unsummarised_wins()[:SUMMARIES_PER_REQUEST])
-    tables = []
+    kinds = _record_kinds()
+    boards = []
     for no_guess in (False, True):
         for board, title, size in RECORD_BOARDS:
-            entries = list(
-                GameSummary.objects.filter(
-                    board=board, no_guess=no_guess, status=Game.Status.WON, time_ms__isnull=False
+            slug = board + ("-no-guess" if no_guess else "")
+            tables = []
+            for name in kinds:
+                replays = KINDS[name].replays
+                assert replays is not None
+                entries = list(
+                    GameSummary.objects.filter(
+                        kind=name,
+                        board=board,
+                        no_guess=no_guess,
+                        status=Game.Status.WON,
+                        with_bot=False,
+                        time_ms__gte=RECORD_MIN_MS,
+                    )
+                    .select_related("game__room")
+                    .order_by("time_ms", "finished_at", "game_id")[:limit]
                 )
-                .select_related("game__room")
-                .order_by("time_ms", "finished_at", "game_id")[:limit]
-            )
-            tables.append(RecordTable(board, no_guess, title, size, entries))
-    return tables
+                # The first kind keeps the board's own anchor (#beginner), as links had it.
+                table_slug = slug if name == kinds[0] else f"{name}-{slug}"
+                tables.append(
+                    RecordTable(name, replays.records, replays.record_holder, table_slug, entries)
+                )
+            boards.append(RecordBoard(board, no_guess, title, size, tables))
+    return boards
 
 
 def game_view(room: Room, game: Game) -> dict[str, Any]:
@@ -209,14 +250,26 @@ def game_view(room: Room, game: Game) -> dict[str, Any]:
     }
     if timeline is None:
         return view
+    if timeline.withheld:
+        return view | {"width": timeline.width, "height": timeline.height}
     width = timeline.width
+    size = width * timeline.height
     over = timeline.over
     stats = named_stats(timeline.stats, timeline.seat)
-    return view | {
+    rows = timeline.rows_at(timeline.moves)
+    view |= {
         "status": timeline.status,
         "width": width,
         "height": timeline.height,
         "stats": stats,
-        "board": timeline.rows_at(timeline.moves),
-        "mines": [[cell % width, cell // width] for cell in timeline.mines] if over else None,
+        "board": rows,
+        # Several boards side by side (a race) share one layout: its mines are the first's.
+        "mines": [[c % width, c // width] for c in timeline.mines if c < size] if over else None,
     }
+    if timeline.parts:
+        view["board"] = None
+        view["boards"] = [
+            {"seat": part.seat, "rows": rows[part.offset // width : (part.offset + size) // width]}
+            for part in timeline.parts
+        ]
+    return view

@@ -213,8 +213,9 @@ class GameSummary(models.Model):
         Game, primary_key=True, on_delete=models.CASCADE, related_name="summary"
     )
     status = models.CharField(max_length=8)
+    kind = models.CharField(max_length=16, blank=True, help_text="The room's kind (Room.kind).")
     board = models.CharField(
-        max_length=16, blank=True, help_text="A preset's name for a co-op game on one, else ''."
+        max_length=16, blank=True, help_text="A preset's name for a game on one, else ''."
     )
     no_guess = models.BooleanField(default=False)
     time_ms = models.PositiveIntegerField(null=True)
@@ -223,10 +224,15 @@ class GameSummary(models.Model):
     players = models.JSONField(default=list, help_text="Nicknames of those who moved, by seat.")
     stats = models.JSONField(default=dict, help_text="Everything the kind's statistics say.")
     finished_at = models.DateTimeField(null=True)
+    with_bot = models.BooleanField(
+        default=False, help_text="Whether the Solver bot played (records are for people)."
+    )
 
     class Meta:
         indexes = [
-            models.Index(fields=["board", "no_guess", "status", "time_ms"], name="records"),
+            models.Index(
+                fields=["kind", "board", "no_guess", "status", "time_ms"], name="records_by_kind"
+            ),
         ]
 
     def __str__(self) -> str:

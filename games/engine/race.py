@@ -14,7 +14,7 @@ penalties ending, a racer away too long, the time limit, a computer racer's next
 """
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from types import MappingProxyType
@@ -678,12 +678,22 @@ def replay_log(rules: Rules, seed: int, entrants: Sequence[Entrant], log: Sequen
     """A race rebuilt from its seed, its racers and its whole move log (its first row the start):
     the same boards, standings, places and times (to the ms, when each row carries the time its
     rules used)."""
+    *_, (race, _) = replay_rows(rules, seed, entrants, log)
+    return race
+
+
+def replay_rows(
+    rules: Rules, seed: int, entrants: Sequence[Entrant], log: Sequence[Logged]
+) -> Iterator[tuple[Race, Events]]:
+    """`replay_log` one row at a time: the race and its events after each row, the start first
+    (a replay page shows every position without replaying the log again for each)."""
     if not log or log[0].action != "start":
         raise InvalidMoveError("a race's log starts with its start")
-    race, _ = start(new_race(rules, seed), entrants, log[0].at)
+    race, events = start(new_race(rules, seed), entrants, log[0].at)
+    yield race, events
     for row in log[1:]:
-        race, _ = apply_logged(race, _nudged(race, row))
-    return race
+        race, events = apply_logged(race, _nudged(race, row))
+        yield race, events
 
 
 def _nudged(race: Race, row: Logged) -> Logged:

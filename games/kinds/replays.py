@@ -51,6 +51,15 @@ class Step:
 
 
 @dataclass(frozen=True, slots=True)
+class Part:
+    """One of several boards a timeline holds side by side (a race: one per racer), each of the
+    timeline's width and height, its cells from `offset` on in the timeline's board."""
+
+    seat: int
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
 class Timeline:
     """Every position of one game, from before its first move to after its last.
 
@@ -75,6 +84,11 @@ class Timeline:
     """The cell of the mine that ended a lost game."""
     stats: Mapping[str, Any] = field(default_factory=dict)
     seats: Mapping[int, Seat] = field(default_factory=dict)
+    parts: tuple[Part, ...] = ()
+    """The boards side by side, when there are several; () for one board."""
+    withheld: str = ""
+    """Why no position of the game is shown yet (a race under way: every board shows where
+    mines are), or "" when the timeline holds them all."""
 
     @property
     def moves(self) -> int:
@@ -109,6 +123,11 @@ class Replays:
     cell_class: str
     stats_template: str
     """The partial that shows `Timeline.stats` (its players named: `named_stats`)."""
+    records: str = ""
+    """The heading of this kind's tables on the records page ("Co-op teams"), or "" when its
+    wins make no records (no preset boards, no time to beat)."""
+    record_holder: str = "Team"
+    """What the records' table calls who won: "Team", or "Winner" of a race."""
 
 
 def named_stats(stats: Mapping[str, Any], seat: Callable[[int], Seat]) -> dict[str, Any]:

@@ -428,6 +428,11 @@ class LoggedMoveOut(Schema):
     cell: int | None = None
 
 
+class SeatBoardOut(Schema):
+    seat: int
+    rows: list[str]
+
+
 class GameOut(Schema):
     game: str
     number: int
@@ -439,10 +444,18 @@ class GameOut(Schema):
         None,
         description="Minesweeper: time_ms, time_s, clicks and per player seat, name, clicks and "
         "cells_revealed; once the game is over also three_bv, bv_per_s, ioe, hit_by and per "
-        "player right_flags, wrong_flags and hit_mine. Tic-tac-toe: time_ms, moves, winner.",
+        "player right_flags, wrong_flags and hit_mine. Tic-tac-toe: time_ms, moves, winner. "
+        "A finished race: the winner's time_ms, time_s, bv_per_s, clicks and ioe, the board's "
+        "three_bv, winner (seat) and winner_name, and per racer by place: seat, name, place, "
+        "standing, time_ms, mines_hit, three_bv, bv_per_s, clicks, ioe, progress.",
     )
     moves: list[LoggedMoveOut]
     board: list[str] | None = Field(None, description="The board after the last move.")
+    boards: list[SeatBoardOut] | None = Field(
+        None,
+        description="A finished race: every racer's board at the end, by seat (`board` is "
+        "null); a race under way shows neither, nor its moves.",
+    )
     mines: list[tuple[int, int]] | None = Field(
         None, description="Every mine as [x, y] once the game is over; null before."
     )

@@ -51,13 +51,44 @@ def board_html(timeline: Timeline, k: int, cell_class: str) -> SafeString:
     target = step.target if step is not None else None
     outline = "" if step is None else f' data-outline="{escape(timeline.seat(step.seat).colour)}"'
     parts = []
-    for index, char in enumerate(timeline.board_at(k)):
+    board = timeline.board_at(k)
+    for index, char in enumerate(board):
         attrs, text = looks[char]
         extra = outline if index == target else ""
         parts.append(
             f'<span class="{cell_class}" id="{timeline.ids[index]}"{attrs}{extra}>{text}</span>'
         )
-    return mark_safe("".join(parts))
+    if not timeline.parts:
+        return mark_safe("".join(parts))
+    return _side_by_side(timeline, board, parts)
+
+
+def _side_by_side(timeline: Timeline, board: str, cells: list[str]) -> SafeString:
+    """Several boards (a race's racers), each in a card with its racer's name and how much of
+    the board they had cleared at this point (replay.js keeps that figure as it scrubs)."""
+    size = timeline.width * timeline.height
+    cards = []
+    for index, part in enumerate(timeline.parts):
+        seat = timeline.seat(part.seat)
+        mine = board[part.offset : part.offset + size]
+        done = progress(mine, timeline.stats.get("mines", 0))
+        cards.append(
+            f'<section class="replay-part colour-{escape(seat.colour)}" data-part="{index}"'
+            f' data-seat="{part.seat}" aria-label="{escape(seat.name)}">'
+            f'<header class="replay-part-head"><span class="swatch" aria-hidden="true"></span>'
+            f'<span class="name">{escape(seat.name)}</span><output class="replay-part-progress"'
+            f' data-part="{index}">{done}%</output></header>'
+            f'<div class="board" id="board-{part.seat}" data-progress="{done}">'
+            f"{''.join(cells[part.offset : part.offset + size])}</div></section>"
+        )
+    return mark_safe("".join(cards))
+
+
+def progress(board: str, mines: int) -> int:
+    """Percent of a board's safe cells revealed, rounded down, as the race room shows it."""
+    safe = len(board) - mines
+    opened = sum(1 for char in board if char in "_12345678")
+    return 100 * opened // safe if safe > 0 else 0
 
 
 def timeline_html(timeline: Timeline, k: int) -> SafeString:
@@ -88,12 +119,23 @@ def replay(request: HttpRequest, code: str, number: int) -> HttpResponse:
     timeline = None if room is None or game is None else history.timeline_of(room, game)
     if room is None or game is None or timeline is None:
         return not_found(request)
+    replays = kind_of(room.kind).replays
+    assert replays is not None
+    if timeline.withheld:
+        context = {
+            "room": room,
+            "game": game,
+            "kind": kind_of(room.kind),
+            "timeline": timeline,
+            "live": True,
+            "back_to_live": back_to_live(request, room),
+        }
+        return render(request, "games/replay.html", context)
     try:
         k = position(request, timeline)
     except BadMove as error:
         return render(request, "games/replay.html", {"error": str(error), "room": room}, status=400)
-    replays = kind_of(room.kind).replays
-    assert replays is not None
+    parts = len(timeline.parts) or 1
     data = {
         "width": timeline.width,
         "height": timeline.height,
@@ -109,6 +151,11 @@ def replay(request: HttpRequest, code: str, number: int) -> HttpResponse:
         "mines": timeline.mines,
         "exploded": timeline.exploded,
         "k": k,
+        # Several boards side by side (a race): where each starts, how many fit across.
+        "parts": [part.offset for part in timeline.parts],
+        "safe": timeline.width * timeline.height - timeline.stats.get("mines", 0),
+        "across": min(parts, 4, max(1, 60 // timeline.width)),
+        "across_phone": min(parts, 2 if timeline.width <= 12 else 1),
     }
     context = {
         "room": room,
@@ -150,7 +197,7 @@ def rewind(request: HttpRequest, code: str) -> HttpResponse:
 
 @require_GET
 def records(request: HttpRequest) -> HttpResponse:
-    return render(request, "games/records.html", {"tables": history.records()})
+    return render(request, "games/records.html", {"boards": history.records()})
 
 
 @require_GET

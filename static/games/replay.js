@@ -12,6 +12,7 @@
   const data = JSON.parse(source.textContent);
   const steps = data.steps; // [at_ms, seat, target, cells, chars]
   const last = steps.length;
+  const OPEN = new Set("_12345678"); // a revealed cell, in the board's characters
   const MAX_PAUSE_MS = 10000; // a long think is shown as ten seconds at most (times the speed)
 
   const positions = [data.start];
@@ -40,6 +41,15 @@
 
   root.style.setProperty("--cols", String(data.width));
   root.style.setProperty("--rows", String(data.height));
+  // Several boards side by side (a race): how many fit across, and each racer's progress.
+  const parts = data.parts || [];
+  const size = data.width * data.height;
+  const progressEls = parts.map((_, i) => root.querySelector(`output[data-part="${i}"]`));
+  const partBoards = parts.map((_, i) => root.querySelector(`.replay-part[data-part="${i}"] .board`));
+  if (parts.length) {
+    root.style.setProperty("--across", String(data.across));
+    root.style.setProperty("--across-phone", String(data.across_phone));
+  }
 
   let k = data.k;
   let painted = positions[k].split("");
@@ -91,6 +101,13 @@
         paintCell(index, char, ghost);
         painted[index] = key;
       }
+    });
+    parts.forEach((offset, i) => {
+      let opened = 0;
+      for (let c = offset; c < offset + size; c += 1) if (OPEN.has(target[c])) opened += 1;
+      const done = data.safe > 0 ? Math.floor((100 * opened) / data.safe) : 0;
+      if (progressEls[i]) progressEls[i].textContent = `${done}%`;
+      if (partBoards[i]) partBoards[i].dataset.progress = String(done);
     });
     if (outlined) outlined.removeAttribute("data-outline");
     outlined = null;

@@ -168,6 +168,7 @@ REPLAYS = Replays(
     board_class="board",
     cell_class="cell",
     stats_template="games/stats.html#minesweeper",
+    records="Co-op teams",
 )
 
 

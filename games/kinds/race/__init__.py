@@ -1,7 +1,7 @@
 """Minesweeper races: 2 to 8 racers, each on their own copy of one seeded board."""
 
 from ..table import Bot, Clock, GameKind, Rendering
-from . import render, rules
+from . import history, render, rules
 from .form import CreateRaceForm
 
 KIND = GameKind(
@@ -44,4 +44,5 @@ KIND = GameKind(
     commands=rules.COMMANDS,
     presence=rules.presence,
     may_restart=rules.may_restart,
+    replays=history.REPLAYS,
 )
