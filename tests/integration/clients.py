@@ -27,7 +27,7 @@ from games.engine import minesweeper as engine
 
 META = re.compile(r'id="game-meta"[^>]*data-game="(\d+)" data-version="(\d+)"')
 CELL = re.compile(
-    r'id="cell-(\d+)-(\d+)" data-x="\d+" data-y="\d+" data-state="([a-z-]+)"'
+    r'id="cell-(\d+)-(\d+)"(?: data-x="\d+" data-y="\d+")? data-state="([a-z-]+)"'  # moves: lean
     r'(?: data-count="(\d)")?'
 )
 ERROR = re.compile(r'id="room-error"[^>]*><span>(.*?)</span>', re.S)
