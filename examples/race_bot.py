@@ -1,33 +1,38 @@
-"""A racing bot for the Minesweeper Live JSON API (standard library only).
+"""A racing bot for Minesweeper Live that plays on the room's websocket.
 
+    pip install websockets
     python examples/race_bot.py http://127.0.0.1:8000 [--pace 1|2|4]
 
-It creates a race on a no-guess beginner board, seats the Solver bot as its rival (`--pace` safe
-cells a second), prints the watch link, starts the race and waits for Go. Then it plays its own
-board by logic as fast as it can: a number whose flags are all found opens its other neighbours,
-a number that needs every hidden neighbour flags them, two numbers whose hidden cells nest tell
-about the rest. A mine freezes its board for a few seconds (409 until then); it waits and goes on.
-It prints its place and time when the race is over.
+It creates a race on a no-guess beginner board (HTTP, once), then holds the room's websocket with
+its seat's token, asking for JSON events. On the socket it seats the Solver bot as its rival
+(`--pace` safe cells a second), starts the race and plays its own board by logic, one move at a
+time, as fast as the answers come: a number whose mines are all known opens its other
+neighbours, a number that needs every hidden neighbour marks them as mines (kept here, never
+flagged: that saves clicks), two numbers whose hidden cells nest tell about the rest.
+Its board comes from the events: a `snapshot` is the whole of it (one comes on connect and after
+every timed event: Go, a penalty's end, the Solver bot's moves); a `move` of ours carries the
+cells it changed. A mine freezes our board for a few seconds: we wait for the snapshot that says
+it thawed. It prints its place and time when the race is over.
 """
 
 import argparse
+import asyncio
 import json
 import random
 import sys
-import time
-import urllib.error
 import urllib.request
 from itertools import product
-from urllib.parse import urljoin
+
+import websockets
+
+CHARS = {"hidden": "#", "flagged": "F", "exploded": "!", "mine": "*", "wrong-flag": "X"}
 
 
-def call(base, method, path, body=None, token=None):
-    request = urllib.request.Request(base + path, method=method)
+def create_race(base):
+    body = {"game": "minesweeper", "mode": "race", "preset": "beginner", "name": "RaceBot"}
+    request = urllib.request.Request(base + "/api/rooms", json.dumps(body).encode())
     request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    data = None if body is None else json.dumps(body).encode()
-    with urllib.request.urlopen(request, data) as response:
+    with urllib.request.urlopen(request) as response:
         return json.load(response)
 
 
@@ -38,7 +43,7 @@ def neighbours(x, y, width, height):
 
 
 def deduce(board, mines_left):
-    """Cells proved safe and cells proved to be mines on our own board (`!` is a mine we hit)."""
+    """Cells proved safe and cells proved to be mines (`F` and `!` are mines already known)."""
     width, height = len(board[0]), len(board)
     rules = set()
     for y, x in product(range(height), range(width)):
@@ -49,7 +54,7 @@ def deduce(board, mines_left):
             if hidden:
                 rules.add((hidden, int(board[y][x]) - known))
     hidden = frozenset(
-        (x, y) for y, row in enumerate(board) for x, ch in enumerate(row) if ch == "#"
+        (x, y) for y, x in product(range(height), range(width)) if board[y][x] == "#"
     )
     rules.add((hidden, mines_left))
     for a, need_a in list(rules):
@@ -61,45 +66,97 @@ def deduce(board, mines_left):
     return safe, mines - safe, hidden
 
 
-def race(base, pace=1):
-    body = {"game": "minesweeper", "mode": "race", "preset": "beginner", "name": "RaceBot"}
-    room = call(base, "POST", "/api/rooms", {**body, "bot_pace": pace})
-    code, token = room["code"], room["player_token"]
-    print("Watch live:", urljoin(room["url"], "watch/"), flush=True)
-    call(base, "POST", f"/api/rooms/{code}/moves", {"action": "add_bot"}, token)
-    call(base, "POST", f"/api/rooms/{code}/moves", {"action": "start"}, token)
+class Racer:
+    """Our board as the events tell it, and whether we may move now."""
 
-    def view():
-        return call(base, "GET", f"/api/rooms/{code}", token=token)
+    def __init__(self):
+        self.board, self.mines, self.total = None, set(), 0
+        self.version, self.phase, self.standing = 0, "lobby", "racing"
+        self.frozen = self.waiting = False
 
-    state = view()
-    while state["race"]["phase"] == "countdown":
-        time.sleep(state["race"]["go_in_ms"] / 1000 + 0.05)
-        state = view()
-    while state["race"]["phase"] == "racing" and state["race"]["you"]["standing"] == "racing":
-        you = state["race"]["you"]
-        if you["frozen_ms"]:
-            time.sleep(you["frozen_ms"] / 1000)
-        else:
-            safe, mines, hidden = deduce(state["board"], state["mines_left"])
-            moves = [("flag", c) for c in sorted(mines)] + [("reveal", c) for c in sorted(safe)]
-            if not moves:  # no-guess boards never get here; other boards sometimes do
-                moves = [("reveal", random.choice(sorted(hidden)))]
-            for action, (x, y) in moves:
-                body = {"action": action, "x": x, "y": y}
-                try:
-                    call(base, "POST", f"/api/rooms/{code}/moves", body, token)
-                except urllib.error.HTTPError as error:
-                    if error.code != 409:  # 409: frozen by a mine, finished, or the race is over
-                        raise
-                    break
-        state = view()
-    while state["race"]["phase"] != "over":  # finished first: wait for the rival
-        time.sleep(0.5)
-        state = view()
-    me = next(r for r in state["race"]["results"] if r["seat"] == state["race"]["you"]["seat"])
+    def snapshot(self, event):
+        self.board = [list(row) for row in event["board"]]
+        self.version, race = event["version"], event["race"]
+        you = race["you"] or {"standing": "racing", "frozen_ms": 0}  # None in the lobby
+        self.phase, self.standing, self.frozen = (
+            race["phase"],
+            you["standing"],
+            you["frozen_ms"] > 0,
+        )
+        if event["mines_left"] is not None:  # mines minus flags and the mines we hit
+            self.total = event["mines_left"] + sum(r.count("F") + r.count("!") for r in self.board)
+
+    def move(self, event):
+        """Someone's move: ours carries our cells (also when a snapshot showed them already)."""
+        if event["cells"]:
+            self.waiting = False
+        if event["version"] <= self.version:
+            return
+        self.version = event["version"]
+        for cell in event["cells"]:
+            shown = (
+                str(cell["count"] or "_") if cell["state"] == "revealed" else CHARS[cell["state"]]
+            )
+            self.board[cell["y"]][cell["x"]] = shown
+            self.frozen = self.frozen or cell["state"] == "exploded"  # the penalty starts
+
+    def next_move(self):
+        """(x, y) to reveal, or None when there is nothing to do now."""
+        if self.phase != "racing" or self.standing != "racing" or self.frozen or self.waiting:
+            return None
+        view = [
+            ["F" if (x, y) in self.mines else c for x, c in enumerate(row)]
+            for y, row in enumerate(self.board)
+        ]
+        known = sum(row.count("F") + row.count("!") for row in view)
+        safe, mines, hidden = deduce(view, self.total - known)
+        self.mines |= mines
+        if safe:
+            return min(safe)
+        unknown = sorted(hidden - mines)
+        return random.choice(unknown) if unknown else None  # a guess; no-guess boards need none
+
+
+async def race(base, pace=1):
+    room = create_race(base)
+    print("Watch live:", room["url"] + "watch/", flush=True)
+    url = base.replace("http", "ws", 1) + f"/ws/r/{room['code']}/"
+    token = {"Authorization": f"Bearer {room['player_token']}"}
+    async with websockets.connect(url, subprotocols=["json"], additional_headers=token) as ws:
+
+        async def send(**body):
+            await ws.send(json.dumps(body))
+
+        await send(action="add_bot", pace=pace)
+        await send(action="start")
+        me = Racer()
+        while True:
+            event = json.loads(await ws.recv())
+            if event["type"] == "error":  # refused (frozen, say): read the board again first
+                if me.phase == "lobby":
+                    raise SystemExit(event["error"])  # the start was refused
+                print("Refused:", event["error"], flush=True)
+                me.waiting, me.frozen = False, True
+                await send(action="sync")
+            elif event["type"] == "snapshot":
+                me.snapshot(event)
+                if me.phase == "over":
+                    return report(event["race"])
+            else:
+                gap = event["version"] > me.version + 1
+                me.move(event)
+                if gap or event["status"] != "playing":  # a lost message, or the end: read it all
+                    await send(action="sync")
+            cell = me.next_move()
+            if cell is not None:
+                await send(action="reveal", x=cell[0], y=cell[1])
+                me.waiting = True
+
+
+def report(race):
+    me = next(r for r in race["results"] if r["seat"] == race["you"]["seat"])
     time_s = "-" if me["time_ms"] is None else f"{me['time_ms'] / 1000:.2f} s"
-    print(f"Place {me['place']} of {len(state['race']['results'])}, time {time_s}.")
+    print(f"Place {me['place']} of {len(race['results'])}, time {time_s}.")
     return me["place"]
 
 
@@ -108,4 +165,4 @@ if __name__ == "__main__":
     parser.add_argument("base", nargs="?", default="http://127.0.0.1:8000", help="server URL")
     parser.add_argument("--pace", type=int, choices=[1, 2, 4], default=1)
     args = parser.parse_args()
-    sys.exit(0 if race(args.base, args.pace) == 1 else 1)
+    sys.exit(0 if asyncio.run(race(args.base, args.pace)) == 1 else 1)
