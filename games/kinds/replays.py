@@ -123,6 +123,8 @@ class Replays:
     cell_class: str
     stats_template: str
     """The partial that shows `Timeline.stats` (its players named: `named_stats`)."""
+    results_template: str = ""
+    """A wide table shown under the board (a race's results), or "" for none."""
     records: str = ""
     """The heading of this kind's tables on the records page ("Co-op teams"), or "" when its
     wins make no records (no preset boards, no time to beat)."""

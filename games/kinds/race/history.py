@@ -272,6 +272,7 @@ REPLAYS = Replays(
     board_class="replay-boards",
     cell_class="cell",
     stats_template="games/stats.html#race",
+    results_template="games/stats.html#race_results",
     records="Race winners",
     record_holder="Winner",
 )
