@@ -49,5 +49,10 @@ def no_room_cap(settings):
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
     """Browser tests last: Playwright's sync API keeps an event loop running in the main thread
-    for the rest of the session, which async tests after it could not start their own in."""
+    for the rest of the session, which async tests after it could not start their own in.
+    Every test under tests/e2e counts, marked or not (a module that forgot `pytestmark` once
+    broke every async test after it)."""
+    for item in items:
+        if "e2e" in item.path.parts and item.get_closest_marker("e2e") is None:
+            item.add_marker(pytest.mark.e2e)
     items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
