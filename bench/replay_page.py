@@ -22,6 +22,8 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 
 TARGET_MS = 50.0
@@ -139,11 +141,9 @@ def measure(moves_wanted: int, requests: int) -> dict[str, object]:
     }
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--moves", type=int, default=500)
-    parser.add_argument("--requests", type=int, default=60)
-    args = parser.parse_args()
+@contextmanager
+def django_for_bench() -> Iterator[None]:
+    """Django on a throwaway SQLite database, migrated, nothing broadcast, plain static files."""
     workdir = tempfile.mkdtemp(prefix="minesweeper-replay-")
     os.environ.update(
         DJANGO_SETTINGS_MODULE="config.settings",
@@ -172,6 +172,15 @@ def main() -> int:
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
     with override_settings(STORAGES=plain):
+        yield
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--moves", type=int, default=500)
+    parser.add_argument("--requests", type=int, default=60)
+    args = parser.parse_args()
+    with django_for_bench():
         json.dump(measure(args.moves, args.requests), sys.stdout)
     print()
     return 0

@@ -5,9 +5,12 @@
   const section = document.getElementById("room-history");
   if (!section || !window.htmx) return;
   const url = section.dataset.url;
+  // The board says which game is on and how it stands; a race's #board is the viewer's own
+  // (no game number, its status theirs), so there #game-meta, which leads every message, does.
   const state = () => {
     const board = document.getElementById("board");
-    return board ? `${board.dataset.game}:${board.dataset.status}` : "";
+    const meta = board && board.dataset.game ? board : document.getElementById("game-meta");
+    return meta ? `${meta.dataset.game}:${meta.dataset.status}` : "";
   };
   let seen = state();
   document.addEventListener("htmx:wsAfterMessage", () => {

@@ -14,11 +14,12 @@ says why and offers the replay once the race is over (`Timeline.withheld`).
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from games.engine import minesweeper as ms
 from games.engine import race as engine
 from games.engine.errors import EngineError
 
 from ...models import Game, Move
-from ..replays import Part, Replays, Seat, Step, Timeline, diff
+from ..replays import Part, Replays, Seat, Step, Timeline
 from ..table import COMPUTER_SEAT
 from . import rules
 
@@ -89,22 +90,19 @@ def _played(
     order = race.seats
     size = width * height
     offsets = {seat: index * size for index, seat in enumerate(order)}
-    boards = {seat: board_chars(racer) for seat, racer in zip(order, race.racers, strict=True)}
-    start = "".join(boards[seat] for seat in order)
+    start = "".join(board_chars(racer) for racer in race.racers)
     steps: list[Step] = []
     for row, (race, events) in zip(log[1:], rows, strict=True):
         if not any(isinstance(event, _SHOWN) for event in events):
             continue
-        cells: list[int] = []
-        chars: list[str] = []
-        for seat in sorted(engine.changed_seats(events), key=offsets.__getitem__):
-            racer = race.racer(seat)
-            assert racer is not None
-            now = board_chars(racer)
-            changed, new = diff(boards[seat], now)
-            boards[seat] = now
-            cells.extend(offsets[seat] + cell for cell in changed)
-            chars.append(new)
+        # The cells each board's events changed, as the spectators' fragments drew them (the
+        # events, not whole boards: an expert board is 480 cells, redrawn on every row).
+        changed: dict[int, str] = {}
+        for event in events:
+            if isinstance(event, engine.BoardChanged):
+                for c in ms.changed_cells(race.grid, event.changes):
+                    changed[offsets[event.seat] + c.y * width + c.x] = _char(c)
+        cells, chars = tuple(sorted(changed)), [changed[cell] for cell in sorted(changed)]
         mover = _mover(row, events)
         target = None
         if mover in offsets and row.x is not None and row.y is not None:
@@ -112,7 +110,7 @@ def _played(
         at = None if race.go_at is None else row.at - race.go_at
         line = describe(row, mover, events, named, "".join(chars))
         steps.append(
-            Step(len(steps) + 1, mover, at, row.action, target, tuple(cells), "".join(chars), line)
+            Step(len(steps) + 1, mover, at, row.action, target, cells, "".join(chars), line)
         )
     over = race.is_over
     field = race.field
@@ -135,6 +133,22 @@ def _played(
         seats=named,
         parts=tuple(Part(seat, offsets[seat]) for seat in order),
     )
+
+
+_CHARS = {
+    ms.CellState.HIDDEN: "#",
+    ms.CellState.FLAGGED: "F",
+    ms.CellState.MINE: "*",
+    ms.CellState.EXPLODED: "!",
+    ms.CellState.WRONG_FLAG: "X",
+}
+
+
+def _char(change: ms.CellChange) -> str:
+    """A changed cell in `board_chars`'s characters."""
+    if change.state is ms.CellState.REVEALED:
+        return str(change.count) if change.count else "_"
+    return _CHARS[change.state]
 
 
 def _withheld(width: int, height: int, seats: Mapping[int, Seat], why: str) -> Timeline:
