@@ -89,11 +89,14 @@ def forget_timelines() -> None:
 def _summary(game: Game, timeline: Timeline) -> GameSummary:
     stats = dict(timeline.stats)
     seats = [player["seat"] for player in stats.get("players", ())]
+    # Records are people's: not a co-op game the Solver bot helped in, nor a race it won; a
+    # person who beat it in a race keeps their time, which is all their own.
+    with_bot = stats["winner"] == COMPUTER_SEAT if "winner" in stats else COMPUTER_SEAT in seats
     return GameSummary(
         game=game,
         status=timeline.status,
         kind=game.room.kind,
-        with_bot=COMPUTER_SEAT in seats,  # the Solver bot moved (co-op) or raced
+        with_bot=with_bot,
         board=stats.get("board", ""),
         no_guess=bool(stats.get("no_guess")),
         time_ms=stats.get("time_ms"),
