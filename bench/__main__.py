@@ -6,7 +6,8 @@
 Sections (all by default, about five minutes on two cores):
   engine      the engine benchmarks (bench.engine_reveal, bench.engine_noguess), fewer repeats,
               and rendering CPU per snapshot and fragment (bench.render); a replay position
-              of a 30x16 game of 500 moves through the page and the API (bench.replay_page)
+              of a 30x16 game of 500 moves through the page and the API (bench.replay_page), and of
+              an eight-racer race of 500 moves (bench.race_replay_page)
   embedded    one Daphne, SQLite in a temp dir, in-memory layer: latency with 2/20/100 clients,
               bytes per move and per snapshot, resident memory per idle connection
   production  two Daphnes, PostgreSQL (database minesweeper_bench, made afresh) and Redis with
@@ -81,11 +82,19 @@ def engine_section(quick: bool) -> dict[str, object]:
         check=True,
         timeout=180,
     )
+    race_replay = subprocess.run(
+        [sys.executable, "-m", "bench.race_replay_page", "--requests", "10" if quick else "30"],
+        cwd=procs.ROOT,
+        capture_output=True,
+        check=True,
+        timeout=180,
+    )
     return {
         "reveal": [asdict(r) for r in reveal],
         "noguess": [asdict(r) for r in noguess],
         "render": json.loads(render.stdout),
         "replay": json.loads(replay.stdout),
+        "race_replay": json.loads(race_replay.stdout),
     }
 
 

@@ -200,6 +200,15 @@ def engine_table(results: dict[str, object]) -> list[str]:
         lines.append(f"{'what':<26} {'median ms':>10} {'p95 ms':>8}")
         for r in replay["rows"]:
             lines.append(f"{r['what']:<26} {r['median_ms']:>10.2f} {r['p95_ms']:>8.2f}")
+    race = engine.get("race_replay")
+    if isinstance(race, dict):
+        lines.append(
+            f"Race replay, wall ms (bench.race_replay_page): {race['race']}, page "
+            f"{race['page_bytes'] // 1024} KiB, target {race['target_ms']:.0f} ms"
+        )
+        lines.append(f"{'what':<26} {'median ms':>10} {'p95 ms':>8}")
+        for r in race["rows"]:
+            lines.append(f"{r['what']:<26} {r['median_ms']:>10.2f} {r['p95_ms']:>8.2f}")
     return lines
 
 
