@@ -103,6 +103,8 @@
       if (mini) mini.dataset.progress = status.dataset.progress;
       const card = document.getElementById(`rival-${status.dataset.seat}`);
       if (card) card.dataset.standing = status.dataset.standing;
+      const place = status.querySelector(".racer-place"); // swapped alone when others moved
+      if (place) status.dataset.place = place.textContent.replace("#", "");
     });
     document.querySelectorAll(".rival").forEach((card) => {
       card.classList.toggle("me", card.dataset.seat === mySeat);

@@ -104,14 +104,18 @@ def test_the_lobby_lists_who_will_race_and_a_late_joiner_watches_until_the_next(
         assert 'data-role="racer"' in entry and re.search(r"colour-\d+", entry)
         assert 'data-online="false"' in entry and ">away<" in entry  # no socket open here
     assert 'data-seat="bot" data-role="racer"' in lobby and "2 cells/s" in lobby
+    chips = re.search(r'<div id="lobby-racers".*?</div>', lobby, re.S)
+    assert chips is not None  # over the board too, where a phone shows it
+    assert re.findall(r'class="lobby-racer colour-(\w+)"', chips.group(0)) == ["0", "1", "bot"]
     move(client, code, ana, action="start")
     fast_forward(code)
     late = client.post(f"/api/rooms/{code}/join", {"name": "Dee"}, content_type=JSON).json()
     assert late["player_token"]
     racing = _roster(client, code)
     assert "racing · away" in _entry(racing, 0)
+    assert re.search(r'<div id="lobby-racers" class="lobby-racers"[^>]*></div>', racing)
     dee = _entry(racing, 2)
-    assert 'data-role="watching"' in dee and "watching · races next" in dee
+    assert 'data-role="watching"' in dee and "races in the next one" in dee and "watching · " in dee
 
 
 @pytest.mark.parametrize(
@@ -131,3 +135,26 @@ def test_the_room_page_explains_the_rules_in_three_lines(client, body):
     rules_box = re.search(r'<section class="rules".*?</section>', page, re.S)
     assert rules_box is not None
     assert len(re.findall(r"<li>", rules_box.group(0))) == 3
+
+
+def test_a_move_that_passes_a_racer_updates_every_racers_place(client, monkeypatch):
+    """Every card's place stays true: the mover's status in full, the others' places alone."""
+    from games import outbox
+
+    from .test_race import _safe_and_mine
+
+    code, (ana, bo, cy) = api_race(client, racers=3)
+    move(client, code, ana, action="start")
+    fast_forward(code)
+    sent: list[dict] = []
+    monkeypatch.setattr(outbox, "send", lambda room_id, texts, *timing: sent.append(texts))
+    x, y = next(c for c in _safe_and_mine(code, 1)[0])
+    assert move(client, code, bo, action="reveal", x=x, y=y).status_code == 200
+    (texts,) = sent
+    for key in ("players", "spectators", "seat:1"):
+        assert re.search(r'id="status-1"[^>]*data-place="1"', texts[key])
+        for seat in (0, 2):
+            assert (
+                f'<span class="racer-place" id="place-{seat}" hx-swap-oob="true">#2</span>'
+                in (texts[key])
+            )

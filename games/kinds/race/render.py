@@ -183,18 +183,31 @@ def _status(race: engine.Race, racer: engine.Racer, place: int | None, now: int)
         state = "frozen: mine hit"
     elif racer.is_racing and racer.away_since is not None:
         state = "away"
-    place_text = f"#{place}" if place is not None and race.phase is not engine.Phase.LOBBY else ""
+    place_text = _place_text(race, place)
     return (
         f'<div id="status-{racer.seat}" class="racer-status" data-seat="{racer.seat}"'
         f' data-standing="{racer.standing.value}" data-progress="{progress}"'
         f' data-place="{place or ""}" data-frozen-ms="{frozen}"'
         f' data-away="{"true" if racer.away_since is not None else "false"}"'
         f'{"" if time_ms is None else f' data-time-ms="{time_ms}"'} hx-swap-oob="true">'
-        f'<span class="racer-place">{place_text}</span>'
+        f'<span class="racer-place" id="place-{racer.seat}">{place_text}</span>'
         f'<progress max="100" value="{progress}" aria-label="Board cleared: {progress}%">'
         f"{progress}%</progress>"
         f'<span class="racer-state">{escape(state)} · {progress}%'
         f"{_mines_hit(len(racer.hits))}</span></div>"
+    )
+
+
+def _place_text(race: engine.Race, place: int | None) -> str:
+    return f"#{place}" if place is not None and race.phase is not engine.Phase.LOBBY else ""
+
+
+def _place(race: engine.Race, seat: int, place: int | None) -> str:
+    """A racer's place alone, for racers a move passed or let pass without changing their
+    board: a few bytes each, where their whole status would be a few hundred."""
+    return (
+        f'<span class="racer-place" id="place-{seat}" hx-swap-oob="true">'
+        f"{_place_text(race, place)}</span>"
     )
 
 
@@ -411,6 +424,8 @@ def move_html(news: MoveNews) -> dict[str, str]:
         racer = race.racer(seat)
         assert racer is not None
         common.append(_status(race, racer, places.get(seat), now))
+    if changed:  # the others' places may have moved too
+        common.extend(_place(race, s, places.get(s)) for s in race.seats if s not in changed)
     line = narrate(applied.events, names)
     if line:
         common.append(_narration(line))
@@ -514,7 +529,8 @@ def bot_html(room: Room, game: Game, host: str, on: bool, stuck: bool) -> str:
     race = rules.load(game.state)
     later = "" if race.phase is engine.Phase.LOBBY else " From the next race."
     pace = room.settings.get("bot_pace", 2)
-    line = f"{host} set the {rules.BOT_NAME} to race at {pace} cells a second.{later}"
+    cells = "cell" if pace == 1 else "cells"
+    line = f"{host} set the {rules.BOT_NAME} to race at {pace} {cells} a second.{later}"
     if not on:
         line = f"{host} removed the {rules.BOT_NAME}.{later}"
     return roster_html(room, game) + _narration(line)
