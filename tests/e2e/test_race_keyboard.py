@@ -6,6 +6,7 @@ each screen."""
 import pytest
 from playwright.sync_api import Page, expect
 
+from .test_accessibility import audit
 from .test_race import create_race, join, live, safe_cells, shot
 
 pytestmark = pytest.mark.e2e
@@ -73,6 +74,8 @@ def test_a_phone_host_races_by_keyboard_in_dark_mode_with_a_rival_a_spectator_an
     expect(ana.locator("#narration")).to_contain_text("Ana set the Solver bot to race at 1")
     shot(ana, screenshots, "race-lobby-phone-keyboard-dark")
     shot(bo, screenshots, "race-lobby-guest-dark")
+    audit(ana, screenshots, "race-lobby-host-phone")  # the pace select, the chips
+    ana.emulate_media(color_scheme="dark")
 
     tab_to(ana, ".start-button")
     ana.keyboard.press("Enter")
@@ -97,6 +100,7 @@ def test_a_phone_host_races_by_keyboard_in_dark_mode_with_a_rival_a_spectator_an
     shot(ana, screenshots, "race-racing-phone-keyboard-dark")
     shot(watcher, screenshots, "race-racing-spectator-dark")
     shot(late, screenshots, "race-racing-late-joiner-dark")
+    audit(late, screenshots, "race-late-joiner")
     while cells := safe_cells(game_db, code, 0):
         reveal_by_keys(ana, *cells[0])
     expect(ana.locator("#status-0")).to_have_attribute("data-standing", "finished")

@@ -134,9 +134,10 @@ def _lobby_board(race: engine.Race) -> str:
         for y in range(grid.height)
         for x in range(grid.width)
     )
-    return (
+    return (  # a preview of the size, with nothing to press yet: hidden from screen readers
         f'<div id="board" class="board race-board" data-width="{grid.width}"'
-        f' data-height="{grid.height}" data-status="waiting" hx-swap-oob="true">{cells}</div>'
+        f' data-height="{grid.height}" data-status="waiting" aria-hidden="true"'
+        f' hx-swap-oob="true">{cells}</div>'
     )
 
 
