@@ -12,7 +12,7 @@ always are. Reading without the lock saves three of a move's five round trips to
 import secrets
 import time
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
@@ -306,9 +306,12 @@ def tick(room: Room) -> Outcome | None:
         current = _lock_current_game(room)
         if current is None:
             return None
-        applied = kind.clock.tick(current.state, current.params, time.time())
+        now = time.time()
+        applied = kind.clock.tick(current.state, current.params, now)
         if applied is None or not applied.changed:
             return None
+        if applied.at is None:  # logged at the time the rules were given, whatever the kind
+            applied = replace(applied, at=now)
         _record(current, None, TICK, applied, seat=COMPUTER_SEAT)
         _announce_move(kind, room, current, None, applied)
     return Outcome(current, applied)
