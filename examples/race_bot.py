@@ -78,11 +78,8 @@ class Racer:
         self.board = [list(row) for row in event["board"]]
         self.version, race = event["version"], event["race"]
         you = race["you"] or {"standing": "racing", "frozen_ms": 0}  # None in the lobby
-        self.phase, self.standing, self.frozen = (
-            race["phase"],
-            you["standing"],
-            you["frozen_ms"] > 0,
-        )
+        self.phase, self.standing = race["phase"], you["standing"]
+        self.frozen = you["frozen_ms"] > 0
         if event["mines_left"] is not None:  # mines minus flags and the mines we hit
             self.total = event["mines_left"] + sum(r.count("F") + r.count("!") for r in self.board)
 
@@ -94,11 +91,10 @@ class Racer:
             return
         self.version = event["version"]
         for cell in event["cells"]:
-            shown = (
-                str(cell["count"] or "_") if cell["state"] == "revealed" else CHARS[cell["state"]]
-            )
+            state = cell["state"]
+            shown = str(cell["count"] or "_") if state == "revealed" else CHARS[state]
             self.board[cell["y"]][cell["x"]] = shown
-            self.frozen = self.frozen or cell["state"] == "exploded"  # the penalty starts
+            self.frozen = self.frozen or state == "exploded"  # the penalty starts
 
     def next_move(self):
         """(x, y) to reveal, or None when there is nothing to do now."""
