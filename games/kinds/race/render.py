@@ -181,7 +181,7 @@ def _status(race: engine.Race, racer: engine.Racer, place: int | None, now: int)
     }
     state = words[racer.standing]
     if racer.is_racing and frozen:
-        state = "frozen: mine hit"
+        state = "frozen"
     elif racer.is_racing and racer.away_since is not None:
         state = "away"
     place_text = _place_text(race, place)
