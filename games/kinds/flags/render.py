@@ -6,19 +6,16 @@ viewer ("Your turn", the bomb button, which side is yours) rides along as data a
 """
 
 import json
-import math
 import time
-from datetime import timedelta
 from typing import Any
 
 from django.template.loader import render_to_string
-from django.utils import timezone
 from django.utils.safestring import mark_safe
 
 from games.engine import flags as engine
 
 from ...models import Game, Player, Room
-from ..roster import roster_cut
+from .. import side_pages as two_sided
 from ..table import Applied, MoveNews, NewGame
 from . import rules
 
@@ -93,36 +90,8 @@ def changed(board: engine.State, applied: Applied) -> list[dict[str, Any]]:
     return [cell(board, index, fresh=index == aimed) for index in sorted(cells)]
 
 
-def people(room: Room) -> dict[int, Player]:
-    return {p.number: p for p in room.players.all() if p.role == Player.Role.PLAYER}
-
-
-def side_view(side: rules.Side, seated: dict[int, Player], both_computers: bool) -> dict[str, Any]:
-    """One side as the page names it: the person's nickname, or which computer."""
-    player = seated.get(side.seat) if side.seat is not None else None
-    if side.is_computer:
-        short = f"Computer {side.entrant}" if both_computers else "Computer"
-        name = f"{short} ({side.player})"
-    else:
-        name = short = player.nickname if player is not None else "Open seat"
-    return {
-        "mark": side.mark.value,
-        "entrant": side.entrant,
-        "kind": side.player,
-        "seat": side.seat,
-        "is_computer": side.is_computer,
-        "player": player,
-        "name": name,
-        "short": short,
-        "waiting": not side.is_computer and player is None,
-    }
-
-
 def views(room: Room, game: Game) -> dict[engine.Seat, dict[str, Any]]:
-    sides = rules.sides(game.params)
-    both = all(side.is_computer for side in sides.values())
-    seated = people(room)
-    return {mark: side_view(side, seated, both) for mark, side in sides.items()}
+    return two_sided.views(room, rules.sides(game.params))
 
 
 def contenders(board: engine.State, sides: dict[engine.Seat, dict[str, Any]]) -> list[dict]:
@@ -166,22 +135,11 @@ def status(board: engine.State, sides: dict[engine.Seat, dict[str, Any]]) -> dic
 
 
 def next_game(game: Game) -> dict[str, int] | None:
-    """When a game the computers played alone is over: when the next one starts by itself
-    (`at_ms`) and in how many whole seconds from now (`in`), which the page counts down."""
-    if not game.is_over or not rules.computers_only(game.params):
-        return None
-    ended = game.finished_at or game.created_at
-    at = ended + timedelta(seconds=rules.NEXT_GAME_AFTER)
-    left = max(0, math.ceil((at - timezone.now()).total_seconds()))
-    return {"at_ms": int(at.timestamp() * 1000), "in": left}
+    return two_sided.next_game(game, rules.computers_only(game.params), rules.NEXT_GAME_AFTER)
 
 
 def roster(room: Room, game: Game) -> dict[str, Any]:
-    """Everyone seated in the room (the two playing this game first), with their side."""
-    marks = {side.seat: side.mark.value for side in rules.sides(game.params).values()}
-    cut = roster_cut(room.players.all(), first=lambda player: player.number in marks)
-    entries = [{"player": player, "mark": marks.get(player.number, "")} for player in cut.shown]
-    return {"roster": entries, "roster_more": cut.more, "spectators": room.spectators}
+    return two_sided.roster(room, rules.sides(game.params))
 
 
 def _common(room: Room, game: Game, board: engine.State) -> dict[str, Any]:

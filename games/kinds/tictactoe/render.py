@@ -6,19 +6,16 @@ viewer ("Your turn", "You win!", which squares you may click) rides along as dat
 """
 
 import json
-import math
 from collections import Counter
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from django.template.loader import render_to_string
-from django.utils import timezone
 
 from games.engine import tictactoe as engine
 
 from ...models import Game, Player, Room
-from ..roster import roster_cut
+from .. import side_pages as two_sided
 from ..table import Applied, MoveNews, NewGame
 from . import rules
 
@@ -72,36 +69,8 @@ class Facts:
     score: Score
 
 
-def people(room: Room) -> dict[int, Player]:
-    return {p.number: p for p in room.players.all() if p.role == Player.Role.PLAYER}
-
-
-def side_view(side: rules.Side, seated: dict[int, Player], both_computers: bool) -> dict[str, Any]:
-    """One side as the page names it: the person's nickname, or which computer."""
-    player = seated.get(side.seat) if side.seat is not None else None
-    if side.is_computer:
-        short = f"Computer {side.entrant}" if both_computers else "Computer"
-        name = f"{short} ({side.player})"
-    else:
-        name = short = player.nickname if player is not None else "Open seat"
-    return {
-        "mark": side.mark.value,
-        "entrant": side.entrant,
-        "kind": side.player,
-        "seat": side.seat,
-        "is_computer": side.is_computer,
-        "player": player,
-        "name": name,
-        "short": short,
-        "waiting": not side.is_computer and player is None,
-    }
-
-
 def views(room: Room, game: Game) -> dict[engine.Mark, dict[str, Any]]:
-    sides = rules.sides(game.params)
-    both = all(side.is_computer for side in sides.values())
-    seated = people(room)
-    return {mark: side_view(side, seated, both) for mark, side in sides.items()}
+    return two_sided.views(room, rules.sides(game.params))
 
 
 def score(room: Room) -> Score:
@@ -168,24 +137,11 @@ def status(board: engine.State, sides: dict[engine.Mark, dict[str, Any]]) -> dic
 
 
 def next_game(game: Game) -> dict[str, int] | None:
-    """When a game the computers played alone is over: when the next one starts by itself
-    (`at_ms`, for scripts) and in how many whole seconds from now (`in`, which the page counts
-    down from the moment the fragment arrives, whatever its clock says)."""
-    if not game.is_over or not rules.computers_only(game.params):
-        return None
-    ended = game.finished_at or game.created_at
-    at = ended + timedelta(seconds=rules.NEXT_GAME_AFTER)
-    left = max(0, math.ceil((at - timezone.now()).total_seconds()))
-    return {"at_ms": int(at.timestamp() * 1000), "in": left}
+    return two_sided.next_game(game, rules.computers_only(game.params), rules.NEXT_GAME_AFTER)
 
 
 def roster(room: Room, game: Game) -> dict[str, Any]:
-    """The first of everyone with a seat in the room (`roster_cut`: the two playing this game
-    first), with the mark they hold this game, and how many more there are."""
-    marks = {side.seat: side.mark.value for side in rules.sides(game.params).values()}
-    cut = roster_cut(room.players.all(), first=lambda player: player.number in marks)
-    entries = [{"player": player, "mark": marks.get(player.number, "")} for player in cut.shown]
-    return {"roster": entries, "roster_more": cut.more, "spectators": room.spectators}
+    return two_sided.roster(room, rules.sides(game.params))
 
 
 def _common(room: Room, game: Game, board: engine.State, tally: Score) -> dict[str, Any]:

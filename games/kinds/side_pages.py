@@ -1,0 +1,67 @@
+"""What the pages of the two-sided kinds (tic-tac-toe, Flags) share: each side named, the roster
+with the mark each seat holds, and when computers playing alone start their next game. The
+sides are a kind's `rules.sides(params)` (see `sides`).
+"""
+
+import math
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any
+
+from django.utils import timezone
+
+from ..models import Game, Player, Room
+from .roster import roster_cut
+
+
+def people(room: Room) -> dict[int, Player]:
+    return {p.number: p for p in room.players.all() if p.role == Player.Role.PLAYER}
+
+
+def side_view(side: Any, seated: dict[int, Player], both_computers: bool) -> dict[str, Any]:
+    """One side as the page names it: the person's nickname, or which computer."""
+    player = seated.get(side.seat) if side.seat is not None else None
+    if side.is_computer:
+        short = f"Computer {side.entrant}" if both_computers else "Computer"
+        name = f"{short} ({side.player})"
+    else:
+        name = short = player.nickname if player is not None else "Open seat"
+    return {
+        "mark": side.mark.value,
+        "entrant": side.entrant,
+        "kind": side.player,
+        "seat": side.seat,
+        "is_computer": side.is_computer,
+        "player": player,
+        "name": name,
+        "short": short,
+        "waiting": not side.is_computer and player is None,
+    }
+
+
+def views(room: Room, sides: Mapping[Any, Any]) -> dict[Any, dict[str, Any]]:
+    """Each side as the page names it, by mark."""
+    both = all(side.is_computer for side in sides.values())
+    seated = people(room)
+    return {mark: side_view(side, seated, both) for mark, side in sides.items()}
+
+
+def next_game(game: Game, computers_only: bool, after: float) -> dict[str, int] | None:
+    """When a game the computers played alone is over: when the next one starts by itself
+    (`at_ms`, for scripts) and in how many whole seconds from now (`in`, which the page counts
+    down from the moment the fragment arrives, whatever its clock says)."""
+    if not game.is_over or not computers_only:
+        return None
+    ended = game.finished_at or game.created_at
+    at = ended + timedelta(seconds=after)
+    left = max(0, math.ceil((at - timezone.now()).total_seconds()))
+    return {"at_ms": int(at.timestamp() * 1000), "in": left}
+
+
+def roster(room: Room, sides: Mapping[Any, Any]) -> dict[str, Any]:
+    """The first of everyone with a seat in the room (`roster_cut`: the two playing this game
+    first), with the mark they hold this game, and how many more there are."""
+    marks = {side.seat: side.mark.value for side in sides.values()}
+    cut = roster_cut(room.players.all(), first=lambda player: player.number in marks)
+    entries = [{"player": player, "mark": marks.get(player.number, "")} for player in cut.shown]
+    return {"roster": entries, "roster_more": cut.more, "spectators": room.spectators}
