@@ -25,9 +25,10 @@ from games.engine.errors import GameOverError, OutOfBoundsError
 from games.engine.flags_ai import Strategy, choose_move
 
 from ...messages import CellMove, Message
+from .. import sides as two_sided
 from ..table import Applied, Invalid, Refused, SettingsError
 
-HUMAN = "human"
+HUMAN = two_sided.HUMAN
 PLAYERS = (HUMAN, *(strategy.value for strategy in Strategy))
 """What may sit in a seat: "human", "easy" or "strong" (the API's names)."""
 PLAYER_LABELS = {"human": "Person", "easy": "Computer (easy)", "strong": "Computer (strong)"}
@@ -113,13 +114,7 @@ def game_params(settings: dict[str, Any], previous: dict[str, Any] | None) -> di
     board = {"mines": settings["mines"], "turn_seconds": settings.get("turn_seconds", 0)}
     if previous is not None:
         return {"X": dict(previous["O"]), "O": dict(previous["X"]), **board}
-    seats = iter(range(2))
-    params: dict[str, Any] = {}
-    for entrant, (mark, key) in enumerate((("X", "x"), ("O", "o")), start=1):
-        player = settings[key]
-        seat = next(seats) if player == HUMAN else None
-        params[mark] = {"entrant": entrant, "player": player, "seat": seat}
-    return {**params, **board}
+    return {**two_sided.first_sides(settings), **board}
 
 
 def sides(params: dict[str, Any]) -> dict[engine.Seat, Side]:
@@ -136,7 +131,7 @@ def sides(params: dict[str, Any]) -> dict[engine.Seat, Side]:
 
 def side_of_seat(params: dict[str, Any], seat: int) -> Side | None:
     """The side a person's seat holds this game, or None when they have no seat in it."""
-    return next((side for side in sides(params).values() if side.seat == seat), None)
+    return two_sided.side_of_seat(sides(params), seat)
 
 
 def config(params: dict[str, Any]) -> engine.Config:
@@ -298,10 +293,7 @@ def computers_only(params: dict[str, Any]) -> bool:
 def computer_to_move(state: dict[str, Any], params: dict[str, Any]) -> Side | None:
     """The computer side whose turn it is, or None (a person's turn, or the game is over)."""
     board = engine.from_dict(state)
-    if board.status is not engine.Status.PLAYING:
-        return None
-    side = sides(params)[board.turn]
-    return side if side.is_computer else None
+    return two_sided.computer_at(sides(params), board.turn, board.status is engine.Status.PLAYING)
 
 
 def computer_move(

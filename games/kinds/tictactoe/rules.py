@@ -26,10 +26,11 @@ from games.engine.errors import GameOverError, OutOfBoundsError
 from games.engine.tictactoe_ai import Strategy, choose_move
 
 from ...messages import Message, SquareMove
+from .. import sides as two_sided
 from ..table import COMPUTER_SEAT as COMPUTER_SEAT  # services log computer moves with it
 from ..table import Applied, Invalid, Refused, SettingsError
 
-HUMAN = "human"
+HUMAN = two_sided.HUMAN
 PLAYERS = (HUMAN, *(strategy.value for strategy in Strategy))
 """What may sit in a seat: "human", "random" or "perfect" (the API's names)."""
 
@@ -77,13 +78,7 @@ def game_params(settings: dict[str, Any], previous: dict[str, Any] | None) -> di
     """The next game's sides: game 1 from the room's settings, every later one swapped."""
     if previous is not None:
         return {"X": dict(previous["O"]), "O": dict(previous["X"])}
-    seats = iter(range(2))
-    params = {}
-    for entrant, (mark, key) in enumerate((("X", "x"), ("O", "o")), start=1):
-        player = settings[key]
-        seat = next(seats) if player == HUMAN else None
-        params[mark] = {"entrant": entrant, "player": player, "seat": seat}
-    return params
+    return two_sided.first_sides(settings)
 
 
 def sides(params: dict[str, Any]) -> dict[engine.Mark, Side]:
@@ -100,7 +95,7 @@ def sides(params: dict[str, Any]) -> dict[engine.Mark, Side]:
 
 def side_of_seat(params: dict[str, Any], seat: int) -> Side | None:
     """The side a person's seat holds this game, or None when they have no seat."""
-    return next((side for side in sides(params).values() if side.seat == seat), None)
+    return two_sided.side_of_seat(sides(params), seat)
 
 
 def initial_state(params: dict[str, Any], seed: int) -> dict[str, Any]:
@@ -185,10 +180,7 @@ def computers_only(params: dict[str, Any]) -> bool:
 def computer_to_move(state: dict[str, Any], params: dict[str, Any]) -> Side | None:
     """The computer side whose turn it is, or None (a person's turn, or the game is over)."""
     board = engine.from_dict(state)
-    if board.status is not engine.Status.PLAYING:
-        return None
-    side = sides(params)[board.turn]
-    return side if side.is_computer else None
+    return two_sided.computer_at(sides(params), board.turn, board.status is engine.Status.PLAYING)
 
 
 def computer_move(

@@ -1,0 +1,39 @@
+"""What the two-sided kinds (tic-tac-toe, Flags) share: X and O, each a person or a computer.
+
+A room is made for two *entrants*: entrant 1 holds X in game 1 and entrant 2 holds O. People
+take the entrants who are people in the order they join (`Player.number`); a rematch swaps the
+sides. Each kind keeps its own `Side` (its marks come from its own engine); these functions
+take any object with `mark`, `entrant`, `player`, `seat` and `is_computer`, and a kind's sides
+as `{mark: Side}`, X first. What their pages share is in `side_pages`; this module imports
+no Django, like the rules that use it.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+HUMAN = "human"
+
+
+def first_sides(settings: dict[str, Any]) -> dict[str, Any]:
+    """Game 1's sides from the room's settings (`x`, `o`): people seated in order, computers
+    without a seat."""
+    seats = iter(range(2))
+    params: dict[str, Any] = {}
+    for entrant, (mark, key) in enumerate((("X", "x"), ("O", "o")), start=1):
+        player = settings[key]
+        seat = next(seats) if player == HUMAN else None
+        params[mark] = {"entrant": entrant, "player": player, "seat": seat}
+    return params
+
+
+def side_of_seat(sides: Mapping[Any, Any], seat: int) -> Any:
+    """The side a person's seat holds this game, or None when they have no seat in it."""
+    return next((side for side in sides.values() if side.seat == seat), None)
+
+
+def computer_at(sides: Mapping[Any, Any], turn: Any, playing: bool) -> Any:
+    """The computer side whose turn it is, or None (a person's turn, or the game is over)."""
+    if not playing:
+        return None
+    side = sides[turn]
+    return side if side.is_computer else None
