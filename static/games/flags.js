@@ -50,29 +50,8 @@
     }
   }
 
-  // After a game the computers played alone, "Next game in 8 s" counts down locally.
-  let countdown = null;
-  function tick() {
-    const line = document.querySelector("#status .next-game");
-    if (!line || !countdown || countdown.line !== line) return stopCountdown();
-    const left = Math.ceil((countdown.deadline - Date.now()) / 1000);
-    const count = line.querySelector(".next-game-count");
-    if (left > 0 && count) count.textContent = String(left);
-    else line.textContent = "Next game starting…";
-  }
-  function stopCountdown() {
-    if (countdown) clearInterval(countdown.timer);
-    countdown = null;
-  }
-  function startCountdown() {
-    const line = document.querySelector("#status .next-game");
-    if (!line) return stopCountdown();
-    if (countdown && countdown.line === line) return;
-    stopCountdown();
-    const deadline = Date.now() + Number(line.dataset.nextIn || 0) * 1000;
-    countdown = { line, deadline, timer: setInterval(tick, 250) };
-    tick();
-  }
+  // After a game the computers played alone, "Next game in 8 s" counts down locally (live.js).
+  const startCountdown = window.NextGameCountdown();
 
   // The turn timer counts down locally from the milliseconds left when the fragment was
   // rendered; the server passes the turn when it runs out, whatever this page shows.

@@ -25,31 +25,8 @@
     return "";
   }
 
-  // After a game the computers played alone, "Next game in 5 s" counts down locally, from the
-  // seconds left when the fragment was rendered (so a wrong clock here changes nothing). The
-  // status line is no live region: the narration said it once, the seconds tick silently.
-  let countdown = null;
-  function tick() {
-    const line = document.querySelector("#status .next-game");
-    if (!line || !countdown || countdown.line !== line) return stopCountdown();
-    const left = Math.ceil((countdown.deadline - Date.now()) / 1000);
-    const count = line.querySelector(".next-game-count");
-    if (left > 0 && count) count.textContent = String(left);
-    else line.textContent = "Next game starting…";
-  }
-  function stopCountdown() {
-    if (countdown) clearInterval(countdown.timer);
-    countdown = null;
-  }
-  function startCountdown() {
-    const line = document.querySelector("#status .next-game");
-    if (!line) return stopCountdown();
-    if (countdown && countdown.line === line) return;
-    stopCountdown();
-    const deadline = Date.now() + Number(line.dataset.nextIn || 0) * 1000;
-    countdown = { line, deadline, timer: setInterval(tick, 250) };
-    tick();
-  }
+  // After a game the computers played alone, "Next game in 5 s" counts down locally (live.js).
+  const startCountdown = window.NextGameCountdown();
 
   function update() {
     const m = meta();
