@@ -1,4 +1,5 @@
-"""Fixtures most room tests share: a beginner Minesweeper room with two players seated."""
+"""Fixtures most room tests share: a beginner Minesweeper room with two players seated. A module
+that overrides `room` (a Flags or tic-tac-toe room) gets `ana` and `bo` seated in its own room."""
 
 import pytest
 

@@ -118,6 +118,23 @@ async def before_echo(communicator, *, hover: bool = False) -> list[str]:
     return heard
 
 
+async def refused(sender, others, room: Room, frame: dict, text: str) -> None:
+    """`frame` is refused: the sender alone hears why (`text`, a pattern); nothing changes and
+    nobody else (`others`) hears anything."""
+
+    def latest() -> Game:
+        return Game.objects.filter(room=room).order_by("-number").first()
+
+    before = await database_sync_to_async(latest)()
+    await send(sender, **frame)
+    error = await receive_until(sender, 'id="room-error"')
+    assert re.search(text, error), error
+    for other in others:
+        assert await before_echo(other) == []
+    after = await database_sync_to_async(latest)()
+    assert (after.version, after.state) == (before.version, before.state)
+
+
 def cell_states(html: str) -> dict[tuple[int, int], str]:
     return {
         (int(x), int(y)): state

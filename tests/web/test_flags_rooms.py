@@ -14,7 +14,7 @@ from games.messages import CellMove
 from games.models import Game, Move
 
 from .flags_helpers import current, make_flags_room, mines, safe
-from .helpers import before_echo, connect, receive_until, send, settle
+from .helpers import connect, receive_until, refused, send, settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,16 +34,6 @@ async def quick_computers(monkeypatch):
 def room():
     """A Flags room for two people: overrides the Minesweeper `room` of tests/web/conftest.py."""
     return make_flags_room()
-
-
-@pytest.fixture
-def ana(room):
-    return services.join_room(room, "Ana")
-
-
-@pytest.fixture
-def bo(room):
-    return services.join_room(room, "Bo")
 
 
 def cells(html: str) -> dict[tuple[int, int], dict[str, str]]:
@@ -104,18 +94,6 @@ async def test_both_players_and_a_spectator_see_claims_and_turns(room, ana, bo):
         assert "Bo (O) to move" in message
     for socket in sockets:
         await socket.disconnect()
-
-
-async def refused(sender, others, room, frame: dict, text: str) -> None:
-    """The sender alone hears why; nothing changes and nobody else hears anything."""
-    before = await database_sync_to_async(current)(room)
-    await send(sender, **frame)
-    error = await receive_until(sender, 'id="room-error"')
-    assert re.search(text, error), error
-    for other in others:
-        assert await before_echo(other) == []
-    after = await database_sync_to_async(current)(room)
-    assert (after.version, after.state) == (before.version, before.state)
 
 
 async def test_refusals_reach_only_their_sender_and_change_nothing(room, ana, bo):

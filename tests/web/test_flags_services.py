@@ -28,16 +28,6 @@ def room():
     return make_flags_room()
 
 
-@pytest.fixture
-def ana(room):
-    return services.join_room(room, "Ana")
-
-
-@pytest.fixture
-def bo(room):
-    return services.join_room(room, "Bo")
-
-
 # Settings and seats ----------------------------------------------------------------------------
 
 

@@ -14,7 +14,7 @@ from games.kinds.tictactoe import rules
 from games.live import autoplay
 from games.models import Game, Move
 
-from .helpers import before_echo, connect, receive_until, send, settle
+from .helpers import connect, receive_until, refused, send, settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -52,16 +52,6 @@ def room():
     return make_room()
 
 
-@pytest.fixture
-def ana(room):
-    return services.join_room(room, "Ana")
-
-
-@pytest.fixture
-def bo(room):
-    return services.join_room(room, "Bo")
-
-
 async def test_two_people_and_a_spectator_see_every_mark(room, ana, bo):
     sockets = [await connect(room, ana), await connect(room, bo), await connect(room, watch=True)]
     await send(sockets[0], action="mark", cell=4)
@@ -93,18 +83,6 @@ async def test_the_snapshot_shows_the_board_scores_and_whose_turn(room, ana, bo)
         r'id="game-meta"[^>]*data-turn-seat="1" data-x-seat="0" data-o-seat="1"', snapshot
     )
     await socket.disconnect()
-
-
-async def refused(sender, others, room, frame: dict, text: str) -> None:
-    """The sender alone hears why; nothing changes and nobody else hears anything."""
-    before = await database_sync_to_async(current)(room)
-    await send(sender, **frame)
-    error = await receive_until(sender, 'id="room-error"')
-    assert re.search(text, error), error
-    for other in others:
-        assert await before_echo(other) == []
-    after = await database_sync_to_async(current)(room)
-    assert (after.version, after.state) == (before.version, before.state)
 
 
 async def test_refusals_reach_only_their_sender_and_change_nothing(room, ana, bo):
