@@ -10,14 +10,10 @@ random `?move=k` on a first view and once the timeline is kept, and the API's ga
 JSON; the target is the co-op one, any position in under 50 ms.
 """
 
-import argparse
-import json
-import random
 import sys
-import time
 from datetime import UTC, datetime
 
-from bench.replay_page import TARGET_MS, summary
+from bench.replay_page import TARGET_MS, run, summary, timed_views
 
 RACERS = 8
 STEP_MS = 60
@@ -88,63 +84,28 @@ def stored_race(rows_wanted: int):
 
 
 def measure(rows_wanted: int, requests: int) -> dict[str, object]:
-    from django.test import Client
-
     from games import history
 
     room, game, race = stored_race(rows_wanted)
-    client = Client()
-    rng = random.Random(0)
-    url = f"/r/{room.code}/games/{game.number}/"
-    builds = []
-    for _ in range(max(5, requests // 4)):
-        history.forget_timelines()
-        started = time.perf_counter()
-        timeline = history.timeline_of(room, game)
-        builds.append((time.perf_counter() - started) * 1000)
+    timeline = history.timeline_of(room, game)
     assert timeline is not None and timeline.over and not timeline.withheld
-
-    def timed(path: str, *, cold: bool) -> float:
-        if cold:
-            history.forget_timelines()
-        started = time.perf_counter()
-        response = client.get(path)
-        elapsed = (time.perf_counter() - started) * 1000
-        assert response.status_code == 200, (path, response.status_code)
-        return elapsed
-
-    client.get(url)  # templates compiled
-    steps = timeline.moves
-    first = [timed(f"{url}?move={rng.randrange(steps + 1)}", cold=True) for _ in range(requests)]
-    later = [timed(f"{url}?move={rng.randrange(steps + 1)}", cold=False) for _ in range(requests)]
-    api = [
-        timed(f"/api/rooms/{room.code}/games/{game.number}", cold=False) for _ in range(requests)
-    ]
+    views = timed_views(room, game, timeline.moves, requests)
     return {
-        "race": f"{RACERS} racers, 30x16/99, {game.version} rows, {steps} steps",
+        "race": f"{RACERS} racers, 30x16/99, {game.version} rows, {timeline.moves} steps",
         "winner": race.winner,
-        "page_bytes": len(client.get(url).content),
+        "page_bytes": views["page_bytes"],
         "target_ms": TARGET_MS,
         "rows": [
-            summary("timeline from the log", builds),
-            summary("page, first view", first),
-            summary("page, race kept", later),
-            summary("API game view", api),
+            summary("timeline from the log", views["builds"]),
+            summary("page, first view", views["first"]),
+            summary("page, race kept", views["later"]),
+            summary("API game view", views["api"]),
         ],
     }
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=500)
-    parser.add_argument("--requests", type=int, default=40)
-    args = parser.parse_args()
-    from bench.replay_page import django_for_bench
-
-    with django_for_bench():
-        json.dump(measure(args.rows, args.requests), sys.stdout)
-    print()
-    return 0
+    return run(measure, __doc__, rows=500, requests=40)
 
 
 if __name__ == "__main__":

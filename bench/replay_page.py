@@ -22,7 +22,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 
@@ -91,12 +91,14 @@ def stored_game(moves_wanted: int):
     return room, Game.objects.get(pk=game.pk), state.status.value
 
 
-def measure(moves_wanted: int, requests: int) -> dict[str, object]:
+def timed_views(room, game, steps: int, requests: int) -> dict:
+    """Milliseconds per call: the timeline built from the log (`builds`), the replay page at a
+    random step of `steps` with nothing kept (`first`) and with the timeline kept (`later`), the
+    API's game view (`api`); and the page's size at its last step (`page_bytes`)."""
     from django.test import Client
 
     from games import history
 
-    room, game, status = stored_game(moves_wanted)
     client = Client()
     rng = random.Random(0)
     url = f"/r/{room.code}/games/{game.number}/"
@@ -118,25 +120,27 @@ def measure(moves_wanted: int, requests: int) -> dict[str, object]:
         return elapsed
 
     client.get(url)  # templates compiled
-    first = [
-        timed(f"{url}?move={rng.randrange(game.version + 1)}", cold=True) for _ in range(requests)
-    ]
-    later = [
-        timed(f"{url}?move={rng.randrange(game.version + 1)}", cold=False) for _ in range(requests)
-    ]
+    first = [timed(f"{url}?move={rng.randrange(steps + 1)}", cold=True) for _ in range(requests)]
+    later = [timed(f"{url}?move={rng.randrange(steps + 1)}", cold=False) for _ in range(requests)]
     api = [
         timed(f"/api/rooms/{room.code}/games/{game.number}", cold=False) for _ in range(requests)
     ]
     page_bytes = len(client.get(url).content)
+    return {"builds": builds, "first": first, "later": later, "api": api, "page_bytes": page_bytes}
+
+
+def measure(moves_wanted: int, requests: int) -> dict[str, object]:
+    room, game, status = stored_game(moves_wanted)
+    views = timed_views(room, game, game.version, requests)
     return {
         "game": f"30x16/99, {game.version} moves, {status}",
-        "page_bytes": page_bytes,
+        "page_bytes": views["page_bytes"],
         "target_ms": TARGET_MS,
         "rows": [
-            summary("timeline from the log", builds),
-            summary("page, first view", first),
-            summary("page, game kept", later),
-            summary("API game view", api),
+            summary("timeline from the log", views["builds"]),
+            summary("page, first view", views["first"]),
+            summary("page, game kept", views["later"]),
+            summary("API game view", views["api"]),
         ],
     }
 
@@ -175,15 +179,21 @@ def django_for_bench() -> Iterator[None]:
         yield
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--moves", type=int, default=500)
-    parser.add_argument("--requests", type=int, default=60)
+def run(measure: Callable[..., dict[str, object]], doc: str, **defaults: int) -> int:
+    """A page bench's command line: `--name N` for each default, in order the arguments of
+    `measure`, which runs on a throwaway database; its result is printed as JSON."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    for name, default in defaults.items():
+        parser.add_argument(f"--{name}", type=int, default=default)
     args = parser.parse_args()
     with django_for_bench():
-        json.dump(measure(args.moves, args.requests), sys.stdout)
+        json.dump(measure(*(getattr(args, name) for name in defaults)), sys.stdout)
     print()
     return 0
+
+
+def main() -> int:
+    return run(measure, __doc__, moves=500, requests=60)
 
 
 if __name__ == "__main__":
