@@ -8,15 +8,22 @@ as `{mark: Side}`, X first. What their pages share is in `side_pages`; this modu
 no Django, like the rules that use it.
 """
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 HUMAN = "human"
 
 
-def first_sides(settings: dict[str, Any]) -> dict[str, Any]:
-    """Game 1's sides from the room's settings (`x`, `o`): people seated in order, computers
-    without a seat."""
+def creator_sits(settings: dict[str, Any]) -> bool:
+    """The creator takes the first seat that is a person; none when two computers play."""
+    return HUMAN in (settings["x"], settings["o"])
+
+
+def next_sides(settings: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
+    """The next game's sides (`X`, `O`): game 1 from the room's settings (`x`, `o`), people
+    seated in order and computers without a seat; every later one swaps the game before's."""
+    if previous is not None:
+        return {"X": dict(previous["O"]), "O": dict(previous["X"])}
     seats = iter(range(2))
     params: dict[str, Any] = {}
     for entrant, (mark, key) in enumerate((("X", "x"), ("O", "o")), start=1):
@@ -24,6 +31,19 @@ def first_sides(settings: dict[str, Any]) -> dict[str, Any]:
         seat = next(seats) if player == HUMAN else None
         params[mark] = {"entrant": entrant, "player": player, "seat": seat}
     return params
+
+
+def sides_of(params: dict[str, Any], marks: Iterable[Any], side: Callable[..., Any]) -> dict:
+    """A game's sides as the kind's `Side`s, by its engine's marks (X first)."""
+    return {
+        mark: side(
+            mark,
+            params[mark.value]["entrant"],
+            params[mark.value]["player"],
+            params[mark.value]["seat"],
+        )
+        for mark in marks
+    }
 
 
 def side_of_seat(sides: Mapping[Any, Any], seat: int) -> Any:

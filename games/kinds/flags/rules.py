@@ -104,29 +104,17 @@ def api_settings(body: Mapping[str, Any]) -> dict[str, Any]:
     )
 
 
-def creator_sits(settings: dict[str, Any]) -> bool:
-    """The creator takes the first seat that is a person; none when two computers play."""
-    return HUMAN in (settings["x"], settings["o"])
+creator_sits = two_sided.creator_sits
 
 
 def game_params(settings: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
     """The next game's sides: game 1 from the room's settings, every later one swapped."""
     board = {"mines": settings["mines"], "turn_seconds": settings.get("turn_seconds", 0)}
-    if previous is not None:
-        return {"X": dict(previous["O"]), "O": dict(previous["X"]), **board}
-    return {**two_sided.first_sides(settings), **board}
+    return {**two_sided.next_sides(settings, previous), **board}
 
 
 def sides(params: dict[str, Any]) -> dict[engine.Seat, Side]:
-    return {
-        mark: Side(
-            mark,
-            params[mark.value]["entrant"],
-            params[mark.value]["player"],
-            params[mark.value]["seat"],
-        )
-        for mark in engine.Seat
-    }
+    return two_sided.sides_of(params, engine.Seat, Side)
 
 
 def side_of_seat(params: dict[str, Any], seat: int) -> Side | None:
