@@ -12,6 +12,8 @@ from django.utils import timezone
 
 from ..models import Game, Player, Room
 from .roster import roster_cut
+from .sides import HUMAN
+from .table import NewGame
 
 
 def people(room: Room) -> dict[int, Player]:
@@ -65,3 +67,23 @@ def roster(room: Room, sides: Mapping[Any, Any]) -> dict[str, Any]:
     cut = roster_cut(room.players.all(), first=lambda player: player.number in marks)
     entries = [{"player": player, "mark": marks.get(player.number, "")} for player in cut.shown]
     return {"roster": entries, "roster_more": cut.more, "spectators": room.spectators}
+
+
+def new_game_narration(news: NewGame, x: dict[str, Any], plays_x: str) -> str:
+    """The rematch for everyone: who started it and, sides having swapped, who plays X now (`x`,
+    its view; `plays_x`, what the line says they do)."""
+    if news.starter is None:
+        started = "Next game"
+    elif news.interrupted:
+        started = f"{news.starter} restarted the game"
+    else:
+        started = f"Rematch started by {news.starter}"
+    return f"{started}." if x["waiting"] else f"{started}: {x['name']} {plays_x}."
+
+
+def matchup(settings: dict[str, Any]) -> str:
+    """ "person vs strong computer", of a room's settings."""
+    return " vs ".join(
+        "person" if player == HUMAN else f"{player} computer"
+        for player in (settings["x"], settings["o"])
+    )

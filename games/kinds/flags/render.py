@@ -199,17 +199,10 @@ def snapshot_html(room: Room, game: Game) -> str:
 
 def new_game_html(room: Room, game: Game, news: NewGame) -> str:
     """The rematch for everyone: who started it and, sides having swapped, who plays X now."""
-    if news.starter is None:
-        started = "Next game"
-    elif news.interrupted:
-        started = f"{news.starter} restarted the game"
-    else:
-        started = f"Rematch started by {news.starter}"
     x = views(room, game)[engine.Seat.X]
-    narration = f"{started}." if x["waiting"] else f"{started}: {x['name']} plays X and opens."
-    return render_to_string(
-        f"{TEMPLATE}#snapshot", {**game_context(room, game), "narration": narration}
-    )
+    narration = two_sided.new_game_narration(news, x, "plays X and opens")
+    context = {**game_context(room, game), "narration": narration}
+    return render_to_string(f"{TEMPLATE}#snapshot", context)
 
 
 def gather(room: Room, game: Game, applied: Applied) -> Room:
@@ -275,10 +268,7 @@ def roster_html(room: Room, game: Game) -> str:
 
 def describe_settings(settings: dict[str, Any]) -> str:
     """ "person vs strong computer · 51 mines"."""
-    players = " vs ".join(
-        "person" if player == rules.HUMAN else f"{player} computer"
-        for player in (settings["x"], settings["o"])
-    )
+    players = two_sided.matchup(settings)
     timer = settings.get("turn_seconds") or 0
     return f"{players} · {settings['mines']} mines" + (f" · {timer} s turns" if timer else "")
 

@@ -179,14 +179,8 @@ def snapshot_html(room: Room, game: Game) -> str:
 
 def new_game_html(room: Room, game: Game, news: NewGame) -> str:
     """The rematch for everyone: who started it and, sides having swapped, who plays X now."""
-    if news.starter is None:
-        started = "Next game"
-    elif news.interrupted:
-        started = f"{news.starter} restarted the game"
-    else:
-        started = f"Rematch started by {news.starter}"
     x = views(room, game)[engine.Mark.X]
-    narration = f"{started}." if x["waiting"] else f"{started}: {x['name']} plays X."
+    narration = two_sided.new_game_narration(news, x, "plays X")
     context = {**game_context(room, game), "narration": narration}
     return render_to_string(f"{TEMPLATE}#snapshot", context)
 
@@ -239,10 +233,7 @@ def roster_html(room: Room, game: Game) -> str:
 
 def describe_settings(settings: dict[str, Any]) -> str:
     """ "person vs perfect computer"."""
-    return " vs ".join(
-        "person" if player == rules.HUMAN else f"{player} computer"
-        for player in (settings["x"], settings["o"])
-    )
+    return two_sided.matchup(settings)
 
 
 def spectators_html(count: int) -> str:
