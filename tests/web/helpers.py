@@ -118,6 +118,16 @@ async def before_echo(communicator, *, hover: bool = False) -> list[str]:
     return heard
 
 
+async def seats_taken_and_watched(room: Room, ana: Player, bo: Player) -> list:
+    """A two-sided room's sockets, connected and settled: Ana's and Bo's (seated), Cy's (who
+    joins now and has no seat) and a spectator's."""
+    cy = await database_sync_to_async(services.join_room)(room, "Cy")
+    sockets = [await connect(room, ana), await connect(room, bo), await connect(room, cy)]
+    sockets.append(await connect(room, watch=True))
+    await settle(*sockets, online=3, watching=1)
+    return sockets
+
+
 async def refused(sender, others, room: Room, frame: dict, text: str) -> None:
     """`frame` is refused: the sender alone hears why (`text`, a pattern); nothing changes and
     nobody else (`others`) hears anything."""

@@ -14,7 +14,7 @@ from games.messages import CellMove
 from games.models import Game, Move
 
 from .flags_helpers import current, make_flags_room, mines, safe
-from .helpers import connect, receive_until, refused, send, settle
+from .helpers import connect, receive_until, refused, seats_taken_and_watched, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -97,19 +97,12 @@ async def test_both_players_and_a_spectator_see_claims_and_turns(room, ana, bo):
 
 
 async def test_refusals_reach_only_their_sender_and_change_nothing(room, ana, bo):
-    cy = await database_sync_to_async(services.join_room)(room, "Cy")
-    first, second, third = (
-        await connect(room, ana),
-        await connect(room, bo),
-        await connect(room, cy),
-    )
-    spectator = await connect(room, watch=True)
-    everyone = [first, second, third, spectator]
+    everyone = await seats_taken_and_watched(room, ana, bo)
+    first, second, third, spectator = everyone
 
     def others(socket):
         return [s for s in everyone if s is not socket]
 
-    await settle(*everyone, online=3, watching=1)
     at = await database_sync_to_async(safe)(room)
     reveal = {"action": "reveal", "x": at[0], "y": at[1]}
     await refused(second, others(second), room, reveal, "It is not your turn: X is to move")

@@ -14,7 +14,7 @@ from games.kinds.tictactoe import rules
 from games.live import autoplay
 from games.models import Game, Move
 
-from .helpers import connect, receive_until, refused, send, settle
+from .helpers import connect, receive_until, refused, seats_taken_and_watched, send, settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -86,19 +86,12 @@ async def test_the_snapshot_shows_the_board_scores_and_whose_turn(room, ana, bo)
 
 
 async def test_refusals_reach_only_their_sender_and_change_nothing(room, ana, bo):
-    cy = await database_sync_to_async(services.join_room)(room, "Cy")
-    first, second, third = (
-        await connect(room, ana),
-        await connect(room, bo),
-        await connect(room, cy),
-    )
-    spectator = await connect(room, watch=True)
-    everyone = [first, second, third, spectator]
+    everyone = await seats_taken_and_watched(room, ana, bo)
+    first, second, third, spectator = everyone
 
     def others(socket):
         return [s for s in everyone if s is not socket]
 
-    await settle(*everyone, online=3, watching=1)
     await refused(second, others(second), room, {"action": "mark", "cell": 4}, "not your turn")
     await send(first, action="mark", cell=4)
     for socket in everyone:
