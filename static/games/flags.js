@@ -84,7 +84,7 @@
     const bomb = document.getElementById("bomb");
     if (bomb) bomb.hidden = !mayBomb(m);
     setArmed(armed);
-    personalise();
+    window.personaliseStatus(mySeat); // live.js
     startCountdown();
     startTimer();
     document.querySelectorAll(".roster-player, .contender").forEach((element) => {
@@ -92,18 +92,6 @@
     });
     const lost = !document.activeElement || document.activeElement === document.body;
     focusCell(focusX, focusY, focusWasInBoard && lost);
-  }
-
-  // The status line carries a per-seat variant ({"0": "Your turn"}) for the seat it concerns.
-  function personalise() {
-    const status = document.getElementById("status");
-    if (!status || mySeat === "") return;
-    let texts = {};
-    try { texts = JSON.parse(status.dataset.you || "{}"); } catch { texts = {}; }
-    const words = status.querySelector(".status-words");
-    const mine = texts[mySeat];
-    status.classList.toggle("about-you", Boolean(mine));
-    if (mine && words) words.textContent = mine;
   }
 
   // --- moves ---------------------------------------------------------------------------------

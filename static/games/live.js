@@ -150,3 +150,17 @@ window.NextGameCountdown = function () {
   }
   return startCountdown;
 };
+
+// The status line carries a per-seat variant ({"0": "Your turn"}) for the seat it concerns:
+// two-sided rooms (tictactoe.js, flags.js) show it to `mySeat` after every message.
+window.personaliseStatus = function (mySeat) {
+  "use strict";
+  const status = document.getElementById("status");
+  if (!status || mySeat === "") return;
+  let texts = {};
+  try { texts = JSON.parse(status.dataset.you || "{}"); } catch { texts = {}; }
+  const words = status.querySelector(".status-words");
+  const mine = texts[mySeat];
+  status.classList.toggle("about-you", Boolean(mine));
+  if (mine && words) words.textContent = mine;
+};

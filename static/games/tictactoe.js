@@ -34,7 +34,7 @@
     startCountdown();
     room.classList.toggle("my-turn", myTurn(m));
     room.dataset.myMark = myMark(m);
-    personalise();
+    window.personaliseStatus(mySeat); // live.js
     document.querySelectorAll(".roster-player, .contender").forEach((element) => {
       element.classList.toggle("me", mySeat !== "" && element.dataset.seat === mySeat);
     });
@@ -42,18 +42,6 @@
       const square = document.getElementById(focused);
       if (square) square.focus();
     }
-  }
-
-  // The status line carries a per-seat variant ({"0": "Your turn"}) for the seat it concerns.
-  function personalise() {
-    const status = document.getElementById("status");
-    if (!status || mySeat === "") return;
-    let texts = {};
-    try { texts = JSON.parse(status.dataset.you || "{}"); } catch { texts = {}; }
-    const words = status.querySelector(".status-words");
-    const mine = texts[mySeat];
-    status.classList.toggle("about-you", Boolean(mine));
-    if (mine && words) words.textContent = mine;
   }
 
   // Squares are replaced by each message; keep keyboard focus where it was.
