@@ -135,20 +135,11 @@ def _played(
     )
 
 
-_CHARS = {
-    ms.CellState.HIDDEN: "#",
-    ms.CellState.FLAGGED: "F",
-    ms.CellState.MINE: "*",
-    ms.CellState.EXPLODED: "!",
-    ms.CellState.WRONG_FLAG: "X",
-}
-
-
 def _char(change: ms.CellChange) -> str:
     """A changed cell in `board_chars`'s characters."""
     if change.state is ms.CellState.REVEALED:
         return str(change.count) if change.count else "_"
-    return _CHARS[change.state]
+    return rules.CELL_CHARS[change.state]
 
 
 def _withheld(width: int, height: int, seats: Mapping[int, Seat], why: str) -> Timeline:
@@ -212,7 +203,7 @@ def describe(
             if event.standing is engine.Standing.ELIMINATED and event.seat == mover:
                 parts.append("and is out")
             else:
-                parts.append(f"{_name(seats, event.seat)} is out ({_OUT[event.standing]})")
+                parts.append(f"{_name(seats, event.seat)} is out ({rules.OUT[event.standing]})")
         elif isinstance(event, engine.RaceOver):
             parts.append("the race is over")
     return "; ".join(parts) or "moved"
@@ -227,26 +218,6 @@ def _cells(n: int) -> str:
     return f"{n} cell{'s' if n != 1 else ''}"
 
 
-_OUT = {
-    engine.Standing.ELIMINATED: "hit a mine",
-    engine.Standing.DNF: "away too long",
-    engine.Standing.TIMED_OUT: "time is up",
-    engine.Standing.RACING: "racing",
-    engine.Standing.FINISHED: "finished",
-    engine.Standing.GAVE_UP: "gave up",
-}
-
-
-_ENDED = {
-    engine.Standing.RACING: "Racing",
-    engine.Standing.FINISHED: "Finished",
-    engine.Standing.ELIMINATED: "Out (mine)",
-    engine.Standing.GAVE_UP: "Gave up",
-    engine.Standing.DNF: "Did not finish",
-    engine.Standing.TIMED_OUT: "Out of time",
-}
-
-
 def statistics(game: Game, race: engine.Race, seats: Mapping[int, Seat]) -> dict[str, Any]:
     """The results table's figures per racer, by place, and the winner's as the race's own
     (time from Go to their last safe cell, 3BV/s, clicks, IOE): what the history and records
@@ -255,7 +226,7 @@ def statistics(game: Game, race: engine.Race, seats: Mapping[int, Seat]) -> dict
     for result in results:
         time_ms = result["time_ms"]
         result["time_s"] = None if time_ms is None else round(time_ms / 1000, 2)
-        result["ended"] = _ENDED[engine.Standing(result["standing"])]
+        result["ended"] = rules.ENDED[engine.Standing(result["standing"])]
     winner = race.winner
     best = next((r for r in results if r["seat"] == winner), None)
     field = race.field

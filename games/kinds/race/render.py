@@ -305,7 +305,7 @@ def _results(race: engine.Race, names: Mapping[int, Name], room: Room, game: Gam
             **rules.result_facts(r),
             "name": names.get(r.seat, NOBODY),
             "time_s": _seconds(r.time_ms),
-            "ended": _ENDED[r.standing],
+            "ended": rules.ENDED[r.standing],
         }
         for r in engine.results(race)
     ]
@@ -470,28 +470,10 @@ def narrate(events: Iterable[engine.Event], names: Mapping[int, Name]) -> str:
         elif isinstance(event, engine.Finished):
             lines.append(f"{name} finished in {event.time_ms / 1000:.2f} s.")
         elif isinstance(event, engine.Out):
-            lines.append(f"{name} is out ({_OUT[event.standing]}).")
+            lines.append(f"{name} is out ({rules.OUT[event.standing]}).")
         elif isinstance(event, engine.RaceOver):
             lines.append("The race is over.")
     return " ".join(lines)
-
-
-_ENDED = {
-    engine.Standing.RACING: "Racing",
-    engine.Standing.FINISHED: "Finished",
-    engine.Standing.ELIMINATED: "Out (mine)",
-    engine.Standing.GAVE_UP: "Gave up",
-    engine.Standing.DNF: "Did not finish",
-    engine.Standing.TIMED_OUT: "Out of time",
-}
-_OUT = {
-    engine.Standing.ELIMINATED: "hit a mine",
-    engine.Standing.GAVE_UP: "gave up",
-    engine.Standing.DNF: "away too long",
-    engine.Standing.TIMED_OUT: "time is up",
-    engine.Standing.FINISHED: "finished",
-    engine.Standing.RACING: "racing",
-}
 
 
 # Roster, spectators, bot, settings ---------------------------------------------------------------

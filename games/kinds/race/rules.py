@@ -276,13 +276,34 @@ def tick(state: dict[str, Any], params: dict[str, Any], now: float) -> Applied |
 
 # What the API shows ---------------------------------------------------------------------------
 
-_CHARS = {
+CELL_CHARS = {
     ms.CellState.HIDDEN: "#",
     ms.CellState.FLAGGED: "F",
     ms.CellState.MINE: "*",
     ms.CellState.EXPLODED: "!",
     ms.CellState.WRONG_FLAG: "X",
 }
+"""A racer's cell as the API's rows (and a replay's changes) write it, when not a number."""
+
+ENDED = {
+    engine.Standing.RACING: "Racing",
+    engine.Standing.FINISHED: "Finished",
+    engine.Standing.ELIMINATED: "Out (mine)",
+    engine.Standing.GAVE_UP: "Gave up",
+    engine.Standing.DNF: "Did not finish",
+    engine.Standing.TIMED_OUT: "Out of time",
+}
+"""How each standing reads once the race is over (the results, and a replay's)."""
+
+OUT = {
+    engine.Standing.ELIMINATED: "hit a mine",
+    engine.Standing.GAVE_UP: "gave up",
+    engine.Standing.DNF: "away too long",
+    engine.Standing.TIMED_OUT: "time is up",
+    engine.Standing.FINISHED: "finished",
+    engine.Standing.RACING: "racing",
+}
+"""Why a racer is out, as the narration and a replay's lines say it."""
 
 
 def board_rows(racer: engine.Racer) -> list[str]:
@@ -295,7 +316,7 @@ def board_rows(racer: engine.Racer) -> list[str]:
             row.append(
                 ("_" if not count else str(count))
                 if shown is ms.CellState.REVEALED
-                else _CHARS[shown]
+                else CELL_CHARS[shown]
             )
         rows.append("".join(row))
     return rows
