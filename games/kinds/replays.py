@@ -23,6 +23,24 @@ TICK = "tick"
 Minesweeper nor the tic-tac-toe replay shows it or counts it."""
 
 
+MINESWEEPER_LEGEND: dict[str, dict[str, str]] = {
+    "#": {"data-state": "hidden"},
+    "F": {"data-state": "flagged"},
+    "*": {"data-state": "mine"},
+    "!": {"data-state": "exploded"},
+    "X": {"data-state": "wrong-flag"},
+    "_": {"data-state": "revealed", "data-count": "0"},
+    **{
+        str(n): {"data-state": "revealed", "data-count": str(n), "text": str(n)}
+        for n in range(1, 9)
+    },
+}
+"""A Minesweeper board's public characters (`stats.Replay.position`, and a racer's
+`rules.board_rows`) as the room page's cell markup: Minesweeper's and the race's replays."""
+OPEN_CHARS = frozenset("_12345678")
+"""The characters of an opened cell, in that board."""
+
+
 @dataclass(frozen=True, slots=True)
 class Seat:
     """Who sat in a seat, as a replay names them."""

@@ -14,23 +14,19 @@ from games.engine import minesweeper as engine
 from games.engine import stats as engine_stats
 
 from ...models import Game, Move
-from ..replays import TICK, Replays, Seat, Step, Timeline, named_stats, times_ms
+from ..replays import (
+    MINESWEEPER_LEGEND,
+    OPEN_CHARS,
+    TICK,
+    Replays,
+    Seat,
+    Step,
+    Timeline,
+    named_stats,
+    times_ms,
+)
 from . import rules
 
-LEGEND: dict[str, dict[str, str]] = {
-    "#": {"data-state": "hidden"},
-    "F": {"data-state": "flagged"},
-    "*": {"data-state": "mine"},
-    "!": {"data-state": "exploded"},
-    "X": {"data-state": "wrong-flag"},
-    "_": {"data-state": "revealed", "data-count": "0"},
-    **{
-        str(n): {"data-state": "revealed", "data-count": str(n), "text": str(n)}
-        for n in range(1, 9)
-    },
-}
-"""The engine's public characters (`stats.Replay.position`) as the room page's cell markup."""
-_OPEN = frozenset("_12345678")
 _MINES = frozenset("*!F")
 """At the end of a game every mine shows: flagged (a win flags them all), `*` or `!`."""
 BOT_SEAT = Seat(rules.BOT_NAME, "bot")
@@ -114,7 +110,7 @@ def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Ti
         width=width,
         height=config.height,
         ids=tuple(f"cell-{c % width}-{c // width}" for c in range(config.width * config.height)),
-        legend=LEGEND,
+        legend=MINESWEEPER_LEGEND,
         start=played.position(0).decode(),
         steps=tuple(steps),
         status=played.status.value,
@@ -135,7 +131,7 @@ def _line(
     where = f"row {move.y + 1}, column {move.x + 1}"
     if last and status is engine.Status.LOST:
         return f"hit a mine at {where}"
-    opened = sum(1 for char in chars if char in _OPEN)
+    opened = sum(1 for char in chars if char in OPEN_CHARS)
     if last and status is engine.Status.WON:
         return f"revealed {opened} cell{'s' if opened != 1 else ''} and cleared the board"
     action = engine.Action(move.action)

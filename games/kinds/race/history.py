@@ -19,23 +19,10 @@ from games.engine import race as engine
 from games.engine.errors import EngineError
 
 from ...models import Game, Move
-from ..replays import Part, Replays, Seat, Step, Timeline
+from ..replays import MINESWEEPER_LEGEND, OPEN_CHARS, Part, Replays, Seat, Step, Timeline
 from ..table import COMPUTER_SEAT
 from . import rules
 
-LEGEND: dict[str, dict[str, str]] = {
-    "#": {"data-state": "hidden"},
-    "F": {"data-state": "flagged"},
-    "*": {"data-state": "mine"},
-    "!": {"data-state": "exploded"},
-    "X": {"data-state": "wrong-flag"},
-    "_": {"data-state": "revealed", "data-count": "0"},
-    **{
-        str(n): {"data-state": "revealed", "data-count": str(n), "text": str(n)}
-        for n in range(1, 9)
-    },
-}
-"""A racer's cell (`rules.board_rows`) as a spectator's screen marks it up."""
 RACE_SEAT = -1
 """The seat the timeline gives events of the race itself (Go, the time limit)."""
 RACE = Seat("Race", "race")
@@ -47,7 +34,6 @@ WITHHELD = (
 UNREPLAYABLE = "This race's move log does not play back to the race it recorded: no replay."
 _SHOWN = (engine.Went, engine.BoardChanged, engine.Finished, engine.Out, engine.RaceOver)
 """Events a spectator sees; a row with none of them is no step of the replay."""
-_OPEN = frozenset("_12345678")
 
 
 def logged(moves: Sequence[Move]) -> list[engine.Logged]:
@@ -123,7 +109,7 @@ def _played(
         ids=tuple(
             f"cell-{seat}-{cell % width}-{cell // width}" for seat in order for cell in range(size)
         ),
-        legend=LEGEND,
+        legend=MINESWEEPER_LEGEND,
         start=start,
         steps=tuple(steps),
         status=rules.status_of(race),
@@ -147,7 +133,7 @@ def _withheld(width: int, height: int, seats: Mapping[int, Seat], why: str) -> T
         width=width,
         height=height,
         ids=(),
-        legend=LEGEND,
+        legend=MINESWEEPER_LEGEND,
         start="",
         steps=(),
         status="playing",
@@ -179,7 +165,7 @@ def describe(
     for event in events:
         if isinstance(event, engine.Went):
             parts.append(f"Go: row {event.y + 1}, column {event.x + 1} opens on every board")
-    opened = sum(1 for char in chars if char in _OPEN)
+    opened = sum(1 for char in chars if char in OPEN_CHARS)
     if mover != RACE_SEAT:
         where = "" if row.x is None or row.y is None else f"row {row.y + 1}, column {row.x + 1}"
         hit = any(isinstance(e, engine.Penalised) for e in events) or any(
