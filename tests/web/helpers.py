@@ -180,3 +180,16 @@ def seeded(room: Room, seed: int) -> None:
     game = room.games.order_by("-number").first()
     state = engine.to_dict(engine.new_game(minesweeper.config(room.settings), seed))
     Game.objects.filter(pk=game.pk).update(seed=seed, state=state)
+
+
+def records_html(client) -> str:
+    """The records page, which must answer."""
+    response = client.get("/records/")
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def table(html: str, slug: str) -> str:
+    """One board's section of the records page."""
+    start = html.index(f'id="{slug}"')
+    return html[start : html.index("</section>", start)]

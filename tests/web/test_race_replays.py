@@ -16,6 +16,8 @@ from games.kinds.race import history as race_history
 from games.kinds.race import rules
 from games.models import GameSummary, Move, Room
 
+from .helpers import records_html, table
+
 pytestmark = pytest.mark.django_db
 JSON = "application/json"
 HIDDEN = re.compile(r'data-state="(mine|exploded|flagged|wrong-flag|revealed)"')
@@ -215,17 +217,6 @@ def test_a_finished_race_is_in_the_room_history_with_its_winner(client: Client):
     listed = client.get(f"/r/{code}/history/").content.decode()
     assert f'href="/r/{code}/games/1/"' in listed
     assert "Won by Ana" in listed and "Ana, Bo" in listed and "3BV/s" in listed
-
-
-def records_html(client: Client) -> str:
-    response = client.get("/records/")
-    assert response.status_code == 200
-    return response.content.decode()
-
-
-def table(html: str, slug: str) -> str:
-    start = html.index(f'id="{slug}"')
-    return html[start : html.index("</section>", start)]
 
 
 def test_a_race_winner_lands_on_the_race_table_of_the_board_and_once(client: Client):

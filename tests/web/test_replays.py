@@ -16,7 +16,7 @@ from games.kinds.tictactoe import rules as tictactoe
 from games.messages import CellMove, SquareMove
 from games.models import Game, GameSummary, Move, Room
 
-from .helpers import make_room
+from .helpers import make_room, records_html, table
 
 pytestmark = pytest.mark.django_db
 
@@ -206,17 +206,6 @@ def test_the_room_page_lists_its_past_games_with_their_replays(client: Client, r
     assert "Ana" in listed
     assert f'href="/r/{room.code}/rewind/"' in listed
     assert GameSummary.objects.filter(game__room=room, game__number=1).exists()
-
-
-def records_html(client: Client) -> str:
-    response = client.get("/records/")
-    assert response.status_code == 200
-    return response.content.decode()
-
-
-def table(html: str, slug: str) -> str:
-    start = html.index(f'id="{slug}"')
-    return html[start : html.index("</section>", start)]
 
 
 def test_records_list_won_games_once_and_never_lost_ones(client: Client):
