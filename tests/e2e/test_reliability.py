@@ -285,7 +285,14 @@ CAPTURE_SOCKETS = """
     // The page's own sockets, so a test can send over the very socket htmx opened.
     window.roomSockets = [];
     window.WebSocket = class extends window.WebSocket {
-        constructor(...args) { super(...args); window.roomSockets.push(this); }
+        constructor(...args) {
+            super(...args);
+            window.roomSockets.push(this);
+            // The first close code a page's socket saw, for `expect` (a failure names it).
+            this.addEventListener("close", (event) => {
+                document.documentElement.dataset.firstClose ??= String(event.code);
+            });
+        }
     };
 """
 
@@ -335,6 +342,7 @@ def test_a_page_that_floods_its_socket_1008_shows_disconnected(new_context, live
             for (let i = 0; i < 60; i++) socket.send(JSON.stringify({action: "sync"}));
         }"""
     )
+    expect(page.locator("html")).to_have_attribute("data-first-close", "1008")
     line = page.locator("#connection")
     expect(line).to_have_attribute("data-state", "closed")
     expect(line).to_have_text("Disconnected — reload the page to rejoin")
