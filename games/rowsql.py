@@ -11,6 +11,7 @@ as through the ORM, on SQLite and PostgreSQL alike (tests/web/test_rowsql.py com
 No signals are sent: nothing in the project listens to the saves of games and moves.
 """
 
+import json
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
@@ -70,14 +71,26 @@ def current_game(room_id: int, *, locked: bool) -> Game | None:
 
 
 @cache
-def _update_game_sql(names: tuple[str, ...], vendor: str) -> str:
-    """The UPDATE of a game's `names`, for the row with its id and the version read."""
+def _update_game_sql(names: tuple[str, ...], vendor: str, checked: bool = False) -> str:
+    """The UPDATE of a game's `names`, for the row with its id and the version read; `checked`:
+    also only while the row holds the state and params given and its room has no newer game
+    (`write_move`'s `unchanged`)."""
     meta = Game._meta
+    column = {name: _quote(meta.get_field(name).column) for name in ("state", "params", "room")}
     assignments = ", ".join(f"{_quote(meta.get_field(name).column)} = %s" for name in names)
-    return (
+    sql = (
         f"UPDATE {_quote(meta.db_table)} SET {assignments}"
         f" WHERE {_quote(meta.pk.column)} = %s AND {_quote(meta.get_field('version').column)} = %s"
     )
+    if not checked:
+        return sql
+    state = f"CAST({column['state']} AS text)" if vendor == "postgresql" else column["state"]
+    number = _quote(meta.get_field("number").column)
+    newer = (
+        f"SELECT 1 FROM {_quote(meta.db_table)} AS newer"
+        f" WHERE newer.{column['room']} = %s AND newer.{number} > %s"
+    )
+    return f"{sql} AND {state} = %s AND {column['params']} = %s AND NOT EXISTS ({newer})"
 
 
 @cache
@@ -97,7 +110,7 @@ def _insert_sql(model: type[models.Model], vendor: str) -> str:
 
 
 @cache
-def _update_then_insert_sql(names: tuple[str, ...], vendor: str) -> str:
+def _update_then_insert_sql(names: tuple[str, ...], vendor: str, checked: bool) -> str:
     """PostgreSQL: the game's UPDATE and the move's INSERT as one statement, the INSERT taking
     place only if the UPDATE found its row. The casts type the values as the columns are typed
     (a bare parameter in a SELECT list would be text)."""
@@ -105,7 +118,7 @@ def _update_then_insert_sql(names: tuple[str, ...], vendor: str) -> str:
         f"CAST(%s AS {field.cast_db_type(connection)})" for field in _inserted_fields(Move)
     )
     return (
-        f"WITH updated AS ({_update_game_sql(names, vendor)} RETURNING 1)"
+        f"WITH updated AS ({_update_game_sql(names, vendor, checked)} RETURNING 1)"
         f" {_insert_head(Move)} SELECT {values} FROM updated"
     )
 
@@ -118,32 +131,52 @@ def _stamped(field: models.Field, row: models.Model) -> Any:
     return field.pre_save(row, add=True)
 
 
-def write_move(game: Game, names: Sequence[str], move: Move, read_version: int) -> bool:
-    """The game's fields `names` saved and `move` appended, both or neither: neither, and False,
-    when another move changed the game since it was read at `read_version`.
+def write_move(
+    game: Game, names: Sequence[str], move: Move, read_version: int, unchanged: str | None = None
+) -> str | None:
+    """The game's fields `names` saved and `move` appended, both or neither; returns the text
+    the state column now holds. Neither, and None, when another move changed the game since it
+    was read at `read_version`; with `unchanged` (the state's text as this process last wrote
+    it, `kept_games`), also when the row's state or params differ from `game`'s or the room has
+    a newer game, so a copy of the game kept in memory is checked by the write itself.
 
     On PostgreSQL one statement, a round trip of its own in autocommit: a move then costs two
-    round trips (this and the read) where BEGIN, a locked read, UPDATE, INSERT and COMMIT cost
-    five, each a wait for a PostgreSQL process on a busy machine (docs/performance.md). SQLite
-    has no UPDATE inside WITH; there the two run in one transaction, as cheap as one statement
-    in process. Fields go in as `save` would write them (`auto_now_add` included)."""
+    round trips (this and the read; one with a kept game) where BEGIN, a locked read, UPDATE,
+    INSERT and COMMIT cost five, each a wait for a PostgreSQL process on a busy machine
+    (docs/performance.md). SQLite has no UPDATE inside WITH; there the two run in one
+    transaction, as cheap as one statement in process. Fields go in as `save` would write them
+    (`auto_now_add` included), the state as its JSON text (the value the next write checks)."""
     game_values = [
-        field.get_db_prep_save(getattr(game, field.attname), connection)
-        for field in map(Game._meta.get_field, names)
+        _state_text(game) if name == "state" else _prepared(game, name) for name in names
     ]
     move_values = [
         field.get_db_prep_save(_stamped(field, move), connection)
         for field in _inserted_fields(Move)
     ]
     update_values = [*game_values, game.pk, read_version]
-    vendor, names = connection.vendor, tuple(names)
+    if unchanged is not None:
+        update_values += [unchanged, _prepared(game, "params"), game.room_id, game.number]
+    vendor, names, checked = connection.vendor, tuple(names), unchanged is not None
+    written = game_values[names.index("state")] if "state" in names else None
     with connection.cursor() as cursor:
         if vendor == "postgresql":
-            cursor.execute(_update_then_insert_sql(names, vendor), update_values + move_values)
-            return cursor.rowcount == 1
+            sql = _update_then_insert_sql(names, vendor, checked)
+            cursor.execute(sql, update_values + move_values)
+            return written if cursor.rowcount == 1 else None
         with transaction.atomic():
-            cursor.execute(_update_game_sql(names, vendor), update_values)
+            cursor.execute(_update_game_sql(names, vendor, checked), update_values)
             if cursor.rowcount != 1:
-                return False
+                return None
             cursor.execute(_insert_sql(Move, vendor), move_values)
-            return True
+            return written
+
+
+def _prepared(game: Game, name: str) -> Any:
+    return Game._meta.get_field(name).get_db_prep_save(getattr(game, name), connection)
+
+
+def _state_text(game: Game) -> str:
+    """The state column's value as text on every database (PostgreSQL infers `json` from the
+    column), so the write can hand it on for the next one to check."""
+    field = Game._meta.get_field("state")
+    return json.dumps(field.get_prep_value(game.state), cls=field.encoder)

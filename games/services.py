@@ -6,9 +6,11 @@ transaction that succeeds only if the game is still at the version read, and bro
 the commit, so no screen ever shows a move the database does not have. A move that loses that race
 is played again with the game row locked from the read on, as the other commands
 always are. Reading without the lock saves three of a move's five round trips to PostgreSQL
-(`rowsql.write_move`).
+(`rowsql.write_move`), and starting from the game this process wrote last (`kept_games`), which
+the write checks against the row, saves the read as well.
 """
 
+import copy
 import secrets
 import time
 import unicodedata
@@ -22,7 +24,7 @@ from django.db.models import F, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from . import announce, hint_cache, rowsql
+from . import announce, hint_cache, kept_games, rowsql
 from .kinds import kind_of
 from .kinds.table import (
     COMPUTER_SEAT,
@@ -128,6 +130,7 @@ def _create_game(room: Room, number: int, previous: Game | None = None) -> Game:
     params = kind.game_params(room.settings, None if previous is None else previous.params)
     seed = new_seed()
     state = kind.initial_state(params, seed)
+    kept_games.forget(room.pk)  # the write would find the newer game anyway: skip the try
     return Game.objects.create(room=room, number=number, params=params, seed=seed, state=state)
 
 
@@ -184,7 +187,9 @@ def play(room: Room, player: Player | None, message: Message) -> Outcome:
         raise Invalid("That is not a move.")
     if player is None or player.is_spectator:
         raise Forbidden("Spectators can watch but not play. Open the invite link to join.")
-    outcome = _move(room, player, message, rowsql.current_game(room.pk, locked=False))
+    outcome = _kept_move(room, player, message)
+    if outcome is None:
+        outcome = _move(room, player, message, rowsql.current_game(room.pk, locked=False))
     if outcome is None:  # another move got in between: again, the row locked from the read on
         with transaction.atomic():
             outcome = _move(room, player, message, _lock_current_game(room))
@@ -192,13 +197,34 @@ def play(room: Room, player: Player | None, message: Message) -> Outcome:
     return outcome
 
 
-def _move(room: Room, player: Player, message: CellMove | SquareMove, game: Game) -> Outcome | None:
+def _kept_move(room: Room, player: Player, message: CellMove | SquareMove) -> Outcome | None:
+    """The move played on the game this process wrote last, if the row still holds it; None
+    (nothing written) when there is none, it is stale, or the move changes nothing or is
+    refused there: the row read afresh decides those, so a stale copy never answers anyone."""
+    kept = kept_games.take(room.pk)
+    if kept is None:
+        return None
+    try:
+        outcome = _move(room, player, message, kept.game, kept.state_text)
+    except (Invalid, Refused):
+        return None
+    return outcome if outcome is not None and outcome.applied.changed else None
+
+
+def _move(
+    room: Room,
+    player: Player,
+    message: CellMove | SquareMove,
+    game: Game,
+    unchanged: str | None = None,
+) -> Outcome | None:
     """The move applied to `game` and recorded, its broadcast due after the commit; None, and
-    nothing written, when another move changed the game since it was read."""
+    nothing written, when another move changed the game since it was read (`unchanged`: the
+    state's text if `game` is a kept copy, `rowsql.write_move`)."""
     kind = kind_of(room.kind)
     applied = kind.apply(game.state, message, player.number, game.params)
     if applied.changed:
-        if not _record(game, player, message, applied):
+        if not _record(game, player, message, applied, unchanged=unchanged):
             return None
         _announce_move(kind, room, game, player, applied)
     return Outcome(game, applied)
@@ -242,12 +268,18 @@ def _lock_current_game(room: Room) -> Game:
 
 
 def _record(
-    game: Game, player: Player | None, message: Message, applied: Applied, seat: int | None = None
+    game: Game,
+    player: Player | None,
+    message: Message,
+    applied: Applied,
+    seat: int | None = None,
+    unchanged: str | None = None,
 ) -> bool:
     """Save the new state and append the move, unless another move changed the game since it
     was read (False; never under the row lock). A computer's move has no player, only a seat.
     The row's time is the one the rules used when they read the clock (`Applied.at`), so the
-    log replays to the same times to the millisecond; else now."""
+    log replays to the same times to the millisecond; else now. Once committed, the game is kept
+    for the room's next move (`kept_games`)."""
     now = timezone.now() if applied.at is None else datetime.fromtimestamp(applied.at, UTC)
     read_version = game.version
     game.state = applied.state
@@ -269,7 +301,11 @@ def _record(
         created_at=now,
     )
     fields = ["state", "status", "version", "started_at", "finished_at"]
-    return rowsql.write_move(game, fields, move, read_version)
+    written = rowsql.write_move(game, fields, move, read_version, unchanged)
+    if written is None:
+        return False
+    transaction.on_commit(partial(kept_games.keep, copy.copy(game), written))
+    return True
 
 
 def _action_of(message: Message) -> str:
@@ -487,6 +523,7 @@ def set_bot(room: Room, player: Player | None, on: bool, pace: int | None = None
             fresh.save(update_fields=["settings"])
             game.params = params
             game.save(update_fields=["params"])
+            kept_games.forget(room.pk)
             computer = kind.computer
             stuck = (
                 on

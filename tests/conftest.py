@@ -37,6 +37,17 @@ def fresh_channel_layer():
 
 
 @pytest.fixture(autouse=True)
+def fresh_kept_games():
+    """Each test starts with no game kept in memory (`games.kept_games`): a database emptied
+    between tests hands the same ids to other rooms."""
+    from games import kept_games
+
+    kept_games.forget_all()
+    yield
+    kept_games.forget_all()
+
+
+@pytest.fixture(autouse=True)
 def no_room_cap(settings):
     """Tests create many rooms a minute; the test of the cap itself lowers it again. (Clearing the
     cache instead would flush the Redis database the channel layer shares in CI.)"""
