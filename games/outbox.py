@@ -3,13 +3,16 @@
 In a server, every database call of a process runs on one thread (`database_sync_to_async`), so
 that thread must not wait for the channel layer (a Redis round trip, or the event loop being
 free): messages go to an outbox on the server's event loop, which one task per loop sends in
-order. Outside a server (management commands, scripts) `send` delivers before it returns.
+order: the room's sockets in this process first, straight from that task (`live.relay`), then
+the other processes through the layer. Outside a server (management commands, scripts) `send`
+delivers before it returns.
 """
 
 import asyncio
+import contextvars
 import logging
 import weakref
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -34,6 +37,18 @@ log = logging.getLogger(__name__)
 LAYER_ERRORS = (OSError, RedisConnectionError, RedisTimeoutError)
 """The channel layer (Redis) is unreachable. A move is committed before it is broadcast, so a lost
 broadcast must not fail the request: clients resync from the snapshot every (re)connect sends."""
+
+LocalDelivery = Callable[[str, dict[str, Any]], Awaitable[bool]]
+_local_delivery: LocalDelivery | None = None
+
+
+def deliver_locally_with(deliver: LocalDelivery) -> None:
+    """The live layer's way to hand a message to this process's own sockets of a room at once
+    (`live.relay.hear_here`), set by it, as this module lies below it: it returns whether the
+    layer need not carry the message too (no other process has the room)."""
+    global _local_delivery
+    _local_delivery = deliver
+
 
 _outboxes: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Queue]" = (
     weakref.WeakKeyDictionary()
@@ -63,7 +78,11 @@ def send(room_id: int, fragment: str | Mapping[str, str], started: float | None 
             if started is not None:
                 metrics.move_broadcast(started)
     else:
-        loop.call_soon_threadsafe(_post, loop, group_name(room_id), message, started)
+        # In a context of its own: the database thread's marks its calls as running on that one
+        # thread, which would refuse database calls of tasks started from the outbox's task
+        # (a socket's snapshot, `live.relay.hear_here`) as would-be deadlocks.
+        group, context = group_name(room_id), contextvars.Context()
+        loop.call_soon_threadsafe(_post, loop, group, message, started, context=context)
 
 
 def _post(
@@ -84,7 +103,8 @@ async def _deliver(outbox: asyncio.Queue) -> None:
     while True:
         group, message, started = await outbox.get()
         try:
-            await get_channel_layer().group_send(group, message)
+            if _local_delivery is None or not await _local_delivery(group, message):
+                await get_channel_layer().group_send(group, message)
             if started is not None:
                 metrics.move_broadcast(started)
         except LAYER_ERRORS as error:

@@ -5,7 +5,7 @@ turned into a `random.Random` at the first reveal, so a game replays exactly fro
 """
 
 import random
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
 from functools import lru_cache
@@ -366,8 +366,20 @@ def three_bv(grid: Grid, field: Minefield) -> int:
     return openings + numbers
 
 
-def to_dict(state: GameState) -> dict[str, object]:
-    """A compact JSON-able form for storage; `from_dict` restores it exactly."""
+def to_dict(
+    state: GameState, previous: tuple[GameState, Mapping[str, object]] | None = None
+) -> dict[str, object]:
+    """A compact JSON-able form for storage; `from_dict` restores it exactly. `previous`: the
+    state a move started from and its form, whose parts are reused where `state`'s are the
+    very same objects (a flag leaves the revealed cells as they were, and grouping those was
+    most of storing a move on an opened board). Forms are never changed in place."""
+    before, stored = previous if previous is not None else (None, {})
+
+    def part(name: str, make: Callable[[], object]) -> object:
+        same = before is not None and getattr(before, name) is getattr(state, name)
+        return stored[name] if same else make()
+
+    field = state.field
     return {
         "v": 1,
         "width": state.config.width,
@@ -375,11 +387,11 @@ def to_dict(state: GameState) -> dict[str, object]:
         "mines": state.config.mines,
         "no_guess": state.config.no_guess,
         "seed": state.seed,
-        "field": None if state.field is None else sorted(state.field.mines),
-        "revealed": _group_by_player(state.revealed),
-        "flags": _group_by_player(state.flags),
+        "field": part("field", lambda: None if field is None else sorted(field.mines)),
+        "revealed": part("revealed", lambda: _group_by_player(state.revealed)),
+        "flags": part("flags", lambda: _group_by_player(state.flags)),
         "status": state.status.value,
-        "exploded": sorted(state.exploded),
+        "exploded": part("exploded", lambda: sorted(state.exploded)),
         "ended_by": state.ended_by,
     }
 

@@ -13,6 +13,13 @@ A message is one text for every socket, or one per audience (`games.audiences`):
 takes its own, and sockets that take the same text get it one after another, so Daphne frames
 it once (`daphne_frames`).
 
+A room's message sent from this process (a move's, through `outbox`) reaches the room's sockets
+here at once, from the outbox's task (`hear_here`), instead of going round the layer and back:
+with one process (the in-memory layer, `make run`) the layer is skipped altogether; with several,
+it still carries the message to the others, and the copy that comes back here is skipped by its
+`origin`. That took the layer's copy, a queue and a task wake-up off every move's path, and a
+Redis round trip in production (docs/performance.md).
+
 Each room's subscription also keeps the room's snapshot for its sockets here (`snapshots`): every
 message it hears may change what a snapshot shows and drops the kept one, except those sent with
 `"keeps_snapshot": True` (pointer positions).
@@ -25,17 +32,21 @@ reconnect and get a fresh snapshot.
 import asyncio
 import contextlib
 import logging
+import secrets
 import weakref
 from typing import Any, Protocol
 
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 
-from .. import audiences, metrics
+from .. import audiences, metrics, outbox
 from ..outbox import LAYER_ERRORS
 from . import shutdown
 from .snapshots import SnapshotCache
 
 log = logging.getLogger(__name__)
+
+ORIGIN = secrets.token_hex(8)
+"""This process, on the messages whose sockets here it feeds itself (`hear_here`)."""
 
 
 class Socket(Protocol):
@@ -78,15 +89,28 @@ class Subscription:
                 self._retire()
                 await shutdown.close_sockets(list(self.sockets), shutdown.TRY_AGAIN_LATER)
                 return
-            if not message.get("keeps_snapshot"):
-                self.snapshots.changed()
-            texts = message.get("texts")
-            if texts is None:
-                metrics.MESSAGE_BYTES.observe(metrics.size_of(message["html"]))
-                pages = [socket for socket in self.sockets if audiences.ALL in socket.audience]
-                await self._forward(message["html"], pages)
-            else:
-                await self._forward_each(texts)
+            if message.get("origin") != ORIGIN:  # else heard already (`hear_here`)
+                await self.hear(message)
+
+    async def hear(self, message: dict[str, Any]) -> None:
+        """A message of the room, to each socket of the room here."""
+        if not message.get("keeps_snapshot"):
+            self.snapshots.changed()
+        texts = message.get("texts")
+        if texts is None:
+            metrics.MESSAGE_BYTES.observe(metrics.size_of(message["html"]))
+            pages = [socket for socket in self.sockets if audiences.ALL in socket.audience]
+            await self._forward(message["html"], pages)
+        else:
+            await self._forward_each(texts)
+
+    @property
+    def alone(self) -> bool:
+        """Whether no one but this subscription is in the room's group: only the in-memory layer
+        tells, and there everyone is in this process."""
+        if not isinstance(self.layer, InMemoryChannelLayer):
+            return False
+        return self.layer.groups.get(self.group, {}).keys() == {self.channel}
 
     async def _forward_each(self, texts: dict[str, str]) -> None:
         """One message, a text per audience: each socket gets the one its keys pick first."""
@@ -162,6 +186,22 @@ async def leave(group: str, socket: Socket) -> None:
     subscription.sockets.discard(socket)
     if not subscription.sockets:
         await subscription.close()
+
+
+async def hear_here(group: str, message: dict[str, Any]) -> bool:
+    """`message` (sent to `group` from this process) to the room's sockets here at once; whether
+    the layer need not carry it as well. Marked with this process's `ORIGIN` when it is heard
+    here, so that the copy the layer brings back is not heard twice."""
+    subscription = _rooms().get(group)
+    joined = subscription is not None and subscription.joined.done()
+    if subscription is None or not joined or subscription.joined.exception() is not None:
+        return False
+    message["origin"] = ORIGIN
+    await subscription.hear(message)
+    return subscription.alone
+
+
+outbox.deliver_locally_with(hear_here)
 
 
 def snapshots_of(group: str) -> SnapshotCache | None:

@@ -224,6 +224,8 @@ def play_randomly(config: Config, seed: int, data: st.DataObject) -> tuple[GameS
         stored = to_dict(state)
         after, events = apply_move(state, move)
         assert to_dict(state) == stored  # the input state never changes
+        # Stored from the move's start, reusing its unchanged parts: the same as stored afresh.
+        assert to_dict(after, previous=(state, stored)) == to_dict(after)
         check_invariants(state, move, after, events)
         state = after
         moves.append(move)
@@ -264,3 +266,14 @@ def test_storage_and_text_forms_round_trip(config: Config, seed: int, data: st.D
         assert render_full(reread) == render_full(state)
         assert render(reread) == render(state)
         assert reread.status is state.status
+
+
+def test_a_flag_stores_the_revealed_cells_of_the_move_before_as_they_were() -> None:
+    """The part a flag leaves alone is handed on, not grouped again (a big opening's cells)."""
+    state, _ = apply_move(new_game(Config(16, 16, 10), seed=3), Move(Action.REVEAL, 8, 8))
+    stored = to_dict(state)
+    hidden = next(cell for cell in range(state.grid.size) if cell not in state.revealed)
+    flagged, _ = apply_move(state, Move(Action.FLAG, *state.grid.xy(hidden), player=1))
+    again = to_dict(flagged, previous=(state, stored))
+    assert again["revealed"] is stored["revealed"] and again["field"] is stored["field"]
+    assert again["flags"] == {"1": [hidden]} and again == to_dict(flagged)

@@ -143,3 +143,62 @@ async def test_a_group_that_cannot_be_joined_refuses_the_socket_and_keeps_nothin
     await publish("works")
     assert await socket.until(1) == ["works"]
     await relay.leave(GROUP, socket)
+
+
+async def test_a_message_from_this_process_reaches_its_sockets_here_without_the_layer(
+    local_layer, monkeypatch
+):
+    """One process (`make run`): the outbox's message goes straight to the room's sockets."""
+    carried = []
+    real_send = local_layer.group_send
+
+    async def counted(group, message):
+        carried.append(message)
+        await real_send(group, message)
+
+    monkeypatch.setattr(local_layer, "group_send", counted)
+    sockets = [Socket(), Socket()]
+    for socket in sockets:
+        await relay.join(GROUP, socket)
+    for text in ("one", "two"):
+        assert await relay.hear_here(GROUP, {"type": "room.html", "html": text}) is True
+    assert [socket.received for socket in sockets] == [["one", "two"]] * 2 and carried == []
+    for socket in sockets:
+        await relay.leave(GROUP, socket)
+
+
+async def test_with_another_member_in_the_group_the_layer_carries_it_and_here_hears_it_once(
+    local_layer,
+):
+    """Another process in the room (a channel of its own in the group): it gets the message
+    through the layer; the copy the layer brings back here is not heard twice."""
+    here = Socket()
+    await relay.join(GROUP, here)
+    elsewhere = await local_layer.new_channel()
+    await local_layer.group_add(GROUP, elsewhere)
+    message = {"type": "room.html", "html": "move"}
+    assert await relay.hear_here(GROUP, message) is False
+    await local_layer.group_send(GROUP, message)  # as the outbox then does
+    assert (await local_layer.receive(elsewhere))["html"] == "move"
+    await publish("next")  # from elsewhere: after the echo, in order
+    assert await here.until(2) == ["move", "next"]
+    await local_layer.group_discard(GROUP, elsewhere)
+    await relay.leave(GROUP, here)
+
+
+async def test_the_layers_echo_of_a_message_heard_here_is_skipped():
+    """On the configured layer (Redis pub/sub in CI, where every process hears its own
+    messages back): each socket here gets a message heard here once."""
+    socket = Socket()
+    await relay.join(GROUP, socket)
+    message = {"type": "room.html", "html": "once"}
+    if not await relay.hear_here(GROUP, message):
+        await get_channel_layer().group_send(GROUP, message)
+    await publish("after")
+    assert await socket.until(2) == ["once", "after"]
+    assert socket.received == ["once", "after"]
+    await relay.leave(GROUP, socket)
+
+
+async def test_a_room_without_sockets_here_is_left_to_the_layer():
+    assert await relay.hear_here(GROUP, {"type": "room.html", "html": "x"}) is False

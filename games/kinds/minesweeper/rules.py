@@ -6,6 +6,8 @@ Never the mine layout (that would leak it), and never flags (a player's flag can
 proof built on a wrong flag is wrong).
 """
 
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -101,12 +103,36 @@ def load(state: dict[str, Any]) -> engine.GameState:
     return engine.from_dict(state)
 
 
+_BOARDS_KEPT = 64
+_boards_lock = threading.Lock()
+_boards: OrderedDict[int, tuple[dict[str, Any], engine.GameState]] = OrderedDict()
+
+
+def _board_of(state: dict[str, Any]) -> engine.GameState:
+    """The board a stored form holds, without loading it again when it is the very form the
+    last moves stored: the next move of a room starts from it (`games.kept_games`). Keyed by the
+    form's identity, with the form held, so a key never stands for another; forms are never
+    changed in place. A few dozen rooms' boards, the latest moved."""
+    found = _boards.get(id(state))
+    if found is not None and found[0] is state:
+        return found[1]
+    return engine.from_dict(state)
+
+
+def _remember(state: dict[str, Any], board: engine.GameState) -> None:
+    with _boards_lock:
+        _boards[id(state)] = (state, board)
+        _boards.move_to_end(id(state))
+        while len(_boards) > _BOARDS_KEPT:
+            _boards.popitem(last=False)
+
+
 def apply(
     state: dict[str, Any], message: Message, seat: int, params: dict[str, Any] | None = None
 ) -> Applied:
     if not isinstance(message, CellMove) or message.action not in ACTIONS:
         raise Invalid("This is a Minesweeper room: send reveal, flag or chord with x and y.")
-    game = engine.from_dict(state)
+    game = _board_of(state)
     move = engine.Move(engine.Action(message.action), message.x, message.y, seat)
     try:
         new, events = engine.apply_move(game, move)
@@ -123,7 +149,9 @@ def apply(
         return Applied(state, game.status.value, ())
     revealed = sum(len(e.cells) for e in events if isinstance(e, engine.CellsRevealed))
     summary = {"revealed": revealed, "first": game.field is None and new.field is not None}
-    return Applied(engine.to_dict(new), new.status.value, events, summary, board=new)
+    stored = engine.to_dict(new, previous=(game, state))
+    _remember(stored, new)
+    return Applied(stored, new.status.value, events, summary, board=new)
 
 
 def pointless_move(game: engine.GameState, move: engine.Move) -> str | None:
