@@ -87,7 +87,7 @@ class CpuWatch:
         if self.profile_to is not None and name == "measuring":
             self.spy = subprocess.Popen(
                 [str(Path(sys.executable).parent / "py-spy"), "record", "--pid"]
-                + [str(self.procs[0].pid), "--rate", "250", "--format", "raw", "--nonblocking"]
+                + [str(self.procs[0].pid), "--rate", "1000", "--format", "raw", "--nonblocking"]
                 + ["--output", str(self.profile_to)],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,

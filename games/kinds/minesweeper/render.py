@@ -16,7 +16,7 @@ everything the plain way.
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +24,7 @@ from django.template.loader import render_to_string
 from django.utils.html import escape
 
 from games.engine import minesweeper as engine
+from games.engine.grid import Grid
 
 from ...models import Game, Player, Room
 from ..roster import roster_cut
@@ -234,10 +235,24 @@ def gather(room: Room, game: Game, applied: Applied) -> Room | None:
 def move_html(news: MoveNews) -> str:
     """Only what the move changed: the cells, the counters, and the banner when it ends."""
     game, applied, mover = news.game, news.applied, news.mover
-    room = news.facts if news.facts is not None else news.room
     state = applied.loaded(engine.from_dict)
-    changes = list(engine.changed_cells(state.grid, applied.events))
-    context = {
+    cells = _lean_cells(state.grid, applied.events)  # lean in every move: a first cascade too
+    templated = state.is_over or game.version == 1 or mover is None or rules.has_bot(game.params)
+    if not templated:
+        assert mover is not None
+        fast = _midgame_move_html(game, mover, cells)
+        return _checked("midgame move", fast, lambda: _plain_move_html(news, state, "lean_move"))
+    context = _move_context(news, state)
+    fast = _fill(render_to_string(f"{TEMPLATE}#move", context), '<div id="game-meta"', True, cells)
+    return _checked("move", fast, lambda: _plain_move_html(news, state, "move"))
+
+
+def _move_context(news: MoveNews, state: engine.GameState) -> dict[str, Any]:
+    """What the `move` partial shows besides the cells: the first and last moves of a game, the
+    Solver bot's (the roster), and every move in a room with the bot."""
+    game, applied, mover = news.game, news.applied, news.mover
+    room = news.facts if news.facts is not None else news.room
+    return {
         "room": room,
         "game": game,
         "state": state,
@@ -248,21 +263,14 @@ def move_html(news: MoveNews) -> str:
         **_roster_change(room, game, applied, mover, state),
         **banner(room, game, state),
     }
-    templated = state.is_over or game.version == 1 or "roster" in context or mover is None
-    cells = (lean_cell_html(c) for c in changes)  # lean in every move: a first reveal's cascade too
-    if templated:
-        fast = _fill(
-            render_to_string(f"{TEMPLATE}#move", context), '<div id="game-meta"', True, cells
-        )
-    else:
-        fast = _midgame_move_html(game, mover, cells)
 
-    def plain() -> str:
-        cells = [cell(c.x, c.y, c.state, c.count) for c in changes]
-        partial = "move" if templated else "lean_move"
-        return render_to_string(f"{TEMPLATE}#{partial}", {**context, "cells": cells, "by": mover})
 
-    return _checked("move" if templated else "midgame move", fast, plain)
+def _plain_move_html(news: MoveNews, state: engine.GameState, partial: str) -> str:
+    """The move through its template alone: what the fast rendering is checked against."""
+    changes = engine.changed_cells(state.grid, news.applied.events)
+    cells = [cell(c.x, c.y, c.state, c.count) for c in changes]
+    context = {**_move_context(news, state), "cells": cells, "by": news.mover}
+    return render_to_string(f"{TEMPLATE}#{partial}", context)
 
 
 def _midgame_move_html(game: Game, mover: Player, cells: Iterable[str]) -> str:
@@ -291,6 +299,26 @@ def lean_cell_html(change: engine.CellChange) -> str:
         f'<button id="cell-{change.x}-{change.y}" data-state="{change.state.value}"{count}>'
         "</button>"
     )
+
+
+def _lean_cells(grid: Grid, events: Iterable[engine.Event]) -> Iterator[str]:
+    """`lean_cell_html` of every cell the events changed, a cascade's cells written straight
+    from its cell numbers and counts: one object per cell of a large opening was a tenth of a
+    busy room's CPU (docs/performance.md)."""
+    width = grid.width
+    for event in events:
+        if isinstance(event, engine.CellsRevealed):
+            for cell_number, count in zip(event.cells, event.counts, strict=True):
+                y, x = divmod(cell_number, width)
+                yield (
+                    f'<button id="cell-{x}-{y}" data-state="{REVEALED}" data-count="{count}">'
+                    "</button>"
+                )
+        elif isinstance(event, engine.CellChange):
+            yield lean_cell_html(event)
+
+
+REVEALED = engine.CellState.REVEALED.value
 
 
 def _roster_change(
