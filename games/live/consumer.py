@@ -62,8 +62,6 @@ UNKNOWN_TOKEN_TEXT = (
     "That token is not a player's of this room; join with POST /api/rooms/<code>/join."
 )
 POLICY_VIOLATION = 1008
-OUTPUT_LIMIT_BYTES = 2 * 1024 * 1024
-"""The default of settings.SOCKET_OUTPUT_LIMIT_BYTES: about four snapshots of a 50x50 board."""
 SOMETHING_WENT_WRONG = "Something went wrong on the server; nothing changed. Try again."
 
 
@@ -89,6 +87,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
     """Whether this socket is in the relay (and must be taken out again)."""
     closing = False
     """Closed by the server (flood, output limit): what the peer still sends is ignored."""
+    cut_off_task: asyncio.Task[None] | None = None
+    """Cutting off a peer found over the output limit by `deliver_now`."""
     errors = 0
     """Unexpected errors so far: the first is logged with its traceback, the rest counted."""
     role = "spectator"
@@ -270,6 +270,24 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if self.snapshot_task is None:
             self.snapshot_task = asyncio.create_task(self._snapshots())
 
+    def deliver_now(self, html: str) -> bool:
+        """`deliver` without a coroutine, for the common case: a socket that is neither held,
+        delayed nor closing, whose frame goes to its Daphne connection at once
+        (`daphne_frames`). The relay calls it for every socket of a room on each message: a
+        chain of coroutines per socket was a good part of a busy room's CPU (docs/performance.md).
+        False, and nothing sent, otherwise: then `deliver`."""
+        if (
+            self.held is not None
+            or self.delayed is not None
+            or self.closing
+            or html == audiences.RESYNC_TEXT
+            or not daphne_frames.send(self.connection, html)
+        ):
+            return False
+        if self._unsent_over_limit() is not None:  # rare: cut the socket off, off this path
+            self.cut_off_task = asyncio.create_task(self._check_output())
+        return True
+
     async def deliver(self, html: str) -> None:
         """A message of the room, from `relay`: framed once for all the room's sockets here."""
         if html == audiences.RESYNC_TEXT:
@@ -315,10 +333,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
         """Cut off a peer that leaves more than the limit unread: Twisted would buffer for it
         without end. 1013 (try again later) for a peer that still reads the close frame;
         one that does not gets its connection dropped, and its buffer freed, at once."""
-        unsent = twisted_backlog.unsent_bytes(self.connection)
-        limit = getattr(settings, "SOCKET_OUTPUT_LIMIT_BYTES", OUTPUT_LIMIT_BYTES)
-        if unsent is None or unsent <= limit or self.closing:
+        unsent = self._unsent_over_limit()
+        if unsent is None or self.closing:
             return
+        limit = settings.SOCKET_OUTPUT_LIMIT_BYTES
         self.closing = True
         metrics.refused("output")
         log.warning(
@@ -330,6 +348,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self._stop_tasks()
         await self.close(code=TRY_AGAIN_LATER)
         twisted_backlog.cut_off(self.connection)
+
+    def _unsent_over_limit(self) -> int | None:
+        """The bytes this socket's peer has left unread, when more than the limit."""
+        unsent = twisted_backlog.unsent_bytes(self.connection)
+        over = unsent is not None and unsent > settings.SOCKET_OUTPUT_LIMIT_BYTES
+        return unsent if over else None
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.closing:

@@ -53,6 +53,10 @@ class Socket(Protocol):
     audience: tuple[str, ...]
     """The audience keys the socket looks for in a message, most particular first."""
 
+    def deliver_now(self, html: str) -> bool:
+        """Send `html` at once if that needs no waiting; False, and nothing sent, if not."""
+        ...
+
     async def deliver(self, html: str) -> None: ...
 
 
@@ -126,7 +130,8 @@ class Subscription:
     async def _forward(self, html: str, sockets: list[Socket]) -> None:
         for socket in sockets:
             try:
-                await socket.deliver(html)
+                if not socket.deliver_now(html):
+                    await socket.deliver(html)
             except Exception:  # one broken socket must not starve the others
                 log.exception("room %s: could not forward a message to a socket", self.group)
 

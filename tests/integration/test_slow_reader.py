@@ -29,6 +29,8 @@ LIMIT = 2 * 1024 * 1024
 SYNCS_PER_SECOND = 18
 """Inside the flood limit (20 a second after a burst of 40), so only the output cap can stop it."""
 ATTACK_SECONDS = 15
+MOVES_SECONDS = 60
+"""Long enough for a room's messages to pass the limit and the kernel's buffers."""
 RSS_GROWTH_BOUND = 64 * 1024 * 1024
 """Daphne's resident memory may grow this much over the attack: the snapshot cache, one
 socket's capped output and the allocator's slack. Without the cap it grew about 8 MB a second."""
@@ -113,3 +115,38 @@ def test_a_socket_that_never_reads_is_cut_off_and_memory_stays_bounded(daphne, t
     assert cut_off_after is not None, report
     assert growth < RSS_GROWTH_BOUND, report
     assert "output limit" in daphne.log_tail(20_000)
+
+
+def test_a_spectator_that_never_reads_a_busy_rooms_moves_is_cut_off(daphne):
+    """The room's messages, not its snapshots: each goes to the socket the fast way
+    (`RoomConsumer.deliver_now`), which must hold the socket to the same limit."""
+    status, created = api(
+        daphne.url,
+        "POST",
+        "/api/rooms",
+        {"game": "minesweeper", "width": 50, "height": 50, "mines": 300, "name": "Ana"},
+    )
+    assert status == 201, created
+    code, token = created["code"], created["player_token"]
+    cut = "cutting off a socket that does not read"
+    earlier = daphne.log.read_text(errors="replace").count(cut)  # the other test's, if it ran
+    client = open_non_reading_socket(daphne, f"/ws/r/{code}/?watch=1")
+    cells = [(x, y) for x in range(0, 50, 7) for y in range(0, 50, 7)]
+    started, moves = time.monotonic(), 0
+    try:
+        while daphne.log.read_text(errors="replace").count(cut) == earlier:
+            assert time.monotonic() - started < MOVES_SECONDS, f"not cut off after {moves} moves"
+            x, y = cells[moves % len(cells)]
+            status, _ = api(
+                daphne.url,
+                "POST",
+                f"/api/rooms/{code}/moves",
+                {"action": "reveal", "x": x, "y": y},
+                token,
+            )
+            if status == 409:  # the game is over: a new board goes to every screen
+                api(daphne.url, "POST", f"/api/rooms/{code}/moves", {"action": "new_game"}, token)
+            moves += 1
+    finally:
+        client.close()
+    print(f"cut off after {moves} moves, {time.monotonic() - started:.1f} s")
