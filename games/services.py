@@ -290,9 +290,9 @@ def _record(
     if applied.status != Game.Status.PLAYING:
         game.finished_at = now
     move = Move(
-        game=game,
+        game_id=game.pk,
         seq=game.version,
-        player=player,
+        player_id=None if player is None else player.pk,
         seat=player.number if player is not None else seat,
         action=_action_of(message),
         x=getattr(message, "x", None),
