@@ -22,6 +22,22 @@ def make_room(width: int = 9, height: int = 9, mines: int = 10, **options) -> Ro
     return services.create_room("minesweeper", settings, **options)
 
 
+def current(room: Room) -> Game:
+    """The room's newest game, read from the database."""
+    return Game.objects.filter(room=room).order_by("-number").first()
+
+
+def hidden_cells(room: Room) -> list[tuple[int, int]]:
+    """(x, y) of every hidden cell of the room's current Minesweeper game."""
+    state = engine.from_dict(current(room).state)
+    width = state.config.width
+    return [
+        (cell % width, cell // width)
+        for cell in range(state.grid.size)
+        if state.cell_state(cell)[0] is engine.CellState.HIDDEN
+    ]
+
+
 async def connect(room: Room, player: Player | None = None, *, watch: bool = False):
     """A connected communicator that has already received its snapshot."""
     path = f"/ws/r/{room.code}/" + ("?watch=1" if watch else "")

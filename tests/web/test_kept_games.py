@@ -13,23 +13,9 @@ from games.kinds.table import Refused
 from games.messages import CellMove
 from games.models import Game, Move
 
-from .helpers import make_room
+from .helpers import current, hidden_cells, make_room
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the copy is kept on commit
-
-
-def current(room) -> Game:
-    return Game.objects.filter(room=room).order_by("-number").first()
-
-
-def hidden(room) -> list[tuple[int, int]]:
-    state = engine.from_dict(current(room).state)
-    width = state.config.width
-    return [
-        (cell % width, cell // width)
-        for cell in range(state.grid.size)
-        if state.cell_state(cell)[0] is engine.CellState.HIDDEN
-    ]
 
 
 def flags_of(room) -> dict[int, int]:
@@ -43,7 +29,7 @@ def log_of(room) -> list[tuple[int, str, str]]:
 
 def test_a_rooms_next_move_does_not_read_the_game_back(room, ana):
     services.play(room, ana, CellMove("reveal", 4, 4))
-    x, y = hidden(room)[0]
+    x, y = hidden_cells(room)[0]
     with CaptureQueriesContext(connection) as queries:
         outcome = services.play(room, ana, CellMove("flag", x, y))
     reads = [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith("SELECT")]
@@ -57,7 +43,7 @@ def test_a_copy_gone_stale_under_another_move_writes_nothing_and_the_move_goes_o
 ):
     """Another process's move (here: Bo's, with Ana's copy held back) changed the game."""
     services.play(room, ana, CellMove("reveal", 4, 4))
-    (x, y), (bo_x, bo_y) = hidden(room)[:2]
+    (x, y), (bo_x, bo_y) = hidden_cells(room)[:2]
     stale = kept_games.take(room.pk)
     services.play(room, bo, CellMove("flag", bo_x, bo_y))
     kept_games.keep(stale.game, stale.state_text)
@@ -69,7 +55,7 @@ def test_a_copy_gone_stale_under_another_move_writes_nothing_and_the_move_goes_o
 
 def test_a_stale_copy_never_refuses_a_move_the_row_allows(room, ana, bo):
     services.play(room, ana, CellMove("reveal", 4, 4))
-    x, y = hidden(room)[0]
+    x, y = hidden_cells(room)[0]
     services.play(room, bo, CellMove("flag", x, y))
     flagged = kept_games.take(room.pk)  # says (x, y) is flagged: a reveal would be refused
     services.play(room, bo, CellMove("flag", x, y))  # Bo takes the flag off
@@ -81,7 +67,7 @@ def test_a_stale_copy_never_refuses_a_move_the_row_allows(room, ana, bo):
 
 def test_a_stale_copy_never_lets_through_a_move_the_row_refuses(room, ana, bo):
     services.play(room, ana, CellMove("reveal", 4, 4))
-    x, y = hidden(room)[0]
+    x, y = hidden_cells(room)[0]
     clear = kept_games.take(room.pk)  # says (x, y) is hidden and unflagged
     services.play(room, bo, CellMove("flag", x, y))
     kept_games.keep(clear.game, clear.state_text)
@@ -92,7 +78,7 @@ def test_a_stale_copy_never_lets_through_a_move_the_row_refuses(room, ana, bo):
 
 def test_a_state_edited_without_a_new_version_is_what_the_next_move_plays_on(room, ana):
     services.play(room, ana, CellMove("reveal", 4, 4))
-    (x, y), (edit_x, edit_y) = hidden(room)[:2]
+    (x, y), (edit_x, edit_y) = hidden_cells(room)[:2]
     edited = {**current(room).state, "flags": {"7": [edit_x + edit_y * 9]}}
     Game.objects.filter(pk=current(room).pk).update(state=edited)  # an edit, version unchanged
     services.play(room, ana, CellMove("flag", x, y))
@@ -101,7 +87,7 @@ def test_a_state_edited_without_a_new_version_is_what_the_next_move_plays_on(roo
 
 def test_a_copy_of_a_game_since_replaced_never_writes_to_it(room, ana):
     services.play(room, ana, CellMove("reveal", 4, 4))
-    x, y = hidden(room)[0]  # a flag there changes the old game and the new one alike
+    x, y = hidden_cells(room)[0]  # a flag there changes the old game and the new one alike
     old = kept_games.take(room.pk)
     services.start_next_game(room, ana)
     kept_games.keep(old.game, old.state_text)

@@ -11,21 +11,7 @@ from games.kinds.table import Invalid, Refused
 from games.messages import CellMove, Command
 from games.models import Game, Move
 
-from .helpers import make_room
-
-
-def current(room) -> Game:
-    return Game.objects.filter(room=room).order_by("-number").first()
-
-
-def hidden_cells(room) -> list[tuple[int, int]]:
-    state = engine.from_dict(current(room).state)
-    width = state.config.width
-    return [
-        (cell % width, cell // width)
-        for cell in range(state.grid.size)
-        if state.cell_state(cell)[0] is engine.CellState.HIDDEN
-    ]
+from .helpers import current, hidden_cells, make_room
 
 
 def replay(game: Game) -> engine.GameState:
