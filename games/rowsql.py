@@ -12,8 +12,10 @@ No signals are sent: nothing in the project listens to the saves of games and mo
 """
 
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from django.db import connection, models, transaction
@@ -194,6 +196,43 @@ def _db_value(field: models.Field, value: Any) -> Any:
 
 def _state_text(game: Game) -> str:
     """The state column's value as text on every database (PostgreSQL infers `json` from the
-    column), so the write can hand it on for the next one to check."""
+    column), so the write can hand it on for the next one to check: what `json.dumps` makes of
+    the state, to the byte, with the text of each list and dict the last moves wrote reused when
+    the state holds that very part again (a flag leaves the revealed cells' list as it was:
+    `engine.minesweeper.to_dict`; writing it out was most of a flag's JSON)."""
     field = Game._meta.get_field("state")
-    return json.dumps(field.get_prep_value(game.state), cls=field.encoder)
+    state = field.get_prep_value(game.state)
+    if type(state) is not dict or field.encoder is not None:
+        return json.dumps(state, cls=field.encoder)
+    parts = ", ".join(f"{_key_text(key)}: {_part_text(part)}" for key, part in state.items())
+    return "{" + parts + "}"
+
+
+@lru_cache(maxsize=256)
+def _key_text(key: str) -> str:
+    return json.dumps(key)
+
+
+_PART_TEXTS_KEPT = 256
+_part_texts: OrderedDict[int, tuple[object, str]] = OrderedDict()
+_part_texts_lock = threading.Lock()
+
+
+def _part_text(part: object) -> str:
+    """`json.dumps(part)`, kept for lists and dicts, keyed by their identity with the part held
+    (so a key never stands for another part); parts of a stored state are never changed in
+    place."""
+    if type(part) is int:
+        return str(part)
+    if type(part) is not list and type(part) is not dict:
+        return json.dumps(part)
+    found = _part_texts.get(id(part))
+    if found is not None and found[0] is part:
+        return found[1]
+    text = json.dumps(part)
+    with _part_texts_lock:
+        _part_texts[id(part)] = (part, text)
+        _part_texts.move_to_end(id(part))
+        while len(_part_texts) > _PART_TEXTS_KEPT:
+            _part_texts.popitem(last=False)
+    return text

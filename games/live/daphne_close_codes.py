@@ -8,6 +8,13 @@ application may send, not what a server may). The RFC and the IANA registry give
 autobahn's `sendCloseFrame`, the frame writer behind `sendClose`, and leaves every other code to
 Daphne as before.
 
+The patch also gives every close the server starts `CLOSE_HANDSHAKE_SECONDS` for the peer's
+reply, where autobahn gives one second and then drops the connection with a reset: a busy
+browser that has not read the close frame by then loses it with the reset and reports 1006
+(abnormal), so a page closed with 1008 reconnected instead of stopping (seen in CI under load;
+`closeHandshakeTimeout` is autobahn's documented protocol option, read from the protocol when
+the close frame goes out).
+
 Daphne, autobahn and Twisted are pinned exactly in pyproject.toml, and
 `tests/web/test_internals.py` checks both methods' signatures and the frame written, so an
 upgrade that moves them fails there. Should one reach a server anyway, `install` finds the frame
@@ -23,6 +30,9 @@ from typing import Any
 from daphne.ws_protocol import WebSocketProtocol
 
 REGISTERED_SERVER_CODES = frozenset({1001, 1008, 1011, 1012, 1013})
+
+CLOSE_HANDSHAKE_SECONDS = 10
+"""How long a socket the server closes waits for the peer's close frame before dropping it."""
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +51,7 @@ def install() -> None:
 
     @functools.wraps(original)
     def server_close(protocol: Any, code: int | None = None) -> None:
+        protocol.closeHandshakeTimeout = CLOSE_HANDSHAKE_SECONDS
         if code not in REGISTERED_SERVER_CODES:
             original(protocol, code)
         elif fits:

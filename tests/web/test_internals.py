@@ -64,6 +64,17 @@ def test_a_registered_code_goes_out_in_a_close_frame(patched, code):
     assert protocol.state == WebSocketProtocol.STATE_CLOSING
 
 
+@pytest.mark.parametrize("code", [1000, 1008])
+def test_a_close_the_server_starts_waits_longer_than_a_second_for_the_reply(patched, code):
+    """autobahn drops the connection with a reset when the reply is late: a busy browser that
+    has not read the close frame yet then reports 1006 instead of the code."""
+    protocol, _ = open_socket()
+    protocol.closeHandshakeTimeout = 1  # a server factory's default (this test factory: none)
+    protocol.serverClose(code)
+    assert protocol.closeHandshakeTimeout == daphne_close_codes.CLOSE_HANDSHAKE_SECONDS > 1
+    assert protocol.closeHandshakeTimeoutCall is not None
+
+
 @pytest.mark.parametrize("code", [1000, 4000])
 def test_other_codes_are_left_to_daphne(patched, code):
     protocol, wire = open_socket()

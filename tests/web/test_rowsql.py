@@ -2,6 +2,7 @@
 database the suite runs: SQLite here, PostgreSQL in CI)."""
 
 import datetime
+import json
 
 import pytest
 from django.db import connection, transaction
@@ -93,3 +94,21 @@ def test_a_move_on_a_game_changed_since_it_was_read_writes_nothing(room, ana):
     assert (after.state, after.version) == (before.state, before.version) == (before.state, 2)
     assert list(Move.objects.filter(game=stale).values_list("seq", flat=True)) == [1, 2]
     assert Move.objects.get(game=stale, seq=2).action == "flag"
+
+
+@pytest.mark.django_db(transaction=True)  # moves keep their games on commit (`kept_games`)
+def test_the_state_is_written_as_json_dumps_writes_it_parts_kept_or_not(room, ana):
+    """A flag reuses the text of the revealed cells the move before wrote; every stored state
+    is still `json.dumps` of the state, to the byte."""
+    column = "CAST(state AS text)" if connection.vendor == "postgresql" else "state"
+    services.play(room, ana, CellMove("reveal", 4, 4))
+    state = engine.from_dict(room.current_game().state)
+    hidden = [cell for cell in range(state.grid.size) if cell not in state.revealed]
+    for cell in hidden[:3] + hidden[:1]:  # three flags, then one taken off
+        services.play(room, ana, CellMove("flag", *state.grid.xy(cell)))
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT {column} FROM games_game WHERE id = %s", [room.current_game().pk]
+            )
+            (text,) = cursor.fetchone()
+        assert text == json.dumps(room.current_game().state)
