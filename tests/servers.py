@@ -225,12 +225,16 @@ def nginx_binary() -> str:
 def nginx_site(upstreams: list[int], port: int, behind_tls: bool) -> str:
     """deploy/nginx.conf as the compose proxy runs it, moved onto 127.0.0.1: the upstream's
     servers are the given Daphne ports, `listen 80` is `port`, and `${BEHIND_TLS}` is filled in
-    as the nginx image's entrypoint does. Fails when the file no longer has those lines."""
+    as the nginx image's entrypoint does (in both upstreams: pages and room sockets). Fails when
+    the file no longer has those lines."""
     site = NGINX_SITE.read_text()
     servers_line = re.compile(r"^\s*server web\d+:8000[^;]*;\n", re.M)
     assert len(servers_line.findall(site)) >= 1 and "listen 80;" in site and "${BEHIND_TLS}" in site
     upstream = "".join(f"    server {HOST}:{upstream};\n" for upstream in upstreams)
-    site = servers_line.sub("", site).replace("least_conn;\n", "least_conn;\n" + upstream, 1)
+    site = servers_line.sub("", site)
+    for balancing in ("least_conn;\n", "hash $uri consistent;\n"):  # pages; room sockets
+        assert balancing in site
+        site = site.replace(balancing, balancing + upstream, 1)
     site = site.replace("listen 80;", f"listen {HOST}:{port};")
     return site.replace("${BEHIND_TLS}", "true" if behind_tls else "false")
 

@@ -5,6 +5,7 @@ limits count (X-Forwarded-For), the scheme behind SSL redirects and secure cooki
 (X-Forwarded-Proto), and the host and port that CSRF compares a form's Origin with (Host).
 """
 
+import asyncio
 import time
 import urllib.error
 import urllib.request
@@ -17,7 +18,7 @@ from tests import servers
 from tests.conftest import skip_or_fail
 from tests.servers import Daphne, Nginx
 
-from .clients import HttpSession
+from .clients import HttpSession, LiveClient, running
 from .test_container import dockerfile_daphne_options
 
 pytestmark = pytest.mark.integration
@@ -132,3 +133,30 @@ def test_behind_tls_cookies_are_secure_and_hsts_stays_on_this_host(database_env,
     csrf_cookie = next(c for c in headers.get_all("Set-Cookie") if c.startswith("csrftoken="))
     assert "Secure" in csrf_cookie
     assert headers["Strict-Transport-Security"] == "max-age=31536000"
+
+
+async def test_every_socket_of_a_room_reaches_one_process_through_the_proxy(database_env, tmp_path):
+    """Room sockets are hashed on the room's path (`upstream minesweeper_rooms`): players and
+    spectators of a room land on one of two Daphnes, which frames each move once and keeps the
+    room's game (docs/operations.md, "Capacity"); a move reaches them all."""
+    with (
+        daphne(database_env, tmp_path / "a") as a,
+        daphne(database_env, tmp_path / "b") as b,
+        Nginx([a.port, b.port], tmp_path / "nginx.log") as proxy,
+    ):
+        host = HttpSession(proxy.url)
+        code = await asyncio.to_thread(host.create_room, "Ana")
+        guest = HttpSession(proxy.url)
+        await asyncio.to_thread(guest.join, code, "Bo")
+        ws_url = proxy.url.replace("http://", "ws://", 1)
+        clients = [
+            LiveClient("ana", ws_url, code, host.cookie_header),
+            LiveClient("bo", ws_url, code, guest.cookie_header),
+            *(LiveClient(f"watcher {n}", ws_url, code) for n in range(3)),
+        ]
+        async with running(*clients):
+            assert await clients[0].send(action="reveal", x=4, y=4)
+            for client in clients:
+                await client.wait_for_version(1)
+        opened = [server.log_tail(200_000).count(f"WSCONNECT /ws/r/{code}/") for server in (a, b)]
+        assert sorted(opened) == [0, len(clients)], opened
