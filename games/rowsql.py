@@ -12,14 +12,13 @@ No signals are sent: nothing in the project listens to the saves of games and mo
 """
 
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from functools import cache, lru_cache
 from typing import Any
 
 from django.db import connection, models, transaction
 
+from .identity_memo import IdentityMemo
 from .models import Game, Move
 
 
@@ -136,11 +135,12 @@ def _stamped(field: models.Field, row: models.Model) -> Any:
 def write_move(
     game: Game, names: Sequence[str], move: Move, read_version: int, unchanged: str | None = None
 ) -> str | None:
-    """The game's fields `names` saved and `move` appended, both or neither; returns the text
-    the state column now holds. Neither, and None, when another move changed the game since it
-    was read at `read_version`; with `unchanged` (the state's text as this process last wrote
-    it, `kept_games`), also when the row's state or params differ from `game`'s or the room has
-    a newer game, so a copy of the game kept in memory is checked by the write itself.
+    """The game's fields `names` (the state among them) saved and `move` appended, both or
+    neither; returns the text the state column now holds. Neither, and None, when another move
+    changed the game since it was read at `read_version`; with `unchanged` (the state's text as
+    this process last wrote it, `kept_games`), also when the row's state or params differ from
+    `game`'s or the room has a newer game, so a copy of the game kept in memory is checked by
+    the write itself.
 
     On PostgreSQL one statement, a round trip of its own in autocommit: a move then costs two
     round trips (this and the read; one with a kept game) where BEGIN, a locked read, UPDATE,
@@ -156,7 +156,7 @@ def write_move(
     if unchanged is not None:
         update_values += [unchanged, _prepared(game, "params"), game.room_id, game.number]
     vendor, names, checked = connection.vendor, tuple(names), unchanged is not None
-    written = game_values[names.index("state")] if "state" in names else None
+    written = game_values[names.index("state")]
     with connection.cursor() as cursor:
         if vendor == "postgresql":
             sql = _update_then_insert_sql(names, vendor, checked)
@@ -213,26 +213,19 @@ def _key_text(key: str) -> str:
     return json.dumps(key)
 
 
-_PART_TEXTS_KEPT = 256
-_part_texts: OrderedDict[int, tuple[object, str]] = OrderedDict()
-_part_texts_lock = threading.Lock()
+_part_texts: IdentityMemo[object, str] = IdentityMemo(limit=256)
+"""The JSON of the lists and dicts of the states the last moves wrote."""
 
 
 def _part_text(part: object) -> str:
-    """`json.dumps(part)`, kept for lists and dicts, keyed by their identity with the part held
-    (so a key never stands for another part); parts of a stored state are never changed in
-    place."""
+    """`json.dumps(part)`, kept for lists and dicts (parts of a stored state are never changed
+    in place)."""
     if type(part) is int:
         return str(part)
     if type(part) is not list and type(part) is not dict:
         return json.dumps(part)
-    found = _part_texts.get(id(part))
-    if found is not None and found[0] is part:
-        return found[1]
-    text = json.dumps(part)
-    with _part_texts_lock:
-        _part_texts[id(part)] = (part, text)
-        _part_texts.move_to_end(id(part))
-        while len(_part_texts) > _PART_TEXTS_KEPT:
-            _part_texts.popitem(last=False)
+    text = _part_texts.get(part)
+    if text is None:
+        text = json.dumps(part)
+        _part_texts.put(part, text)
     return text

@@ -111,10 +111,11 @@ class Subscription:
     @property
     def alone(self) -> bool:
         """Whether no one but this subscription is in the room's group: only the in-memory layer
-        tells, and there everyone is in this process."""
+        tells (its `groups`, not published: without it the layer carries every message, as
+        before), and there everyone is in this process."""
         if not isinstance(self.layer, InMemoryChannelLayer):
             return False
-        return self.layer.groups.get(self.group, {}).keys() == {self.channel}
+        return getattr(self.layer, "groups", {}).get(self.group, {}).keys() == {self.channel}
 
     async def _forward_each(self, texts: dict[str, str]) -> None:
         """One message, a text per audience: each socket gets the one its keys pick first."""

@@ -6,8 +6,6 @@ Never the mine layout (that would leak it), and never flags (a player's flag can
 proof built on a wrong flag is wrong).
 """
 
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -16,6 +14,7 @@ from games.engine import ascii, solver
 from games.engine import minesweeper as engine
 from games.engine.errors import EngineError, GameOverError, GenerationError
 
+from ...identity_memo import IdentityMemo
 from ...messages import CellMove, Message
 from ..table import COMPUTER_SEAT as COMPUTER_SEAT  # services log the bot's moves with it
 from ..table import Applied, Invalid, Refused, SettingsError
@@ -103,28 +102,14 @@ def load(state: dict[str, Any]) -> engine.GameState:
     return engine.from_dict(state)
 
 
-_BOARDS_KEPT = 64
-_boards_lock = threading.Lock()
-_boards: OrderedDict[int, tuple[dict[str, Any], engine.GameState]] = OrderedDict()
+_boards: IdentityMemo[dict[str, Any], engine.GameState] = IdentityMemo(limit=64)
+"""The boards of the stored forms the last moves made (a few dozen rooms'), so the next move of
+a room, which starts from that very form (`games.kept_games`), does not load it again."""
 
 
 def _board_of(state: dict[str, Any]) -> engine.GameState:
-    """The board a stored form holds, without loading it again when it is the very form the
-    last moves stored: the next move of a room starts from it (`games.kept_games`). Keyed by the
-    form's identity, with the form held, so a key never stands for another; forms are never
-    changed in place. A few dozen rooms' boards, the latest moved."""
-    found = _boards.get(id(state))
-    if found is not None and found[0] is state:
-        return found[1]
-    return engine.from_dict(state)
-
-
-def _remember(state: dict[str, Any], board: engine.GameState) -> None:
-    with _boards_lock:
-        _boards[id(state)] = (state, board)
-        _boards.move_to_end(id(state))
-        while len(_boards) > _BOARDS_KEPT:
-            _boards.popitem(last=False)
+    board = _boards.get(state)
+    return engine.from_dict(state) if board is None else board
 
 
 def apply(
@@ -150,7 +135,7 @@ def apply(
     revealed = sum(len(e.cells) for e in events if isinstance(e, engine.CellsRevealed))
     summary = {"revealed": revealed, "first": game.field is None and new.field is not None}
     stored = engine.to_dict(new, previous=(game, state))
-    _remember(stored, new)
+    _boards.put(stored, new)
     return Applied(stored, new.status.value, events, summary, board=new)
 
 
