@@ -37,7 +37,7 @@ from .kinds.table import (
     Refused,
 )
 from .messages import CellMove, Command, Message, SquareMove
-from .models import MAX_NICKNAME, Game, Move, Player, Presence, Room, ServerProcess
+from .models import MAX_NICKNAME, Game, Player, Presence, Room, ServerProcess
 from .palette import colour_for_seat
 
 
@@ -289,17 +289,17 @@ def _record(
         game.started_at = now
     if applied.status != Game.Status.PLAYING:
         game.finished_at = now
-    move = Move(
-        game_id=game.pk,
-        seq=game.version,
-        player_id=None if player is None else player.pk,
-        seat=player.number if player is not None else seat,
-        action=_action_of(message),
-        x=getattr(message, "x", None),
-        y=getattr(message, "y", None),
-        cell=getattr(message, "cell", None),
-        created_at=now,
-    )
+    move = {
+        "game_id": game.pk,
+        "seq": game.version,
+        "player_id": None if player is None else player.pk,
+        "seat": player.number if player is not None else seat,
+        "action": _action_of(message),
+        "x": getattr(message, "x", None),
+        "y": getattr(message, "y", None),
+        "cell": getattr(message, "cell", None),
+        "created_at": now,
+    }
     fields = ["state", "status", "version", "started_at", "finished_at"]
     written = rowsql.write_move(game, fields, move, read_version, unchanged)
     if written is None:

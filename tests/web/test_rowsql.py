@@ -5,7 +5,7 @@ import datetime
 import json
 
 import pytest
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.forms.models import model_to_dict
 from django.utils import timezone
 
@@ -48,8 +48,16 @@ def test_the_lock_is_a_row_lock_where_the_database_has_one():
     assert "FOR UPDATE" not in rowsql._current_game_sql(connection.vendor, locked=False)
 
 
-def a_move(game, player, seq=1) -> Move:
-    return Move(game=game, seq=seq, player=player, seat=player.number, action="flag", x=3, y=0)
+def a_move(game, player, seq=1) -> dict:
+    return {
+        "game_id": game.pk,
+        "seq": seq,
+        "player_id": player.pk,
+        "seat": player.number,
+        "action": "flag",
+        "x": 3,
+        "y": 0,
+    }
 
 
 def test_a_move_is_written_as_save_would_write_it(room, ana):
@@ -112,3 +120,22 @@ def test_the_state_is_written_as_json_dumps_writes_it_parts_kept_or_not(room, an
             )
             (text,) = cursor.fetchone()
         assert text == json.dumps(room.current_game().state)
+
+
+@pytest.mark.django_db(transaction=True)  # outside a test's transaction: the write's own
+def test_a_failed_write_outside_a_transaction_rolls_back_and_raises_djangos_error(room, ana):
+    """The write runs on the driver's cursor: a failing INSERT (a seq already in the log) takes
+    the game's UPDATE back with it, comes out as Django's IntegrityError, and leaves the
+    connection out of any transaction, ready for the next move."""
+    services.play(room, ana, CellMove("reveal", 4, 4))
+    game = room.current_game()
+    game.state, game.version = {"never": "stored"}, 2
+    with pytest.raises(IntegrityError):
+        rowsql.write_move(game, ["state", "version"], a_move(game, ana, seq=1), read_version=1)
+    stored = Game.objects.get(pk=game.pk)
+    assert stored.version == 1 and "never" not in stored.state
+    assert connection.get_autocommit() and not connection.in_atomic_block
+    if connection.vendor == "sqlite":
+        assert not connection.connection.in_transaction
+    assert rowsql.write_move(game, ["state", "version"], a_move(game, ana, seq=2), read_version=1)
+    assert Game.objects.get(pk=game.pk).state == {"never": "stored"}
