@@ -19,6 +19,7 @@ import time
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from daphne.ws_protocol import WebSocketProtocol
@@ -113,7 +114,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         a traceback per socket. Instead: one line, the presence count undone, and a close htmx
         retries: a refused handshake before accept, 1013 (try again later) after."""
         try:
-            await super().__call__(scope, receive, send)
+            await self._serve(scope, receive, send)
         except LAYER_ERRORS as error:
             log.warning("room socket closed, channel layer unavailable: %s", error)
             metrics.LAYER_ERRORS.inc()
@@ -125,6 +126,20 @@ class RoomConsumer(AsyncWebsocketConsumer):
             # Every way out: a disconnect, an error, a cancelled consumer. The presence count
             # and the relay's reference would otherwise outlive the socket.
             await self._leave()
+
+    async def _serve(self, scope, receive, send) -> None:
+        """Channels' `AsyncConsumer.__call__` for a consumer without a channel of its own: each
+        message is awaited straight from the server. Channels' `await_many_dispatch` makes a
+        task and an `asyncio.wait` per message, two more turns of the event loop before a move
+        reaches `receive` (docs/performance.md)."""
+        self.scope = scope
+        self.channel_layer = None
+        self.base_send = send
+        try:
+            while True:
+                await self.dispatch(await receive())
+        except StopConsumer:
+            pass
 
     async def connect(self) -> None:
         code = self.scope["url_route"]["kwargs"]["code"]
