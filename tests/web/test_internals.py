@@ -1,26 +1,30 @@
 """The private internals of pinned libraries the app touches, checked on the pinned versions.
 
 Each module that touches one says why; these tests fail, by name, when an upgrade of Daphne,
-autobahn, Twisted or asgiref changes what it relies on (`games.live.twisted_backlog`: Twisted's
+autobahn, Twisted, asgiref, Channels or Django changes what it relies on (`games.live.twisted_backlog`: Twisted's
 send buffer). (`games.live.daphne_frames` has its own, in `test_framed.py`.) docs/operations.md, "Library internals", says what to do then.
 """
 
 import asyncio
 import inspect
 import os
+import re
 import socket
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 import pytest
 from asgiref.sync import SyncToAsync, sync_to_async
+from channels.consumer import AsyncConsumer
 from daphne.ws_protocol import WebSocketProtocol
+from django.db import DEFAULT_DB_ALIAS, connections
 from twisted.internet import tcp
 from twisted.internet.interfaces import ITCPTransport
 from twisted.internet.testing import MemoryReactorClock, StringTransport
 
 from games.asgiref_loop import server_loop
 from games.live import daphne_close_codes, twisted_backlog
+from games.live.consumer import RoomConsumer
 
 from .test_framed import open_socket
 
@@ -156,3 +160,23 @@ def test_a_transport_without_the_buffer_means_no_limit_and_one_warning(monkeypat
     assert twisted_backlog.unsent_bytes(None) is None  # Channels' test client: no connection
     warnings = [r.getMessage() for r in caplog.records if r.name == twisted_backlog.__name__]
     assert len(warnings) == 1 and "StringTransport" in warnings[0]
+
+
+def test_channels_consumer_entry_still_sets_only_what_serve_sets():
+    """`RoomConsumer._serve` stands in for Channels' `AsyncConsumer.__call__` (without its
+    `await_many_dispatch`): it sets the attributes that one sets for a consumer without a
+    channel layer. An upgrade that sets another fails here, naming it."""
+    source = inspect.getsource(AsyncConsumer.__call__)
+    assigned = set(re.findall(r"self\.(\w+) =", source))
+    assert assigned == {"scope", "channel_layer", "channel_name", "channel_receive", "base_send"}
+    assert "channel_name" not in inspect.getsource(RoomConsumer._serve)  # a layer's only
+
+
+def test_djangos_connection_keeps_what_the_move_write_uses():
+    """`games.rowsql._execute_write` writes on the driver's cursor under Django's own error
+    wrapping, transaction state and query log (tests/web/test_rowsql.py runs it)."""
+    wrapper = connections[DEFAULT_DB_ALIAS]
+    for name in ("connection", "autocommit", "wrap_database_errors", "queries_log"):
+        assert hasattr(wrapper, name), name
+    assert callable(wrapper.validate_no_broken_transaction)
+    assert isinstance(type(wrapper).queries_logged, property)
