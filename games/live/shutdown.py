@@ -11,7 +11,7 @@ import contextvars
 import sys
 from typing import Any
 
-from . import daphne_close_codes, heartbeat
+from . import daphne_close_codes, daphne_reads, heartbeat
 from .presence import forget_presence
 from .sockets import open_sockets
 
@@ -20,9 +20,10 @@ TRY_AGAIN_LATER = 1013
 
 
 def install() -> None:
-    """Let Daphne send the registered close codes, and register the goodbye before Daphne's own
-    shutdown step cancels the consumers."""
+    """Let Daphne send the registered close codes and read frames without autobahn's debug
+    line, and register the goodbye before Daphne's own shutdown step cancels the consumers."""
     daphne_close_codes.install()
+    daphne_reads.install()
     if "twisted.internet.reactor" not in sys.modules:  # importing it would install a reactor
         return
     from twisted.internet import reactor

@@ -15,6 +15,8 @@ from types import SimpleNamespace
 
 import pytest
 from asgiref.sync import SyncToAsync, sync_to_async
+from autobahn.twisted import websocket as autobahn_websocket
+from autobahn.twisted.websocket import WebSocketAdapterProtocol
 from channels.consumer import AsyncConsumer
 from daphne.ws_protocol import WebSocketProtocol
 from django.db import DEFAULT_DB_ALIAS, connections
@@ -23,7 +25,7 @@ from twisted.internet.interfaces import ITCPTransport
 from twisted.internet.testing import MemoryReactorClock, StringTransport
 
 from games.asgiref_loop import server_loop
-from games.live import daphne_close_codes, twisted_backlog
+from games.live import daphne_close_codes, daphne_reads, twisted_backlog
 from games.live.consumer import RoomConsumer
 
 from .test_framed import open_socket
@@ -108,6 +110,51 @@ def test_the_asgi_entry_point_installs_the_patch():
     import config.asgi  # noqa: F401  (calls games.live.shutdown.install)
 
     assert WebSocketProtocol.serverClose.lets_registered_codes_through
+    assert WebSocketProtocol.dataReceived.skips_debug_line
+
+
+@pytest.fixture
+def autobahns_reader(monkeypatch):
+    """Daphne's protocol with the `dataReceived` it inherits from autobahn, restored after."""
+    monkeypatch.setattr(WebSocketProtocol, "dataReceived", WebSocketAdapterProtocol.dataReceived)
+
+
+def a_protocol(fed: list) -> WebSocketProtocol:
+    """Daphne's protocol with no connection: its parser records what it is fed."""
+    protocol = WebSocketProtocol.__new__(WebSocketProtocol)
+    protocol.peer = "tcp:127.0.0.1:1"
+    protocol._dataReceived = fed.append
+    return protocol
+
+
+def test_autobahns_reader_still_only_logs_and_parses(autobahns_reader):
+    assert daphne_reads.reader_fits()
+
+
+def test_incoming_bytes_go_to_the_parser_without_the_debug_line(autobahns_reader, monkeypatch):
+    def no_formatting(*args):
+        raise AssertionError("the debug line's arguments were formatted")
+
+    monkeypatch.setattr(autobahn_websocket, "hltype", no_formatting)
+    daphne_reads.install()
+    daphne_reads.install()  # twice: patched once
+    fed: list[bytes] = []
+    a_protocol(fed).dataReceived(b"\x81\x02hi")
+    assert fed == [b"\x81\x02hi"]
+    assert WebSocketProtocol.dataReceived.skips_debug_line
+    with pytest.raises(AssertionError, match="formatted"):  # what autobahn's own does
+        WebSocketAdapterProtocol.dataReceived(a_protocol([]), b"")
+
+
+def test_a_changed_reader_is_left_alone_with_a_warning(monkeypatch, caplog):
+    def changed(protocol, data):
+        protocol.count_bytes(data)
+        protocol._dataReceived(data)
+
+    monkeypatch.setattr(WebSocketProtocol, "dataReceived", changed)
+    daphne_reads.install()
+    assert WebSocketProtocol.dataReceived is changed
+    assert "dataReceived changed" in caplog.text
 
 
 @pytest.mark.parametrize("thread_sensitive", [True, False])
