@@ -149,6 +149,22 @@ def changed_cells(grid: Grid, events: Iterable[Event]) -> Iterator[CellChange]:
             yield event
 
 
+def changed_cell_values(
+    grid: Grid, events: Iterable[Event]
+) -> Iterator[tuple[int, int, CellState, int | None]]:
+    """`changed_cells` as (x, y, state, count), a cascade's straight from its cell numbers and
+    counts: a `CellChange` per cell of a large opening was a tenth of a busy room's CPU when
+    the bots' JSON was made from them (docs/performance.md)."""
+    width = grid.width
+    for event in events:
+        if isinstance(event, CellsRevealed):
+            for cell, count in zip(event.cells, event.counts, strict=True):
+                y, x = divmod(cell, width)
+                yield x, y, CellState.REVEALED, count
+        elif isinstance(event, CellChange):
+            yield event.x, event.y, event.state, event.count
+
+
 _NOTHING: Mapping[int, int] = MappingProxyType({})
 
 

@@ -22,6 +22,7 @@ from games.engine.minesweeper import (
     Move,
     Status,
     apply_move,
+    changed_cell_values,
     changed_cells,
     from_dict,
     max_mines,
@@ -199,6 +200,10 @@ def check_invariants(
     for change in changed_cells(after.grid, events):
         board[change.y][change.x] = (change.state, change.count)
     assert board == public_board(after)
+    # The lean form the bots' JSON is made from says the same, cell for cell.
+    assert list(changed_cell_values(after.grid, events)) == [
+        (c.x, c.y, c.state, c.count) for c in changed_cells(after.grid, events)
+    ]
     if field is not None:
         covered = set(range(after.grid.size)) - set(after.revealed)
         won = covered == field.mines and not after.exploded

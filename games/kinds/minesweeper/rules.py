@@ -192,8 +192,8 @@ def changed_cells(applied: Applied) -> list[dict[str, Any]]:
         return []
     grid = applied.loaded(engine.from_dict).grid
     return [
-        {"x": c.x, "y": c.y, "state": c.state.value, "count": c.count}
-        for c in engine.changed_cells(grid, applied.events)
+        {"x": x, "y": y, "state": state.value, "count": count}
+        for x, y, state, count in engine.changed_cell_values(grid, applied.events)
     ]
 
 

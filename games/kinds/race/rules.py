@@ -393,15 +393,10 @@ def changed_cells(applied: Applied) -> list[dict[str, Any]]:
     out = []
     for event in applied.events:
         if isinstance(event, engine.BoardChanged) and event.seat == mover:
-            for change in ms.changed_cells(grid, event.changes):
-                out.append(
-                    {
-                        "x": change.x,
-                        "y": change.y,
-                        "state": change.state.value,
-                        "count": change.count,
-                    }
-                )
+            out += (
+                {"x": x, "y": y, "state": state.value, "count": count}
+                for x, y, state, count in ms.changed_cell_values(grid, event.changes)
+            )
     return out
 
 
