@@ -1,5 +1,12 @@
-"""ASGI entry point: Django's HTTP app first, then the websocket routes (Channels sample layout)."""
+"""ASGI entry point: Django's HTTP app first, then the websocket routes (Channels sample layout).
 
+Once everything is imported, the objects made so far (modules, classes, settings, templates:
+about 130,000) are moved out of the garbage collector's sight with `gc.freeze()`: they live as
+long as the process, and a full collection walked all of them, a pause of 60-115 ms for every
+room of the process on the development machine (docs/performance.md, issue 17 round three).
+"""
+
+import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -24,3 +31,6 @@ application = ProtocolTypeRouter(
         "websocket": SameOriginValidator(ReadOnlySessionStack(URLRouter(websocket_urlpatterns))),
     }
 )
+
+gc.collect()  # the start's own garbage first: what is frozen is never collected
+gc.freeze()

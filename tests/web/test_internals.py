@@ -6,6 +6,7 @@ send buffer). (`games.live.daphne_frames` has its own, in `test_framed.py`.) doc
 """
 
 import asyncio
+import gc
 import inspect
 import os
 import re
@@ -111,6 +112,14 @@ def test_the_asgi_entry_point_installs_the_patch():
 
     assert WebSocketProtocol.serverClose.lets_registered_codes_through
     assert WebSocketProtocol.dataReceived.skips_debug_line
+
+
+def test_the_asgi_entry_point_keeps_the_start_out_of_the_garbage_collector():
+    """The modules and objects of the start live as long as the process: frozen, a full
+    collection does not walk them (`config.asgi`)."""
+    import config.asgi  # noqa: F401
+
+    assert gc.get_freeze_count() > 10_000
 
 
 @pytest.fixture
