@@ -16,12 +16,14 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from games import sqlite_checkpoints  # noqa: E402
 from games.live import shutdown  # noqa: E402
 from games.live.origin import SameOriginValidator  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
 from games.live.socket_session import ReadOnlySessionStack  # noqa: E402
 
 shutdown.install()
+sqlite_checkpoints.start_in_server()
 
 application = ProtocolTypeRouter(
     {

@@ -103,11 +103,15 @@ TEMPLATES = [
 ]
 
 SQLITE_PATH = os.environ.get("SQLITE_PATH", str(BASE_DIR / "db.sqlite3"))
+SQLITE_WAL_AUTOCHECKPOINT_PAGES = 10_000
+"""A server checkpoints the log from a thread of its own (`games.sqlite_checkpoints`); a commit
+does it itself only past this many pages (about 40 MB), not SQLite's 1,000."""
 SQLITE_OPTIONS = {
     # Without IMMEDIATE a read-then-write transaction can fail at once with "database is locked".
     "transaction_mode": "IMMEDIATE",
     "timeout": 20,
-    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+    f"PRAGMA wal_autocheckpoint={SQLITE_WAL_AUTOCHECKPOINT_PAGES};",
 }
 
 
