@@ -291,30 +291,23 @@ def _midgame_move_html(game: Game, mover: Player, cells: Iterable[str]) -> str:
     )
 
 
-def lean_cell_html(change: engine.CellChange) -> str:
+def lean_cell_html(x: int, y: int, state: str, count: int | None) -> str:
     """A changed cell as every move carries it: the cell contract's id, state and count (the
     page keeps its cell and updates it in place; room.js)."""
-    count = change.count if change.state is engine.CellState.REVEALED else None
-    return _lean_button(change.x, change.y, change.state.value, count)
-
-
-def _lean_button(x: int, y: int, state: str, count: int | None) -> str:
     counted = "" if count is None else f' data-count="{count}"'
     return f'<button id="cell-{x}-{y}" data-state="{state}"{counted}></button>'
 
 
 def _lean_cells(grid: Grid, events: Iterable[engine.Event]) -> Iterator[str]:
-    """`lean_cell_html` of every cell the events changed, a cascade's cells written straight
-    from its cell numbers and counts: one object per cell of a large opening was a tenth of a
-    busy room's CPU (docs/performance.md)."""
-    revealed, width = engine.CellState.REVEALED.value, grid.width
-    for event in events:
-        if isinstance(event, engine.CellsRevealed):
-            for cell_number, count in zip(event.cells, event.counts, strict=True):
-                y, x = divmod(cell_number, width)
-                yield _lean_button(x, y, revealed, count)
-        elif isinstance(event, engine.CellChange):
-            yield lean_cell_html(event)
+    """`lean_cell_html` of every cell the events changed, from the engine's cell values: no
+    object per cell of a large opening, which was a tenth of a busy room's CPU
+    (docs/performance.md); the count only on a revealed cell."""
+    revealed, revealed_text = engine.CellState.REVEALED, engine.CellState.REVEALED.value
+    for x, y, state, count in engine.changed_cell_values(grid, events):
+        if state is revealed:
+            yield lean_cell_html(x, y, revealed_text, count)
+        else:
+            yield lean_cell_html(x, y, state.value, None)
 
 
 def _roster_change(
