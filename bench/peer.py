@@ -34,15 +34,11 @@ from pathlib import Path
 from . import probe, procs
 from .report import progress
 
-PEER_BENCH = next(
-    (
-        path
-        for path in (procs.ROOT.parent / "shared" / "peer-bench", Path("/work/shared/peer-bench"))
-        if path.exists()
-    ),
-    procs.ROOT.parent / "shared" / "peer-bench",
+PEER_BENCH = Path(
+    os.environ.get("PEER_BENCH_DIR", str(procs.ROOT.parent / "shared" / "peer-bench"))
 )
-"""The peer's probe and loopback preload (../shared/peer-bench beside the project)."""
+"""The peer's probe and loopback preload: ../shared/peer-bench beside the project, or
+`PEER_BENCH_DIR` for a checkout elsewhere (`--peer-bench` on the command line)."""
 PEER_PORT = 3201
 PEER_REDIS_PORT = 6390
 
