@@ -15,11 +15,9 @@ import logging
 import weakref
 
 from channels.db import database_sync_to_async
-from channels.layers import get_channel_layer
 
-from .. import announce
+from .. import announce, outbox
 from ..kinds.table import Fragment
-from ..outbox import LAYER_ERRORS, group_name, message_of
 
 log = logging.getLogger(__name__)
 
@@ -60,14 +58,18 @@ class RoomPresence:
 
     async def _tell(self, players: bool) -> None:
         try:
-            fragment = await database_sync_to_async(presence_html)(self.room_id, players)
-            await get_channel_layer().group_send(group_name(self.room_id), message_of(fragment))
-        except LAYER_ERRORS as error:
-            log.warning(
-                "room %s: presence not told, channel layer unavailable: %s", self.room_id, error
-            )
+            await database_sync_to_async(tell_presence)(self.room_id, players)
         except Exception:  # the next change tries again; the loop must go on
             log.exception("room %s: presence not told", self.room_id)
+
+
+def tell_presence(room_id: int, players: bool) -> None:
+    """Read and posted to the room's outbox in one step on the database thread, as a join's or
+    a move's news is: so the room hears rosters in the order they were read. Sent through the
+    layer after a hop back to the loop, a roster read just before a player joined could reach
+    the room after the join's own, newer roster, and leave the pages without that player (and
+    their moves' share of the board with no place to go) until the next change."""
+    outbox.send(room_id, presence_html(room_id, players))
 
 
 def presence_html(room_id: int, players: bool) -> Fragment:

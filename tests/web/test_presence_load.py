@@ -8,7 +8,9 @@ arriving cost N²/2 frames. Now each process tells a room its presence at most e
 import asyncio
 
 import pytest
+from channels.db import database_sync_to_async
 
+from games import services
 from games.live import rosters
 
 from .helpers import TIMEOUT, connect, presence_after, presence_in, settle, spectators_in
@@ -49,4 +51,24 @@ async def test_spectators_coming_and_going_send_only_their_count(room, ana):
     await watcher.disconnect()
     message = await player.receive_from()
     assert spectators_in(message) == 0
+    await player.disconnect()
+
+
+async def test_a_roster_read_before_a_join_never_reaches_the_room_after_the_joins_own(room, ana):
+    """Presence is read on the database thread and posted from there, as a join's roster is:
+    the room hears the two in the order they were read. (Read there but sent through the layer
+    from the event loop, the older roster, without Bo, came last in about half the runs.)"""
+    player = await connect(room, ana)
+    await settle(player, online=1)
+    assert await player.receive_nothing(timeout=rosters.INTERVAL * 2)  # its own presence told
+    rosters.changed(room.pk, player=True)
+    await asyncio.sleep(0)  # the presence task asks the database thread first: its read is older
+    await database_sync_to_async(services.join_room)(room, "Bo")
+    rosters_heard = []
+    while not await player.receive_nothing(timeout=rosters.INTERVAL * 2):
+        message = await player.receive_from()
+        if presence_in(message) is not None:
+            rosters_heard.append(message)
+    assert len(rosters_heard) == 2  # the presence read before the join, then the join's
+    assert ">Bo<" not in rosters_heard[0] and ">Bo<" in rosters_heard[-1]
     await player.disconnect()
