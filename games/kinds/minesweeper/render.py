@@ -302,12 +302,9 @@ def _lean_cells(grid: Grid, events: Iterable[engine.Event]) -> Iterator[str]:
     """`lean_cell_html` of every cell the events changed, from the engine's cell values: no
     object per cell of a large opening, which was a tenth of a busy room's CPU
     (docs/performance.md); the count only on a revealed cell."""
-    revealed, revealed_text = engine.CellState.REVEALED, engine.CellState.REVEALED.value
+    revealed = engine.CellState.REVEALED
     for x, y, state, count in engine.changed_cell_values(grid, events):
-        if state is revealed:
-            yield lean_cell_html(x, y, revealed_text, count)
-        else:
-            yield lean_cell_html(x, y, state.value, None)
+        yield lean_cell_html(x, y, state.value, count if state is revealed else None)
 
 
 def _roster_change(
