@@ -5,7 +5,9 @@ that thread must not wait for the channel layer (a Redis round trip, or the even
 free): messages go to an outbox on the server's event loop, which one task per loop sends in
 order: the room's sockets in this process first, straight from that task (`live.relay`), then
 the other processes through the layer. Outside a server (management commands, scripts) `send`
-delivers before it returns.
+delivers before it returns, and so does a database thread whose loop has stopped (a roster or a
+move finishing as the server shuts down): asgiref's `async_to_sync` would hand the send to that
+stopped loop and wait for ever, and the process would never exit.
 """
 
 import asyncio
@@ -15,7 +17,6 @@ import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -70,7 +71,7 @@ def send(room_id: int, fragment: str | Mapping[str, str], started: float | None 
     loop = server_loop()
     if loop is None:
         try:
-            async_to_sync(get_channel_layer().group_send)(group_name(room_id), message)
+            asyncio.run(_send_now(group_name(room_id), message))
         except LAYER_ERRORS as error:
             metrics.LAYER_ERRORS.inc()
             log.warning("channel layer unavailable, room %s not told: %s", room_id, error)
@@ -83,6 +84,16 @@ def send(room_id: int, fragment: str | Mapping[str, str], started: float | None 
         # (a socket's snapshot, `live.relay.hear_here`) as would-be deadlocks.
         group, context = group_name(room_id), contextvars.Context()
         loop.call_soon_threadsafe(_post, loop, group, message, started, context=context)
+
+
+SEND_NOW_SECONDS = 5.0
+"""How long a send outside the server's loop may wait for the layer: the layer's Redis sockets
+have no timeout (settings.REDIS_LAYER_CONFIG), and a process shutting down must not hang."""
+
+
+async def _send_now(group: str, message: dict[str, Any]) -> None:
+    """On a loop of its own (`asyncio.run`), never the thread's server loop, even a stopped one."""
+    await asyncio.wait_for(get_channel_layer().group_send(group, message), SEND_NOW_SECONDS)
 
 
 def _post(

@@ -154,11 +154,16 @@ class Process:
             try:
                 self.process.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
+                self.dump_stacks()
                 self.process.kill()
                 self.process.wait()
         if self.process in _children:
             _children.remove(self.process)
         return self.process.returncode
+
+    def dump_stacks(self) -> None:
+        """A process that would not stop: for a Python one (`Daphne`), what each of its threads
+        was doing, appended to its log, so the failure says where it hung."""
 
     def restart(self, sig: int = signal.SIGTERM) -> Self:
         self.stop(sig)
@@ -201,6 +206,21 @@ class Daphne(Process):
 
     def environment(self) -> dict[str, str]:
         return self.env
+
+    def dump_stacks(self) -> None:
+        """With py-spy, a test dependency."""
+        py_spy = Path(sys.executable).parent / "py-spy"
+        if self.process is None or not py_spy.exists():
+            return
+        with self.log.open("ab") as output, contextlib.suppress(subprocess.TimeoutExpired):
+            output.write(b"\n--- did not stop; py-spy dump ---\n")
+            output.flush()
+            subprocess.run(
+                [str(py_spy), "dump", "--pid", str(self.process.pid)],
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                timeout=20,
+            )
 
     @property
     def url(self) -> str:
