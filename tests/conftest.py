@@ -1,10 +1,13 @@
 """Shared fixtures. Plain `make test` runs on SQLite and the in-memory channel layer; CI sets
 DATABASE_URL and REDIS_URL so the very same tests run on PostgreSQL and channels-redis."""
 
+import asyncio
 import os
 
 import pytest
+from asgiref.sync import sync_to_async
 from django.contrib.sessions.backends.db import SessionStore
+from django.db import connections
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 ORIGIN = "http://127.0.0.1:8000"
@@ -23,6 +26,16 @@ def session_cookie(seats: dict[str, str]) -> bytes:
     session["players"] = seats
     session.create()
     return f"sessionid={session.session_key}".encode()
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup):
+    """pytest-django's, and the connection of asgiref's database thread closed before the test
+    databases are dropped. Async tests reach the database on that one thread (`sync_to_async`),
+    whose connection stays out of psycopg's pool between calls; closing the pool leaves it open,
+    and PostgreSQL refuses to drop a database in use ("1 other session")."""
+    yield
+    asyncio.run(sync_to_async(connections.close_all)())
 
 
 @pytest.fixture(autouse=True)
