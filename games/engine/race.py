@@ -31,6 +31,8 @@ MIN_RACERS = 2
 MAX_RACERS = 8
 COUNTDOWN_MS = 3000
 GRACE_MS = 60_000
+LAYOUT_DRAWS = 10
+"""Layouts drawn from the seed before one the start cell opens whole is kept anyway (`_layout`)."""
 """How long a racer whose connection dropped keeps their board before they are out (DNF)."""
 
 
@@ -277,9 +279,7 @@ def start(
     rng = random.Random(race.seed)
     cell = _start_cell(grid, rng)
     if mines is None:
-        mines = place_mines(
-            grid, race.rules.board.mines, cell, rng, no_guess=race.rules.board.no_guess
-        )
+        mines = _layout(grid, race.rules.board, cell, rng)
     field = Minefield.build(grid, mines)
     if cell in field.mines or len(field.mines) != race.rules.board.mines:
         raise InvalidBoardError("the layout must have the board's mine count and a safe start")
@@ -303,6 +303,18 @@ def start(
         entrants=tuple(entrants),
     )
     return race, (CountdownStarted(go_at, tuple(seats)),)
+
+
+def _layout(grid: Grid, board: Config, start: int, rng: random.Random) -> frozenset[int]:
+    """The mines, drawn from the seed, and never a layout the start cell opens whole (a 3BV of
+    1) when the board allows another: Go would clear every board at once and end the race at
+    0.0 with everyone tied. About one beginner race in 20,000 drew such a layout. Only boards
+    so dense that every safe cell touches the opening allow nothing else."""
+    for _ in range(LAYOUT_DRAWS):
+        mines = place_mines(grid, board.mines, start, rng, no_guess=board.no_guess)
+        if three_bv(grid, Minefield.build(grid, mines)) > 1:
+            break
+    return mines
 
 
 def _start_cell(grid: Grid, rng: random.Random) -> int:
@@ -674,22 +686,33 @@ after the rules ran, so a move logged just as a penalty ended (or a Go logged ju
 due) may read as a hair early against times the replay itself derived from stamps."""
 
 
-def replay_log(rules: Rules, seed: int, entrants: Sequence[Entrant], log: Sequence[Logged]) -> Race:
+def replay_log(
+    rules: Rules,
+    seed: int,
+    entrants: Sequence[Entrant],
+    log: Sequence[Logged],
+    mines: Iterable[int] | None = None,
+) -> Race:
     """A race rebuilt from its seed, its racers and its whole move log (its first row the start):
     the same boards, standings, places and times (to the ms, when each row carries the time its
-    rules used)."""
-    *_, (race, _) = replay_rows(rules, seed, entrants, log)
+    rules used). `mines`: the layout its start drew, kept in its state, so a replay does not
+    depend on how this version draws layouts (`_layout`); None draws it from the seed again."""
+    *_, (race, _) = replay_rows(rules, seed, entrants, log, mines)
     return race
 
 
 def replay_rows(
-    rules: Rules, seed: int, entrants: Sequence[Entrant], log: Sequence[Logged]
+    rules: Rules,
+    seed: int,
+    entrants: Sequence[Entrant],
+    log: Sequence[Logged],
+    mines: Iterable[int] | None = None,
 ) -> Iterator[tuple[Race, Events]]:
     """`replay_log` one row at a time: the race and its events after each row, the start first
     (a replay page shows every position without replaying the log again for each)."""
     if not log or log[0].action != "start":
         raise InvalidMoveError("a race's log starts with its start")
-    race, events = start(new_race(rules, seed), entrants, log[0].at)
+    race, events = start(new_race(rules, seed), entrants, log[0].at, mines)
     yield race, events
     for row in log[1:]:
         race, events = apply_logged(race, _nudged(race, row))

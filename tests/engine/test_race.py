@@ -86,6 +86,39 @@ def test_go_opens_the_same_start_cell_on_every_board():
     assert all(racer.clicks == 1 for racer in race.racers)
 
 
+def test_no_race_is_drawn_on_a_layout_go_clears_at_once():
+    """Go would win every board and end the race at 0.0, everyone tied: a layout the start cell
+    opens whole is drawn again. On 9x9 with 3 mines about one first draw in six is one."""
+    config = Config(9, 9, 3)
+    for seed in range(60):
+        race, _ = r.start(r.new_race(r.Rules(config), seed), [r.Entrant(0), r.Entrant(1)], 0)
+        race, _ = r.tick(race, 3000)
+        assert race.phase is r.Phase.RACING, seed
+        assert all(racer.board.status is Status.PLAYING for racer in race.racers)
+
+
+def test_a_board_too_dense_for_anything_else_still_races_and_ends_at_go():
+    """4x4 with 7 mines: every safe cell touches the opening, so each layout is cleared by Go.
+    The draws are bounded; the race starts, and ends at once with both racers finished."""
+    race, _ = r.start(r.new_race(r.Rules(Config(4, 4, 7)), 3), [r.Entrant(0), r.Entrant(1)], 0)
+    race, _ = r.tick(race, 3000)
+    assert race.phase is r.Phase.OVER and race.ended_at == 3000
+    assert {racer.standing for racer in race.racers} == {r.Standing.FINISHED}
+
+
+def test_a_replay_takes_the_layout_its_start_drew_from_the_state():
+    """A replay must not depend on how this version draws layouts: given the kept layout it
+    rebuilds the race on it; drawn from the seed again, a hand-made layout would be lost."""
+    race = started()
+    assert race.field is not None
+    log = [r.Logged(0, "start", 0), r.Logged(0, "tick", 3000), r.Logged(0, "reveal", 3500, 0, 0)]
+    entrants = race.entrants
+    layout = race.field.mines
+    again = r.replay_log(race.rules, race.seed, entrants, log, layout)
+    assert again.field == race.field
+    assert r.replay_log(race.rules, race.seed, entrants, log).field != race.field
+
+
 def test_moves_are_refused_before_go_and_by_people_not_racing():
     config, mines = mines_of(LAYOUT)
     race, _ = r.start(r.new_race(r.Rules(config), 1), [r.Entrant(0), r.Entrant(1)], 0, mines)

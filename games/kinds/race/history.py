@@ -54,11 +54,11 @@ def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Ti
     width, height = params["width"], params["height"]
     named = {**seats, COMPUTER_SEAT: BOT, RACE_SEAT: RACE}
     log = logged(moves)
-    entrants = rules.load(game.state).entrants
+    stored = rules.load(game.state)
     if game.status == Game.Status.PLAYING or not log or log[0].action != "start":
         return _withheld(width, height, named, WITHHELD)
     try:
-        return _played(game, log, entrants, named)
+        return _played(game, log, stored, named)
     except EngineError:  # a log that does not replay (made by hand, or by a test's clock)
         return _withheld(width, height, named, UNREPLAYABLE)
 
@@ -66,12 +66,14 @@ def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Ti
 def _played(
     game: Game,
     log: Sequence[engine.Logged],
-    entrants: Sequence[engine.Entrant],
+    stored: engine.Race,
     named: Mapping[int, Seat],
 ) -> Timeline:
+    """`stored`: the race as its state keeps it, for the racers and the layout its start drew."""
     params = game.params
     width, height = params["width"], params["height"]
-    rows = engine.replay_rows(rules.rules_of(params), game.seed, entrants, log)
+    layout = None if stored.field is None else stored.field.mines
+    rows = engine.replay_rows(rules.rules_of(params), game.seed, stored.entrants, log, layout)
     race, _ = next(rows)
     order = race.seats
     size = width * height

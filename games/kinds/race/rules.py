@@ -403,8 +403,10 @@ def changed_cells(applied: Applied) -> list[dict[str, Any]]:
 def replay(
     params: Mapping[str, Any], seed: int, state: Mapping[str, Any], rows: list[Any]
 ) -> engine.Race:
-    """A race rebuilt from its seed, the racers its start named (kept in `state`) and its move
-    log: `rows` are (seat, action, x, y, Unix time in seconds) in order, the start first."""
-    entrants = engine.from_dict(state).entrants
+    """A race rebuilt from its seed, the racers its start named and the layout it drew (both
+    kept in `state`) and its move log: `rows` are (seat, action, x, y, Unix time in seconds) in
+    order, the start first."""
+    stored = engine.from_dict(state)
+    layout = None if stored.field is None else stored.field.mines
     log = [engine.Logged(seat, action, round(at * 1000), x, y) for seat, action, x, y, at in rows]
-    return engine.replay_log(rules_of(params), seed, entrants, log)
+    return engine.replay_log(rules_of(params), seed, stored.entrants, log, layout)
