@@ -69,15 +69,26 @@ def connection_of(send: Callable[..., Any]) -> WebSocketProtocol | None:
     return None
 
 
+_GONE = (WebSocketProtocol.STATE_CLOSING, WebSocketProtocol.STATE_CLOSED)
+
+
 def send(connection: WebSocketProtocol | None, html: str) -> bool:
     """`html` written to `connection` as one text frame, framed once for every connection it goes
-    to; False, and nothing written, when there is no connection or it is not open (closing, or
-    closed: Daphne's reply path drops messages to those), so the caller sends the usual way.
-    Also False for a message above the connection's size limit: the usual way then refuses it
-    as autobahn does (`PayloadExceededError`), so the limit is the same on both paths.
+    to. Also True, and nothing written, when the connection is closing or closed: autobahn
+    refuses a message then, and Daphne's reply path raises its `Disconnected` until the close is
+    complete (a traceback in the log for a socket that merely went away while a room message was
+    on its way); the socket's disconnect does the rest. False, and nothing written, when there is
+    no connection or it is not open yet, so the caller sends the usual way; also for a message
+    above the connection's size limit: the usual way then refuses it as autobahn does
+    (`PayloadExceededError`), so the limit is the same on both paths.
     The frame is never compressed: a permessage-deflate connection takes plain frames too."""
     global _last
-    if connection is None or getattr(connection, "state", None) != WebSocketProtocol.STATE_OPEN:
+    if connection is None:
+        return False
+    state = getattr(connection, "state", None)
+    if state in _GONE:
+        return True
+    if state != WebSocketProtocol.STATE_OPEN:
         return False
     if _last is None or _last[0] is not html:
         payload = html.encode()

@@ -11,6 +11,7 @@ from collections import deque
 from functools import partial
 
 import pytest
+from autobahn.exception import Disconnected
 from autobahn.twisted.websocket import WebSocketServerFactory
 from autobahn.websocket.protocol import PreparedMessage
 from daphne.server import Server
@@ -137,11 +138,22 @@ def test_every_open_socket_gets_the_same_text_frame(size):
     assert [wire.value() for _, wire in sockets] == [header + payload] * 3
 
 
-def test_a_closing_or_missing_socket_is_left_to_the_usual_send():
+@pytest.mark.parametrize("state", [WebSocketProtocol.STATE_CLOSING, WebSocketProtocol.STATE_CLOSED])
+def test_a_closing_socket_gets_nothing_and_is_not_left_to_the_usual_send(state):
+    """The usual send would raise autobahn's `Disconnected` (logged as a traceback per socket)."""
     protocol, wire = open_socket()
-    protocol.state = WebSocketProtocol.STATE_CLOSING
-    assert not framed.send(protocol, "<p>late</p>")
-    assert not framed.send(None, "<p>late</p>")
+    protocol.state = state
+    assert framed.send(protocol, "<p>late</p>")
+    assert wire.value() == b""
+    with pytest.raises(Disconnected):
+        protocol.sendMessage(b"<p>late</p>")
+
+
+def test_a_missing_or_unopened_socket_is_left_to_the_usual_send():
+    protocol, wire = open_socket()
+    protocol.state = WebSocketProtocol.STATE_CONNECTING
+    assert not framed.send(protocol, "<p>early</p>")
+    assert not framed.send(None, "<p>early</p>")
     assert wire.value() == b""
 
 
