@@ -31,9 +31,9 @@ MIN_RACERS = 2
 MAX_RACERS = 8
 COUNTDOWN_MS = 3000
 GRACE_MS = 60_000
+"""How long a racer whose connection dropped keeps their board before they are out (DNF)."""
 LAYOUT_DRAWS = 10
 """Layouts drawn from the seed before one the start cell opens whole is kept anyway (`_layout`)."""
-"""How long a racer whose connection dropped keeps their board before they are out (DNF)."""
 
 
 class RaceError(InvalidMoveError):
@@ -308,8 +308,8 @@ def start(
 def _layout(grid: Grid, board: Config, start: int, rng: random.Random) -> frozenset[int]:
     """The mines, drawn from the seed, and never a layout the start cell opens whole (a 3BV of
     1) when the board allows another: Go would clear every board at once and end the race at
-    0.0 with everyone tied. About one beginner race in 20,000 drew such a layout. Only boards
-    so dense that every safe cell touches the opening allow nothing else."""
+    0.0 with everyone tied (rare, but seen; docs/architecture.md). Only boards so dense that
+    every safe cell touches the opening allow nothing else."""
     for _ in range(LAYOUT_DRAWS):
         mines = place_mines(grid, board.mines, start, rng, no_guess=board.no_guess)
         if three_bv(grid, Minefield.build(grid, mines)) > 1:
