@@ -157,6 +157,11 @@ class Race:
     def is_over(self) -> bool:
         return self.phase is Phase.OVER
 
+    @property
+    def layout(self) -> frozenset[int] | None:
+        """The mines its start drew (None before it): what a replay starts from (`replay_log`)."""
+        return None if self.field is None else self.field.mines
+
     def racer(self, seat: int) -> Racer | None:
         return next((racer for racer in self.racers if racer.seat == seat), None)
 

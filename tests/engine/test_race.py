@@ -113,8 +113,7 @@ def test_a_replay_takes_the_layout_its_start_drew_from_the_state():
     assert race.field is not None
     log = [r.Logged(0, "start", 0), r.Logged(0, "tick", 3000), r.Logged(0, "reveal", 3500, 0, 0)]
     entrants = race.entrants
-    layout = race.field.mines
-    again = r.replay_log(race.rules, race.seed, entrants, log, layout)
+    again = r.replay_log(race.rules, race.seed, entrants, log, race.layout)
     assert again.field == race.field
     assert r.replay_log(race.rules, race.seed, entrants, log).field != race.field
 

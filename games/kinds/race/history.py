@@ -72,8 +72,9 @@ def _played(
     """`stored`: the race as its state keeps it, for the racers and the layout its start drew."""
     params = game.params
     width, height = params["width"], params["height"]
-    layout = None if stored.field is None else stored.field.mines
-    rows = engine.replay_rows(rules.rules_of(params), game.seed, stored.entrants, log, layout)
+    rows = engine.replay_rows(
+        rules.rules_of(params), game.seed, stored.entrants, log, stored.layout
+    )
     race, _ = next(rows)
     order = race.seats
     size = width * height

@@ -407,6 +407,5 @@ def replay(
     kept in `state`) and its move log: `rows` are (seat, action, x, y, Unix time in seconds) in
     order, the start first."""
     stored = engine.from_dict(state)
-    layout = None if stored.field is None else stored.field.mines
     log = [engine.Logged(seat, action, round(at * 1000), x, y) for seat, action, x, y, at in rows]
-    return engine.replay_log(rules_of(params), seed, stored.entrants, log, layout)
+    return engine.replay_log(rules_of(params), seed, stored.entrants, log, stored.layout)
