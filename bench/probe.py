@@ -66,7 +66,11 @@ def load() -> str:
 
 class CpuWatch:
     """CPU seconds of some processes, read at the probe's stderr markers; with `profile_to`,
-    py-spy samples the first of them between the markers (raw collapsed stacks)."""
+    py-spy samples the first of them between the markers (raw collapsed stacks).
+
+    Only the thread holding the GIL is sampled (`--gil`): without it a thread waiting for the GIL
+    counts as busy where it waits, which once made a database thread's `call_soon_threadsafe`
+    look like 12 % of a move's work (docs/performance.md, issue 17 round six)."""
 
     def __init__(self, pids: list[int], profile_to: Path | None = None) -> None:
         self.procs = [psutil.Process(pid) for pid in pids]
@@ -87,7 +91,8 @@ class CpuWatch:
         if self.profile_to is not None and name == "measuring":
             self.spy = subprocess.Popen(
                 [str(Path(sys.executable).parent / "py-spy"), "record", "--pid"]
-                + [str(self.procs[0].pid), "--rate", "1000", "--format", "raw", "--nonblocking"]
+                + [str(self.procs[0].pid), "--rate", "1000", "--format", "raw", "--gil"]
+                + ["--nonblocking"]
                 + ["--output", str(self.profile_to)],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -301,7 +306,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, nargs="+", default=list(CLIENTS))
     parser.add_argument("--processes", type=int, default=1, help="Daphnes (production only)")
     parser.add_argument("--json", type=Path, help="write the runs here too")
-    parser.add_argument("--profile", action="store_true", help="py-spy over the measured moves")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="py-spy over the measured moves (the GIL's holder; raw stacks in bench/results/)",
+    )
     args = parser.parse_args(argv)
     from .report import progress
 
