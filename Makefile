@@ -9,13 +9,15 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 # The websocket message and frame limits, both ways (games/live/daphne_frames.py, MESSAGE_LIMIT_BYTES).
 WEBSOCKET_LIMITS := --websocket-max-message-size 1048576 --websocket-max-frame-size 1048576
+# The lone server keeps its threads on one CPU (games/live/server_cpu.py); `make run SERVER_CPU=off` does not.
+SERVER_CPU ?= auto
 
 .PHONY: run test lint format bench bench-peer browser clean
 
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput -v 0
-	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) $(WEBSOCKET_LIMITS) config.asgi:application
+	SERVER_CPU=$(SERVER_CPU) $(VENV)/bin/daphne -b $(HOST) -p $(PORT) $(WEBSOCKET_LIMITS) config.asgi:application
 
 test: $(TEST_STAMP) browser
 	$(PY) manage.py collectstatic --noinput -v 0

@@ -101,6 +101,7 @@ def base_env(workdir: Path, layer: str = "pubsub") -> dict[str, str]:
 def embedded(workdir: Path) -> Shape:
     env = base_env(workdir)
     env["SQLITE_PATH"] = str(workdir / "bench.sqlite3")
+    env["SERVER_CPU"] = "auto"  # as `make run` sets it
     return Shape("embedded", 1, env, "1 Daphne, SQLite file, in-memory layer")
 
 

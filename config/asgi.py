@@ -9,6 +9,7 @@ room of the process on the development machine (docs/performance.md, issue 17 ro
 import gc
 import os
 
+from django.conf import settings
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -17,12 +18,16 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from games import sqlite_checkpoints  # noqa: E402
-from games.live import shutdown  # noqa: E402
+from games.live import server_cpu, shutdown  # noqa: E402
 from games.live.origin import SameOriginValidator  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
 from games.live.socket_session import ReadOnlySessionStack  # noqa: E402
 
 shutdown.install()
+server_cpu.keep_in_server(
+    server_cpu.parse(settings.SERVER_CPU),
+    alone=settings.CHANNEL_LAYERS["default"]["BACKEND"] == "channels.layers.InMemoryChannelLayer",
+)
 sqlite_checkpoints.start_in_server()
 
 application = ProtocolTypeRouter(

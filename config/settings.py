@@ -219,6 +219,10 @@ else:
         "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1000}}
     }
 
+SERVER_CPU = os.environ.get("SERVER_CPU", "off")
+"""`off`, `auto` or a CPU number: a server process's threads on one CPU (`games.live.server_cpu`);
+`make run` sets `auto`."""
+
 # The cache holds rate-limit counters; Redis shares them between processes in production.
 if REDIS_URL:
     CACHES = {

@@ -54,3 +54,11 @@ def test_the_install_says_what_it_does_before_it_starts() -> None:
     lines = done.stdout.splitlines()
     notice = lines.index(f'echo "{NOTICE}"')
     assert notice < min(n for n, line in enumerate(lines) if "pip install" in line)
+
+
+def test_make_run_keeps_the_lone_server_on_one_cpu_unless_told_not_to() -> None:
+    """games/live/server_cpu.py: `auto` by default, `make run SERVER_CPU=off` to opt out."""
+    default = make("-n", "run").stdout.splitlines()[-1]
+    assert default.startswith("SERVER_CPU=auto .venv/bin/daphne -b 127.0.0.1 -p 8000 ")
+    opted_out = make("-n", "run", "SERVER_CPU=off").stdout.splitlines()[-1]
+    assert opted_out.startswith("SERVER_CPU=off .venv/bin/daphne ")

@@ -1,0 +1,62 @@
+"""`make run`'s lone server keeps its threads on one CPU (SERVER_CPU=auto, games.live.server_cpu):
+a real Daphne, after a move has gone through its database thread."""
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests import servers
+from tests.servers import Daphne
+
+from .clients import HttpSession, LiveClient, running
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(
+        not sys.platform.startswith("linux") or len(os.sched_getaffinity(0)) < 2,
+        reason="needs Linux and at least two CPUs to choose from",
+    ),
+]
+
+
+def cpus_of_threads(pid: int) -> dict[str, str]:
+    """Each thread's name and the CPUs it may run on, as the kernel says."""
+    threads = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        status = dict(line.split(":\t", 1) for line in (task / "status").read_text().splitlines())
+        threads[f"{status['Name']} ({task.name})"] = status["Cpus_allowed_list"]
+    return threads
+
+
+async def threads_after_a_move(tmp_path: Path, name: str, **env: str) -> dict[str, str]:
+    environment = servers.database_env(tmp_path, name, REDIS_URL="", **env)  # in-memory layer
+    server = Daphne(environment, tmp_path / f"{name}.log")
+    try:
+        servers.migrate(environment)
+        server.start()
+        session = HttpSession(server.url)
+        code = await asyncio.to_thread(session.create_room, "Ana")
+        player = LiveClient("Ana", server.ws_url, code, session.cookie_header)
+        async with running(player):
+            await player.wait_connected()
+            await player.send(action="flag", x=0, y=0)
+            await player.wait_for_version(1)
+            return cpus_of_threads(server.process.pid)
+    finally:
+        server.stop()
+        servers.drop_database(environment)
+
+
+async def test_auto_keeps_every_thread_of_the_lone_server_on_one_cpu(tmp_path) -> None:
+    threads = await threads_after_a_move(tmp_path, "cpu_auto", SERVER_CPU="auto")
+    lowest = str(min(os.sched_getaffinity(0)))
+    assert len(threads) > 1, threads  # the event loop and at least the database thread
+    assert set(threads.values()) == {lowest}, threads
+
+
+async def test_off_leaves_the_threads_every_cpu(tmp_path) -> None:
+    threads = await threads_after_a_move(tmp_path, "cpu_off", SERVER_CPU="off")
+    assert all(cpus != str(min(os.sched_getaffinity(0))) for cpus in threads.values()), threads
