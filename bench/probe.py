@@ -234,7 +234,10 @@ def shape_runs(
 
 
 def span(values: list[int]) -> str:
-    return "-" if not values else f"{min(values)}-{max(values)}"
+    """The smallest and largest update in bytes. A 0 is not an empty update but one the probe's
+    observer had not seen yet when the move was timed (at N=2 the observer is also a mover)."""
+    seen = [value for value in values if value > 0]
+    return "-" if not seen else f"{min(seen)}-{max(seen)}"
 
 
 def summary(result: dict[str, object]) -> dict[str, object]:
