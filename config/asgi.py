@@ -15,6 +15,7 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi_app = get_asgi_application()
 
+from channels.layers import InMemoryChannelLayer, get_channel_layer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from games import sqlite_checkpoints  # noqa: E402
@@ -26,7 +27,7 @@ from games.live.socket_session import ReadOnlySessionStack  # noqa: E402
 shutdown.install()
 server_cpu.keep_in_server(
     server_cpu.parse(settings.SERVER_CPU),
-    alone=settings.CHANNEL_LAYERS["default"]["BACKEND"] == "channels.layers.InMemoryChannelLayer",
+    alone=isinstance(get_channel_layer(), InMemoryChannelLayer),  # as `relay` tells it
 )
 sqlite_checkpoints.start_in_server()
 
