@@ -20,9 +20,9 @@ from .minesweeper import (
     Event,
     GameEnded,
     GameState,
+    Minefield,
     Move,
     Status,
-    Minefield,
     apply_move,
     bv_clicks,
     new_game,
@@ -173,7 +173,9 @@ def stats_from(start: GameState, moves: Sequence[LoggedMove]) -> GameStats:
     return GameStats(
         status=state.status,
         three_bv=None if field is None else three_bv(state.grid, field),
-        solved_three_bv=None if field is None else solved_three_bv(state.grid, field, state.revealed),
+        solved_three_bv=None
+        if field is None
+        else solved_three_bv(state.grid, field, state.revealed),
         clicks=sum(clicks.values()),
         time_ms=time_ms,
         hit_by=state.ended_by if state.status is Status.LOST else None,

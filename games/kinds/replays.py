@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..models import Game, Move
-from .table import COMPUTER_SEAT
 
 TICK = "tick"
 """A timed event of kinds with a clock (`Move.action`): no player's move, so neither the
@@ -159,39 +158,6 @@ def named_stats(stats: Mapping[str, Any], seat: Callable[[int], Seat]) -> dict[s
         for player in stats.get("players", ())
     ]
     return {**stats, "players": players}
-
-
-def computer_seat(mark: str) -> int:
-    """The seat a two-sided game's replay credits a computer's moves to: the log writes every
-    computer's move with the one `COMPUTER_SEAT`, which cannot tell two computers apart, so each
-    side's computer gets its own seat just below it (X's first, as lists order seats)."""
-    return COMPUTER_SEAT - 2 + "XO".index(mark)
-
-
-def credited_seat(seat: int, mark: str) -> int:
-    """Who made a logged move of `mark`'s side: a person's own seat, or that side's computer."""
-    return computer_seat(mark) if seat == COMPUTER_SEAT else seat
-
-
-def side_seats(seats: Mapping[int, Seat], sides: Mapping[Any, Any]) -> dict[int, Seat]:
-    """People by their seats, and each computer side at its own seat (`computer_seat`) named by
-    its label ("Computer (perfect)"). `sides`: a two-sided kind's `{mark: Side}`."""
-    named = dict(seats)
-    for mark, side in sides.items():
-        if side.is_computer:
-            named[computer_seat(mark.value)] = Seat(side.label, "bot")
-    return named
-
-
-def winner_name(named: Mapping[int, Seat], sides: Mapping[Any, Any], winner: Any) -> str | None:
-    """Who won a two-sided game, as history and replays say it ("Cy", "Computer (perfect)");
-    None for a draw or a game still played. `named`: `side_seats`' answer."""
-    if winner is None:
-        return None
-    side = sides[winner]
-    seat = computer_seat(winner.value) if side.is_computer else side.seat
-    found = named.get(seat)
-    return found.name if found is not None else winner.value
 
 
 def diff(before: str, after: str) -> tuple[tuple[int, ...], str]:

@@ -201,7 +201,9 @@ def test_figures_round_to_a_hundredth_with_halves_up_as_the_decimal_reads(
     assert rounded(rounded(value)) == rounded(value)
 
 
-@pytest.mark.parametrize(("ms", "shown"), [(1005, 1.01), (1004, 1.0), (12_346, 12.35), (None, None)])
+@pytest.mark.parametrize(
+    ("ms", "shown"), [(1005, 1.01), (1004, 1.0), (12_346, 12.35), (None, None)]
+)
 def test_seconds_round_the_exact_milliseconds(ms: int | None, shown: float | None) -> None:
     assert seconds(ms) == shown
 

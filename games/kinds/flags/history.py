@@ -19,12 +19,11 @@ from ..replays import (
     Seat,
     Step,
     Timeline,
-    credited_seat,
     diff,
-    side_seats,
     times_ms,
-    winner_name,
 )
+from ..side_pages import side_seats, winner_name
+from ..table import credited_seat
 from . import rules
 
 LEGEND: dict[str, dict[str, str]] = {
@@ -95,7 +94,8 @@ def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Ti
         status=board.status.value,
         over=board.status is not engine.Status.PLAYING,
         mines=tuple(sorted(board.field.mines)) if board.status is not engine.Status.PLAYING else (),
-        stats=stats(board, steps, counts) | {"winner_name": winner_name(named, sides, board.winner)},
+        stats=stats(board, steps, counts)
+        | {"winner_name": winner_name(named, sides, board.winner)},
         seats=named,
     )
 

@@ -18,11 +18,10 @@ from ..replays import (
     Seat,
     Step,
     Timeline,
-    credited_seat,
-    side_seats,
     times_ms,
-    winner_name,
 )
+from ..side_pages import side_seats, winner_name
+from ..table import credited_seat
 from . import rules
 
 LEGEND: dict[str, dict[str, str]] = {
