@@ -129,3 +129,23 @@ def test_a_person_who_lost_to_the_computer_reads_that_the_computer_won(client: C
     replay = client.get(f"/r/{room.code}/games/1/").content.decode()
     assert 'data-status="won">Computer (perfect) won</span>' in replay
     assert "<strong>Cy</strong> placed X" in replay
+
+
+def test_race_results_show_two_decimals_as_every_other_view():
+    from django.template.loader import render_to_string
+
+    row = {
+        "seat": 0,
+        "place": 1,
+        "time_ms": 11_330,
+        "time_s": "11.33 s",
+        "standing": "finished",
+        "mines_hit": 0,
+        "three_bv": 17,
+        "bv_per_s": 1.5,
+        "clicks": 11,
+        "ioe": 1.515,
+        "name": {"nickname": "Ana", "colour": "0"},
+    }
+    html = render_to_string("games/race.html#results", {"rows": [row]})
+    assert "<td>1.50</td><td>11</td><td>1.52</td>" in html
