@@ -10,6 +10,7 @@ import secrets
 from django.db import models
 from django.db.models import Q
 
+from .engine.stats import seconds
 from .fields import TextJSONField
 from .palette import PALETTE_SIZE
 
@@ -240,7 +241,10 @@ class GameSummary(models.Model):
 
     @property
     def bv_per_s(self) -> float | None:
-        """3BV ÷ time, the time to 0.01 s as shown."""
-        if self.three_bv is None or not self.time_ms or round(self.time_ms / 1000, 2) == 0:
+        """3BV ÷ time, the time to 0.01 s as shown: of the 3BV solved when the kind says (a
+        lost Minesweeper game is judged on what it cleared), else the board's."""
+        three_bv = self.stats.get("solved_three_bv", self.three_bv)
+        time_s = seconds(self.time_ms)
+        if three_bv is None or not time_s:
             return None
-        return self.three_bv / round(self.time_ms / 1000, 2)
+        return three_bv / time_s

@@ -367,19 +367,23 @@ def three_bv(grid: Grid, field: Minefield) -> int:
     One click per opening (a connected region of zeros with its border), plus one per safe
     number that no opening reaches.
     """
+    return sum(1 for _ in bv_clicks(grid, field))
+
+
+def bv_clicks(grid: Grid, field: Minefield) -> Iterator[frozenset[int]]:
+    """Each click 3BV counts, as the cells whose reveal achieves it: an opening's zero cells
+    (its border opens with them), or a lone number itself. One walk serves both 3BV and the
+    3BV a lost game solved (`stats.solved_three_bv`), so the two cannot disagree."""
     mask = zero_mask(field.counts, field.mines)  # shared, so each opening is walked once
     covered: set[int] = set()
-    openings = 0
     for cell in range(grid.size):
         if mask[cell] == 0:
-            openings += 1
-            covered |= open_area(grid, mask, [cell])
-    numbers = sum(
-        1
-        for cell in range(grid.size)
-        if field.counts[cell] and cell not in field.mines and cell not in covered
-    )
-    return openings + numbers
+            area = open_area(grid, mask, [cell])
+            covered |= area
+            yield frozenset(c for c in area if not field.counts[c] and c not in field.mines)
+    for cell in range(grid.size):
+        if field.counts[cell] and cell not in field.mines and cell not in covered:
+            yield frozenset((cell,))
 
 
 def to_dict(

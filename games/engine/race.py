@@ -25,7 +25,7 @@ from .generation import place_mines
 from .grid import Grid
 from .minesweeper import Action, CellChange, CellsRevealed, CellState, Config, Minefield
 from .solver import deduce
-from .stats import three_bv
+from .stats import seconds, three_bv
 
 MIN_RACERS = 2
 MAX_RACERS = 8
@@ -601,7 +601,7 @@ class Result:
 
     @property
     def time_s(self) -> float | None:
-        return None if self.time_ms is None else round(self.time_ms / 1000, 2)
+        return seconds(self.time_ms)
 
     @property
     def bv_per_s(self) -> float | None:

@@ -6,8 +6,9 @@ stored alongside a game, so a change to a definition applies to every game playe
 changed, so any position can be shown without replaying from the start.
 """
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 
 from .grid import Grid
 from .minesweeper import (
@@ -19,9 +20,11 @@ from .minesweeper import (
     Event,
     GameEnded,
     GameState,
+    Minefield,
     Move,
     Status,
     apply_move,
+    bv_clicks,
     new_game,
     three_bv,
 )
@@ -34,9 +37,38 @@ __all__ = [
     "game_stats",
     "replay",
     "replay_from",
+    "rounded",
+    "seconds",
+    "solved_three_bv",
     "stats_from",
     "three_bv",
 ]
+
+_HUNDREDTH = Decimal("0.01")
+
+
+def rounded(value: float) -> float:
+    """A figure (3BV/s, IOE, seconds) to 0.01, a half rounded up, as every page, the API and
+    the records show it (docs/api.md, "Figures"). It rounds the decimal the float prints as
+    (`repr`), not its binary value, so 0.845 gives 0.85 as a reader expects; and rounding an
+    already rounded figure again changes nothing, so no two views can differ by a digit."""
+    return float(Decimal(repr(value)).quantize(_HUNDREDTH, rounding=ROUND_HALF_UP))
+
+
+def seconds(ms: int | None) -> float | None:
+    """A time in milliseconds as the seconds shown, to 0.01 s (`rounded`'s rule, exactly)."""
+    if ms is None:
+        return None
+    return float(Decimal(ms).scaleb(-3).quantize(_HUNDREDTH, rounding=ROUND_HALF_UP))
+
+
+def solved_three_bv(grid: Grid, field: Minefield, revealed: Collection[int]) -> int:
+    """The part of the board's 3BV that `revealed` achieved (the community's "3BV solved",
+    as minesweeper.online and Arbiter count it): an opening counts once all of its zero cells
+    are revealed, a lone number (one no opening reaches) once it is revealed. A number on an
+    opening's border opened by hand before the opening counts for nothing on its own. Equal
+    to `three_bv` exactly when every safe cell is revealed."""
+    return sum(1 for click in bv_clicks(grid, field) if all(c in revealed for c in click))
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +108,8 @@ class GameStats:
     status: Status
     three_bv: int | None
     """On the final layout; None when no cell was ever revealed (no mines were placed)."""
+    solved_three_bv: int | None
+    """The part of `three_bv` the players achieved (all of it in a won game)."""
     clicks: int
     time_ms: int | None
     """From the first accepted reveal to the last accepted move; None without times."""
@@ -87,22 +121,23 @@ class GameStats:
     @property
     def time_s(self) -> float | None:
         """The game's time to 0.01 s, as shown and as 3BV/s divides by."""
-        return None if self.time_ms is None else round(self.time_ms / 1000, 2)
+        return seconds(self.time_ms)
 
     @property
     def bv_per_s(self) -> float | None:
-        """3BV ÷ time; None when either is unknown or the time shows as 0.00 s."""
-        seconds = self.time_s
-        if self.three_bv is None or not seconds:
+        """Solved 3BV ÷ time (a lost game is judged on what it cleared, not the whole board);
+        None when either is unknown or the time shows as 0.00 s."""
+        time_s = self.time_s
+        if self.solved_three_bv is None or not time_s:
             return None
-        return self.three_bv / seconds
+        return self.solved_three_bv / time_s
 
     @property
     def ioe(self) -> float | None:
-        """3BV ÷ clicks (above 1 when chords saved clicks); None before any click."""
-        if self.three_bv is None or not self.clicks:
+        """Solved 3BV ÷ clicks (above 1 when chords saved clicks); None before any click."""
+        if self.solved_three_bv is None or not self.clicks:
             return None
-        return self.three_bv / self.clicks
+        return self.solved_three_bv / self.clicks
 
 
 def game_stats(config: Config, seed: int, moves: Sequence[LoggedMove]) -> GameStats:
@@ -138,6 +173,9 @@ def stats_from(start: GameState, moves: Sequence[LoggedMove]) -> GameStats:
     return GameStats(
         status=state.status,
         three_bv=None if field is None else three_bv(state.grid, field),
+        solved_three_bv=None
+        if field is None
+        else solved_three_bv(state.grid, field, state.revealed),
         clicks=sum(clicks.values()),
         time_ms=time_ms,
         hit_by=state.ended_by if state.status is Status.LOST else None,

@@ -11,9 +11,10 @@ from typing import Any
 from django.utils import timezone
 
 from ..models import Game, Player, Room
+from .replays import Seat
 from .roster import roster_cut
 from .sides import HUMAN
-from .table import NewGame
+from .table import NewGame, computer_seat
 
 
 def people(room: Room) -> dict[int, Player]:
@@ -87,3 +88,24 @@ def matchup(settings: dict[str, Any]) -> str:
         "person" if player == HUMAN else f"{player} computer"
         for player in (settings["x"], settings["o"])
     )
+
+
+def side_seats(seats: Mapping[int, Seat], sides: Mapping[Any, Any]) -> dict[int, Seat]:
+    """People by their seats, and each computer side at its own seat (`computer_seat`) named by
+    its label ("Computer (perfect)"). `sides`: a two-sided kind's `{mark: Side}`."""
+    named = dict(seats)
+    for mark, side in sides.items():
+        if side.is_computer:
+            named[computer_seat(mark.value)] = Seat(side.label, "bot")
+    return named
+
+
+def winner_name(named: Mapping[int, Seat], sides: Mapping[Any, Any], winner: Any) -> str | None:
+    """Who won a two-sided game, as history and replays say it ("Cy", "Computer (perfect)");
+    None for a draw or a game still played. `named`: `side_seats`' answer."""
+    if winner is None:
+        return None
+    side = sides[winner]
+    seat = computer_seat(winner.value) if side.is_computer else side.seat
+    found = named.get(seat)
+    return found.name if found is not None else winner.value

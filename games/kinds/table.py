@@ -40,6 +40,18 @@ from 0 per room, so no person's seat ever reaches it; it is the largest value ev
 PositiveIntegerField holds."""
 
 
+def computer_seat(mark: str) -> int:
+    """The seat a two-sided game's replay credits a computer's moves to: the log writes every
+    computer's move with the one `COMPUTER_SEAT`, which cannot tell two computers apart, so each
+    side's computer gets its own seat just below it (X's first, as lists order seats)."""
+    return COMPUTER_SEAT - 2 + "XO".index(mark)
+
+
+def credited_seat(seat: int, mark: str) -> int:
+    """Who made a logged move of `mark`'s side: a person's own seat, or that side's computer."""
+    return computer_seat(mark) if seat == COMPUTER_SEAT else seat
+
+
 class SettingsError(ValueError):
     """Room settings outside the documented limits; the message is shown to the user, next to
     `field` (the form's and the API's name for the setting at fault) when there is one."""

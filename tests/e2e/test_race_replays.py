@@ -128,7 +128,7 @@ def test_a_finished_race_replays_every_board_and_its_winner_holds_a_record(
 
     page.goto(f"/r/{code}/watch/")  # the room lists the race with its winner and replay
     listed = page.locator("#room-history")
-    expect(listed).to_contain_text("Won by Ana")
+    expect(listed).to_contain_text("Ana won")
     expect(listed).to_contain_text("3BV/s")
     expect(listed.locator(f'a[href="/r/{code}/games/1/"]')).to_contain_text("Ana, Cy, Bo")
 

@@ -21,6 +21,9 @@ from games.engine.stats import (
     game_stats,
     replay,
     replay_from,
+    rounded,
+    seconds,
+    solved_three_bv,
     stats_from,
     three_bv,
 )
@@ -124,13 +127,13 @@ def test_time_runs_from_the_first_reveal_to_the_last_move_to_a_hundredth() -> No
     stats = stats_from(board(TWO_BV), moves)
     assert stats.time_ms == 12_346
     assert stats.time_s == 12.35
-    assert stats.bv_per_s == pytest.approx(2 / 12.35)
+    assert stats.bv_per_s == pytest.approx(1 / 12.35)  # the opening solved, not the lone 2
 
 
 def test_without_move_times_the_time_and_speed_are_unknown() -> None:
     stats = stats_from(board(TWO_BV), log((0, REVEAL, 4, 2, None)))
     assert (stats.time_ms, stats.time_s, stats.bv_per_s) == (None, None, None)
-    assert stats.ioe == pytest.approx(2 / 1)
+    assert stats.ioe == pytest.approx(1 / 1)  # one click solved the opening
 
 
 def test_a_game_never_revealed_has_no_layout_to_judge() -> None:
@@ -155,6 +158,54 @@ def test_a_replay_refuses_positions_outside_the_game() -> None:
     assert played.public_rows(0) == ("#########",) * 9
     with pytest.raises(IndexError, match="position 2 is outside 0..1"):
         played.position(2)
+
+
+# Solved 3BV: a lost game is judged on what it cleared ---------------------------------------
+
+
+def test_a_loss_after_the_lone_number_solved_one_of_two_and_rates_on_that() -> None:
+    moves = log((0, REVEAL, 1, 0, 0), (0, REVEAL, 0, 0, 940))  # the lone 2, then a mine
+    stats = stats_from(board(TWO_BV), moves)
+    assert stats.status is Status.LOST
+    assert (stats.solved_three_bv, stats.three_bv) == (1, 2)
+    assert stats.bv_per_s == pytest.approx(1 / 0.94)
+    assert stats.ioe == pytest.approx(1 / 2)
+
+
+def test_a_border_number_opened_by_hand_solves_nothing_until_its_opening_opens() -> None:
+    state = board(TWO_BV)
+    assert state.field is not None
+    border = {state.grid.index(3, 0)}  # the 1 beside the opening
+    assert solved_three_bv(state.grid, state.field, border) == 0
+    opened = stats_from(state, log((0, REVEAL, 4, 2, 0), (0, REVEAL, 0, 0, 500)))
+    assert (opened.solved_three_bv, opened.three_bv) == (1, 2)
+
+
+def test_every_one_of_eight_lone_numbers_counts_once_revealed() -> None:
+    moves = log((0, REVEAL, 0, 0, 0), (0, REVEAL, 2, 2, 100), (0, REVEAL, 1, 1, 200))
+    stats = stats_from(board(EIGHT_ONES), moves)
+    assert (stats.status, stats.solved_three_bv, stats.three_bv) == (Status.LOST, 2, 8)
+
+
+# Figures: one rounding rule ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(0.845, 0.85), (0.8449, 0.84), (1.515, 1.52), (1.5, 1.5), (12.765957, 12.77), (2.675, 2.68)],
+)
+def test_figures_round_to_a_hundredth_with_halves_up_as_the_decimal_reads(
+    value: float, shown: float
+) -> None:
+    assert rounded(value) == shown
+    assert rounded(rounded(value)) == rounded(value)
+
+
+@pytest.mark.parametrize(
+    ("ms", "shown"), [(1005, 1.01), (1004, 1.0), (12_346, 12.35), (None, None)]
+)
+def test_seconds_round_the_exact_milliseconds(ms: int | None, shown: float | None) -> None:
+    assert seconds(ms) == shown
 
 
 # Property: a replay's position k is the engine's board after k moves ---------------------------
@@ -214,3 +265,18 @@ def test_positions_past_several_checkpoints_match_the_engine() -> None:
     played = replay(BEGINNER, 5, moves)
     assert len(played.checkpoints) == 4
     assert ["\n".join(played.public_rows(k)) for k in range(len(moves) + 1)] == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(games())
+def test_solved_three_bv_never_exceeds_the_total_and_equals_it_exactly_on_a_win(
+    game: tuple[Config, int, list[LoggedMove], list[GameState]],
+) -> None:
+    config, seed, moves, states = game
+    stats = game_stats(config, seed, moves)
+    if stats.three_bv is None:
+        assert stats.solved_three_bv is None
+        return
+    assert stats.solved_three_bv is not None
+    assert 0 <= stats.solved_three_bv <= stats.three_bv
+    assert (stats.solved_three_bv == stats.three_bv) == (stats.status is Status.WON)

@@ -216,7 +216,7 @@ def test_a_finished_race_is_in_the_room_history_with_its_winner(client: Client):
     code, _ = played_race(client)
     listed = client.get(f"/r/{code}/history/").content.decode()
     assert f'href="/r/{code}/games/1/"' in listed
-    assert "Won by Ana" in listed and "Ana, Bo" in listed and "3BV/s" in listed
+    assert "Ana won" in listed and "Ana, Bo" in listed and "3BV/s" in listed
 
 
 def test_a_race_winner_lands_on_the_race_table_of_the_board_and_once(client: Client):

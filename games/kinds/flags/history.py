@@ -10,10 +10,20 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.engine import flags as engine
+from games.engine.stats import seconds
 
 from ...models import Game, Move
-from ..replays import TICK, Replays, Seat, Step, Timeline, diff, times_ms
-from ..table import COMPUTER_SEAT
+from ..replays import (
+    TICK,
+    Replays,
+    Seat,
+    Step,
+    Timeline,
+    diff,
+    times_ms,
+)
+from ..side_pages import side_seats, winner_name
+from ..table import credited_seat
 from . import rules
 
 LEGEND: dict[str, dict[str, str]] = {
@@ -39,6 +49,8 @@ def chars(board: engine.State) -> str:
 
 def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Timeline:
     board = engine.new_game(rules.config(game.params), game.seed)
+    sides = rules.sides(game.params)
+    named = side_seats(seats, sides)
     start = previous = chars(board)
     steps: list[Step] = []
     counts: dict[int, dict[str, int]] = {}
@@ -54,10 +66,11 @@ def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Ti
         previous = now
         claimed = sum(isinstance(event, engine.MineClaimed) for event in events)
         target = board.grid.index(move.x, move.y)
+        seat = credited_seat(move.seat, mark.value)
         steps.append(
             Step(
                 len(steps) + 1,
-                move.seat,
+                seat,
                 at_ms,
                 move.action,
                 target,
@@ -66,7 +79,7 @@ def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Ti
                 describe(board, played, claimed, events),
             )
         )
-        mine = counts.setdefault(move.seat, {"moves": 0, "mines": 0})
+        mine = counts.setdefault(seat, {"moves": 0, "mines": 0})
         mine["moves"] += 1
         mine["mines"] += claimed
     return Timeline(
@@ -81,8 +94,9 @@ def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Ti
         status=board.status.value,
         over=board.status is not engine.Status.PLAYING,
         mines=tuple(sorted(board.field.mines)) if board.status is not engine.Status.PLAYING else (),
-        stats=stats(board, steps, counts),
-        seats=names(game, seats),
+        stats=stats(board, steps, counts)
+        | {"winner_name": winner_name(named, sides, board.winner)},
+        seats=named,
     )
 
 
@@ -110,21 +124,12 @@ def stats(
     last = steps[-1].at_ms if steps else None
     return {
         "time_ms": last,
-        "time_s": None if last is None else round(last / 1000, 2),
+        "time_s": seconds(last),
         "moves": len(steps),
         "winner": None if board.winner is None else board.winner.value,
         "scores": {mark.value: board.score(mark) for mark in engine.Seat},
         "players": [{"seat": seat, **n} for seat, n in sorted(counts.items())],
     }
-
-
-def names(game: Game, seats: Mapping[int, Seat]) -> dict[int, Seat]:
-    """People by their seats; a computer's moves carry the computer seat and its side's label."""
-    named = dict(seats)
-    for side in rules.sides(game.params).values():
-        if side.seat is None:
-            named[COMPUTER_SEAT] = Seat(side.label, "bot")
-    return named
 
 
 REPLAYS = Replays(

@@ -79,11 +79,17 @@ def statistics(game: Game, moves: Sequence[engine_stats.LoggedMove]) -> dict[str
     if over:
         result |= {
             "three_bv": figures.three_bv,
-            "bv_per_s": None if figures.bv_per_s is None else round(figures.bv_per_s, 3),
-            "ioe": None if figures.ioe is None else round(figures.ioe, 3),
+            "solved_three_bv": figures.solved_three_bv,
+            "bv_per_s": _rounded(figures.bv_per_s),
+            "ioe": _rounded(figures.ioe),
             "hit_by": figures.hit_by,
         }
     return result
+
+
+def _rounded(figure: float | None) -> float | None:
+    """A ratio as the API reports it: the digits every page shows (`engine_stats.rounded`)."""
+    return None if figure is None else engine_stats.rounded(figure)
 
 
 def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Timeline:

@@ -17,6 +17,7 @@ from typing import Any
 from games.engine import minesweeper as ms
 from games.engine import race as engine
 from games.engine.errors import EngineError
+from games.engine.stats import seconds
 
 from ...models import Game, Move
 from ..replays import MINESWEEPER_LEGEND, OPEN_CHARS, Part, Replays, Seat, Step, Timeline
@@ -187,7 +188,7 @@ def describe(
     for event in events:
         if isinstance(event, engine.Finished):
             who = "" if event.seat == mover else f"{seats[event.seat].name} "
-            parts.append(f"{who}finished in {event.time_ms / 1000:.2f} s")
+            parts.append(f"{who}finished in {seconds(event.time_ms):.2f} s")
         elif isinstance(event, engine.Out) and event.standing is not engine.Standing.GAVE_UP:
             if event.standing is engine.Standing.ELIMINATED and event.seat == mover:
                 parts.append("and is out")
@@ -214,7 +215,7 @@ def statistics(game: Game, race: engine.Race, seats: Mapping[int, Seat]) -> dict
     results = [rules.result_facts(r) for r in engine.results(race)]
     for result in results:
         time_ms = result["time_ms"]
-        result["time_s"] = None if time_ms is None else round(time_ms / 1000, 2)
+        result["time_s"] = seconds(time_ms)
         result["ended"] = rules.ENDED[engine.Standing(result["standing"])]
     winner = race.winner
     best = next((r for r in results if r["seat"] == winner), None)

@@ -23,6 +23,7 @@ from django.utils.html import escape
 
 from games.engine import minesweeper as ms
 from games.engine import race as engine
+from games.engine.stats import seconds
 
 from ... import audiences
 from ...models import Game, Room
@@ -217,7 +218,7 @@ def _mines_hit(count: int) -> str:
 
 
 def _seconds(ms_: int | None) -> str:
-    return "" if ms_ is None else f"{ms_ / 1000:.2f} s"
+    return "" if ms_ is None else f"{seconds(ms_):.2f} s"
 
 
 def _card(

@@ -12,6 +12,7 @@ from typing import Any
 from games.engine import minesweeper as ms
 from games.engine import race as engine
 from games.engine.errors import EngineError, GenerationError
+from games.engine.stats import rounded
 
 from ...messages import CellMove, Message
 from ..table import COMPUTER_SEAT, Applied, Invalid, Lineup, Refused, SettingsError
@@ -348,9 +349,9 @@ def result_facts(result: engine.Result) -> dict[str, Any]:
         "time_ms": result.time_ms,
         "mines_hit": result.mines_hit,
         "three_bv": result.three_bv,
-        "bv_per_s": None if result.bv_per_s is None else round(result.bv_per_s, 2),
+        "bv_per_s": None if result.bv_per_s is None else rounded(result.bv_per_s),
         "clicks": result.clicks,
-        "ioe": None if result.ioe is None else round(result.ioe, 2),
+        "ioe": None if result.ioe is None else rounded(result.ioe),
         "progress": result.progress,
     }
 

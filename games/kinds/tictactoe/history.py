@@ -9,9 +9,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.engine import tictactoe as engine
+from games.engine.stats import seconds
 
 from ...models import Game, Move
-from ..replays import TICK, Replays, Seat, Step, Timeline, times_ms
+from ..replays import (
+    TICK,
+    Replays,
+    Seat,
+    Step,
+    Timeline,
+    times_ms,
+)
+from ..side_pages import side_seats, winner_name
+from ..table import credited_seat
 from . import rules
 
 LEGEND: dict[str, dict[str, str]] = {
@@ -43,22 +53,21 @@ def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Ti
             line += f": {mark.value} wins"
         elif board.status is engine.Status.DRAW:
             line += ": a draw"
-        steps.append(Step(len(steps) + 1, move.seat, at_ms, "mark", move.cell, cells, chars, line))
-        counts[move.seat] = counts.get(move.seat, 0) + 1
+        seat = credited_seat(move.seat, mark.value)
+        steps.append(Step(len(steps) + 1, seat, at_ms, "mark", move.cell, cells, chars, line))
+        counts[seat] = counts.get(seat, 0) + 1
         previous = now
     times = [step.at_ms for step in steps]
+    sides = rules.sides(game.params)
+    names = side_seats(seats, sides)
     stats: dict[str, Any] = {
         "time_ms": times[-1] if times and times[-1] is not None else None,
-        "time_s": round(times[-1] / 1000, 2) if times and times[-1] is not None else None,
+        "time_s": seconds(times[-1]) if times else None,
         "moves": len(steps),
         "winner": None if board.winner is None else board.winner.value,
+        "winner_name": winner_name(names, sides, board.winner),
         "players": [{"seat": seat, "moves": n} for seat, n in sorted(counts.items())],
     }
-    sides = rules.sides(game.params)
-    names = dict(seats)
-    for side in sides.values():
-        if side.seat is None:  # a computer's moves carry COMPUTER_SEAT
-            names[rules.COMPUTER_SEAT] = Seat(side.label, "bot")
     return Timeline(
         width=3,
         height=3,

@@ -1,0 +1,1 @@
+"""Template filters the pages share."""
