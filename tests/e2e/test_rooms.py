@@ -12,6 +12,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 pytestmark = pytest.mark.e2e
 
 PHONE = {"width": 390, "height": 844}
+SIZE = ("Width", "Height", "Mines")
 OPEN_STATES = re.compile(r"^(revealed|mine|exploded|flagged|wrong-flag)$")
 
 
@@ -136,6 +137,32 @@ def test_home_page_rejects_a_custom_board_that_is_too_wide(new_context, screensh
     expect(page).to_have_url(re.compile(r"/rooms/$"))
     expect(page.get_by_label("Width")).to_have_value("500")
     expect(page.locator("#custom-size")).to_be_visible()
+
+
+def test_a_refused_size_takes_focus_and_shows_its_error_at_the_field(new_context):
+    """At 1280×800 the error of a 3×3 board (too small for mines) is at Width, which has focus,
+    in view, and the Height and Mines inputs keep their height beside the longer error."""
+    page = new_context(viewport={"width": 1280, "height": 800}).new_page()
+    page.goto("/")
+    page.get_by_label("Your nickname").fill("Ana")
+    page.locator('input[name="preset"][value="custom"]').check()
+    size = {name: page.get_by_role("spinbutton", name=name, exact=True) for name in SIZE}
+    for name, value in zip(SIZE, ("3", "3", "1"), strict=True):
+        size[name].fill(value)
+    page.get_by_role("button", name="Create room").click()
+
+    width, error = size["Width"], page.locator("#width-error")
+    expect(width).to_be_focused()
+    expect(width).to_have_attribute("aria-invalid", "true")
+    expect(error).to_contain_text("A 3×3 board is too small for mines")
+    expect(error).to_be_in_viewport(ratio=1)
+    expect(page.locator("#mines-error")).to_have_count(0)
+    field, message = width.bounding_box(), error.bounding_box()
+    assert field and message
+    assert 0 <= message["y"] - (field["y"] + field["height"]) < 20  # right under Width
+    assert abs(message["x"] - field["x"]) < 2
+    for name in ("Height", "Mines"):
+        assert size[name].bounding_box()["height"] == field["height"]
 
 
 def test_home_page_in_dark_mode(new_context, screenshots):

@@ -111,8 +111,9 @@ def test_a_board_too_small_for_mines_says_so(client, width, height):
     response = create(client, preset="custom", width=width, height=height, mines=1)
     assert response.status_code == 400
     html = response.content.decode()
-    assert f"A {width}×{height} board is too small for mines" in html
-    assert "1 to 0" not in html
+    error = re.search(r'<span class="field-error" id="width-error">([^<]*)</span>', html)
+    assert error and f"A {width}×{height} board is too small for mines" in error[1]  # at Width
+    assert "1 to 0" not in html and 'id="mines-error"' not in html
     assert Room.objects.count() == 0
 
 
