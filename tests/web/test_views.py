@@ -193,3 +193,32 @@ def test_unknown_rooms_get_a_friendly_404_that_reveals_nothing(client, template,
 def test_pages_carry_a_strict_content_security_policy(client):
     policy = client.get("/")["Content-Security-Policy"]
     assert "script-src 'self'" in policy and "unsafe-inline" not in policy
+
+
+@pytest.mark.parametrize(
+    ("fields", "title"),
+    [
+        ({"preset": "expert"}, "Expert 30×16"),
+        ({"preset": "intermediate"}, "Intermediate 16×16"),
+        (
+            {"preset": "custom", "width": "20", "height": "12", "mines": "30"},
+            "Custom 20×12 · 30 mines",
+        ),
+        ({"preset": "custom", "width": "9", "height": "9", "mines": "11"}, "Custom 9×9 · 11 mines"),
+        (
+            {
+                "mode": "race",
+                "preset": "expert",
+                "penalty": "5",
+                "time_limit": "0",
+                "spectator_delay": "3",
+                "bot_pace": "2",
+            },
+            "Expert 30×16",
+        ),
+    ],
+)
+def test_the_room_page_names_its_board(client, fields, title):
+    room_url = create(client, **fields)["Location"]
+    html = main_of(client.get(room_url).content.decode())
+    assert f'<p class="board-title">{title}</p>' in html

@@ -390,6 +390,7 @@ def game_context(room: Room, game: Game) -> dict[str, Any]:
         "width": race.grid.width,
         "height": race.grid.height,
         "settings": room.settings,
+        "board_title": ms.board_title(race.grid.width, race.grid.height, room.settings["mines"]),
     }
 
 
