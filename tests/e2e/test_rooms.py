@@ -165,6 +165,13 @@ def test_a_refused_size_takes_focus_and_shows_its_error_at_the_field(new_context
         assert size[name].bounding_box()["height"] == field["height"]
 
 
+def test_create_room_is_on_the_first_screen_of_a_laptop(new_context):
+    """At 1280×800 the whole form, its button included, shows without scrolling."""
+    page = new_context(viewport={"width": 1280, "height": 800}).new_page()
+    page.goto("/")
+    expect(page.get_by_role("button", name="Create room")).to_be_in_viewport(ratio=1)
+
+
 def test_home_page_in_dark_mode(new_context, screenshots):
     page = new_context(color_scheme="dark").new_page()
     page.goto("/")
