@@ -179,6 +179,35 @@ def test_home_page_in_dark_mode(new_context, screenshots):
     shot(page, screenshots, "home-dark", full_page=True)
 
 
+FLAG_PIXELS = """async (cell) => {
+    // The flag as the page draws it, at a small cell's size: red pixels and the rest.
+    const url = getComputedStyle(cell, "::after").backgroundImage.slice(5, -2);
+    const image = new Image();
+    image.src = url;
+    await image.decode();
+    const canvas = document.createElement("canvas");
+    canvas.width = canvas.height = 12;
+    const context = canvas.getContext("2d");
+    context.drawImage(image, 0, 0, 12, 12);
+    const data = context.getImageData(0, 0, 12, 12).data;
+    let red = 0, other = 0;
+    for (let i = 0; i < data.length; i += 4) {
+        if (data[i + 3] < 128) continue;
+        if (data[i] > data[i + 1] + 80 && data[i] > data[i + 2] + 80) red++; else other++;
+    }
+    return { red, other };
+}"""
+
+
+def test_dark_mode_flag_is_mostly_its_red_pennant(new_context):
+    """In dark mode a light pole and base under a small pennant read as a "1" at small sizes;
+    the pennant must be most of the glyph."""
+    page = new_context(color_scheme="dark").new_page()
+    page.goto("/")
+    pixels = page.locator('.hero-board .cell[data-state="flagged"]').first.evaluate(FLAG_PIXELS)
+    assert pixels["red"] > 0.55 * (pixels["red"] + pixels["other"]), pixels
+
+
 def test_unknown_room_shows_the_not_found_page(new_context, screenshots):
     page = new_context().new_page()
     response = page.goto("/r/no-such-room-code/")
