@@ -283,3 +283,7 @@ class GameKind:
     what that changes (a racer's grace period), logged as a move, or None."""
     replays: "Replays | None" = None
     """Replays, the room's history and records from the move log (`kinds.replays`)."""
+    seats_for_people: Callable[[Settings], int] | None = None
+    """How many people a room with these settings seats (two-sided kinds: their human sides), so
+    an invite can say the seats are taken before asking a name; None: any number up to the
+    room's cap."""

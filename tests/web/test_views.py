@@ -222,3 +222,16 @@ def test_the_room_page_names_its_board(client, fields, title):
     room_url = create(client, **fields)["Location"]
     html = main_of(client.get(room_url).content.decode())
     assert f'<p class="board-title">{title}</p>' in html
+
+
+def test_a_full_coop_room_says_so_before_asking_a_name(client):
+    from django.test import Client
+
+    from games import services
+
+    room = Room.objects.get(code=create(client)["Location"].split("/")[2])
+    for n in range(services.MAX_PLAYERS_PER_ROOM - 1):
+        services.join_room(room, f"P{n}")
+    html = main_of(Client().get(f"/r/{room.code}/").content.decode())
+    assert services.ROOM_FULL in html and f'href="/r/{room.code}/watch/"' in html
+    assert 'name="nickname"' not in html
