@@ -43,4 +43,5 @@ KIND = GameKind(
     public_summary=rules.PUBLIC_SUMMARY,
     replays=history.REPLAYS,
     seats_for_people=sides.seats_for_people,
+    playing_seats=sides.playing_seats,
 )

@@ -26,7 +26,7 @@ from games.engine import race as engine
 
 from ... import audiences
 from ...models import Game, Room
-from ..roster import roster_cut
+from ..roster import roster_cut, spectators
 from ..table import COMPUTER_SEAT, Applied, MoveNews, NewGame
 from . import rules
 
@@ -493,7 +493,7 @@ def roster_html(room: Room, game: Game) -> str:
         "racing": racing,
         "running": running,
         "bot_racing": COMPUTER_SEAT in racing,
-        "spectators": room.spectators,
+        "spectators": spectators(room, rules.playing_seats(game.state, game.params)),
         "bot": rules.has_bot(room.settings),
         "bot_pace": room.settings.get("bot_pace", 2),
         "paces": rules.PACES,
