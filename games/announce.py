@@ -10,6 +10,7 @@ game, presence, a hint, the bot) read the room as it is now.
 
 from . import audiences, bot_events, metrics, outbox
 from .kinds import kind_of
+from .kinds.roster import spectators
 from .kinds.table import Fragment, GameKind, MoveNews, NewGame
 from .models import Room
 
@@ -54,7 +55,12 @@ def roster_html(room_id: int) -> Fragment:
 
 def spectators_html(room_id: int) -> str:
     room = Room.objects.only("kind", "spectators").get(pk=room_id)
-    return kind_of(room.kind).rendering.spectators_html(room.spectators)
+    kind = kind_of(room.kind)
+    count = room.spectators
+    if kind.playing_seats is not None:  # seated people with no part in the game watch too
+        game = room.current_game()
+        count = spectators(room, kind.playing_seats(game.state, game.params))
+    return kind.rendering.spectators_html(count)
 
 
 def hint(room_id: int, asker: str, cell: tuple[int, int] | None) -> None:

@@ -149,6 +149,19 @@ def unique_nickname(name: str, taken: set[str]) -> str:
 
 
 @transaction.atomic
+def seats_taken(room: Room) -> str | None:
+    """Why a newcomer cannot take a seat that plays (every seat taken), for the invite to say
+    before it asks a name; None while one is free. A read, not a lock: `join_room` decides."""
+    people = Player.objects.filter(room=room, role=Player.Role.PLAYER).count()
+    if people >= MAX_PLAYERS_PER_ROOM:
+        return ROOM_FULL
+    seats = kind_of(room.kind).seats_for_people
+    if seats is None or people < seats(room.settings):
+        return None
+    taken = "Both seats are taken" if seats(room.settings) == 2 else "The seat is taken"
+    return f"{taken} — you can watch."
+
+
 def join_room(room: Room, nickname: str) -> Player:
     """A new seat, under a name no one else in the room has (see `unique_nickname`); the first
     player to join hosts the room. `RoomFull` past `MAX_PLAYERS_PER_ROOM` seats."""

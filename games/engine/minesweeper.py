@@ -80,6 +80,16 @@ PRESETS: Mapping[str, Config] = MappingProxyType(
 )
 
 
+def board_title(width: int, height: int, mines: int) -> str:
+    """A board's name as players know it: a preset by name and size ("Expert 30×16", its mines
+    go without saying), any other "Custom 20×12 · 30 mines"."""
+    shape = f"{width}×{height}"
+    for name, preset in PRESETS.items():
+        if (preset.width, preset.height, preset.mines) == (width, height, mines):
+            return f"{name.capitalize()} {shape}"
+    return f"Custom {shape} · {mines} mines"
+
+
 @dataclass(frozen=True, slots=True)
 class Minefield:
     """The hidden truth, fixed at the first reveal. Counts are derived once, for speed."""

@@ -6,10 +6,10 @@ times once made a snapshot larger than the websocket's message limit, and nobody
 room any more (issue 14). The first `ROSTER_SHOWN` seats are listed, the rest counted.
 """
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
-from ..models import Player
+from ..models import Player, Room
 
 ROSTER_SHOWN = 20
 """Seats listed by name; docs/operations.md, "Limits"."""
@@ -20,6 +20,20 @@ class Cut:
     shown: list[Player]
     more: str
     """How many more are seated, written out ("1,700"); empty when all are shown."""
+
+
+def spectators(room: Room, playing: Collection[int] | None) -> int:
+    """Everyone watching, as pages count them: the room's spectators (the watch link), plus the
+    people seated and online who have no part in this game (`playing`: the seats that play;
+    None: every seat does), such as a third visitor to a tic-tac-toe room or a late racer."""
+    if playing is None:
+        return room.spectators
+    idle = (
+        p
+        for p in room.players.all()
+        if p.role == Player.Role.PLAYER and p.online and p.number not in playing
+    )
+    return room.spectators + sum(1 for _ in idle)
 
 
 def _nobody(player: Player) -> bool:

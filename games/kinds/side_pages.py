@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from ..models import Game, Player, Room
 from .replays import Seat
-from .roster import roster_cut
+from .roster import roster_cut, spectators
 from .sides import HUMAN
 from .table import NewGame, computer_seat
 
@@ -67,7 +67,7 @@ def roster(room: Room, sides: Mapping[Any, Any]) -> dict[str, Any]:
     marks = {side.seat: side.mark.value for side in sides.values()}
     cut = roster_cut(room.players.all(), first=lambda player: player.number in marks)
     entries = [{"player": player, "mark": marks.get(player.number, "")} for player in cut.shown]
-    return {"roster": entries, "roster_more": cut.more, "spectators": room.spectators}
+    return {"roster": entries, "roster_more": cut.more, "spectators": spectators(room, marks)}
 
 
 def new_game_narration(news: NewGame, x: dict[str, Any], plays_x: str) -> str:

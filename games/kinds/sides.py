@@ -19,6 +19,18 @@ def creator_sits(settings: dict[str, Any]) -> bool:
     return HUMAN in (settings["x"], settings["o"])
 
 
+def seats_for_people(settings: dict[str, Any]) -> int:
+    """The seats people take, one per side that is a person's; later comers watch."""
+    return [settings["x"], settings["o"]].count(HUMAN)
+
+
+def playing_seats(state: Any, params: dict[str, Any]) -> frozenset[int]:
+    """The people's seats in this game (computers have none); any other seat only watches."""
+    return frozenset(
+        params[mark]["seat"] for mark in ("X", "O") if params[mark]["seat"] is not None
+    )
+
+
 def next_sides(settings: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
     """The next game's sides (`X`, `O`): game 1 from the room's settings (`x`, `o`), people
     seated in order and computers without a seat; every later one swaps the game before's."""

@@ -9,7 +9,7 @@ The states, params and settings the table's functions take are the storable (JSO
 `Game.state`, `Game.params` and `Room.settings`; each kind parses them with its own engine.
 """
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -295,3 +295,11 @@ class GameKind:
     what that changes (a racer's grace period), logged as a move, or None."""
     replays: "Replays | None" = None
     """Replays, the room's history and records from the move log (`kinds.replays`)."""
+    playing_seats: Callable[[State, Params], Collection[int] | None] | None = None
+    """(state, params) -> the seats that play this game, or None when every seat does (a race's
+    lobby); None here: every seat always plays. The others seated only watch, and the pages count
+    them with the spectators (a third visitor to a tic-tac-toe room, a late racer)."""
+    seats_for_people: Callable[[Settings], int] | None = None
+    """How many people a room with these settings seats (two-sided kinds: their human sides), so
+    an invite can say the seats are taken before asking a name; None: any number up to the
+    room's cap."""

@@ -163,8 +163,8 @@ def room(request: HttpRequest, room: Room) -> HttpResponse:
     player = seat_of(request, room)
     if player is None:
         nickname = request.session.get("nickname")
-        if not nickname:
-            return join_page(request, room, NicknameForm(), status=200)
+        if not nickname or services.seats_taken(room):  # told first, even with a name ready
+            return join_page(request, room, NicknameForm(initial={"nickname": nickname}), 200)
         form = NicknameForm({"nickname": nickname})
         seat = take_seat(request, room, form) if form.is_valid() else join_page(request, room, form)
         if isinstance(seat, HttpResponse):
@@ -207,7 +207,15 @@ def take_seat(request: HttpRequest, room: Room, form: NicknameForm) -> Player | 
 def join_page(
     request: HttpRequest, room: Room, form: NicknameForm, status: int = 400
 ) -> HttpResponse:
-    context = {"room": room, "form": form, "kind_label": kind_label(room.kind)}
+    taken = services.seats_taken(room)
+    context = {
+        "room": room,
+        "form": form,
+        "kind_label": kind_label(room.kind),
+        "seats_taken": taken,
+        # Past the cap a name gets no seat at all; in a two-sided room it still joins the talk.
+        "may_join": taken is None or taken != services.ROOM_FULL,
+    }
     return render(request, "games/join.html", context, status=status)
 
 

@@ -39,4 +39,11 @@
   }
   form.addEventListener("change", update);
   update();
+  // A refused form comes back at the top of a long page: take the player to the first error
+  // (a field marked invalid, or the form's own message) so it is seen and typed over at once.
+  const firstError = form.querySelector('.form-error, [aria-invalid="true"]');
+  if (firstError) {
+    firstError.scrollIntoView({ block: "center" });
+    firstError.focus({ preventScroll: true });
+  }
 })();

@@ -85,6 +85,30 @@ def test_not_found_page(new_context, screenshots):
     audit(page, screenshots, "not-found")
 
 
+def test_records_page(new_context, screenshots):
+    page = calm_page(new_context)
+    page.goto("/records/")
+    expect(page.get_by_role("heading", level=1)).to_be_visible()
+    audit(page, screenshots, "records")
+
+
+def test_an_invite_whose_seat_is_taken(new_context, screenshots):
+    """A person-against-computer room: its one seat is the creator's, so the invite offers to
+    watch before it asks a name."""
+    ana = calm_page(new_context)
+    ana.goto("/")
+    ana.locator('input[name="game"][value="tictactoe"]').check()
+    ana.get_by_label("Your nickname").fill("Ana")
+    ana.locator('#tictactoe-fields select[name="o"]').select_option("perfect")
+    ana.get_by_role("button", name="Create room").click()
+    expect(ana).to_have_url(re.compile(r"/r/[\w-]+/$"))
+    visitor = calm_page(new_context)
+    visitor.goto(ana.url)
+    expect(visitor.get_by_text("The seat is taken — you can watch.")).to_be_visible()
+    expect(visitor.get_by_role("link", name="Watch the game")).to_be_visible()
+    audit(visitor, screenshots, "invite-seat-taken")
+
+
 def test_minesweeper_room_join_play_watch_lose_and_win(new_context, game_db, screenshots):
     ana = calm_page(new_context)
     code = create_room(ana, "Ana")

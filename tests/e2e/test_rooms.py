@@ -12,6 +12,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 pytestmark = pytest.mark.e2e
 
 PHONE = {"width": 390, "height": 844}
+SIZE = ("Width", "Height", "Mines")
 OPEN_STATES = re.compile(r"^(revealed|mine|exploded|flagged|wrong-flag)$")
 
 
@@ -138,11 +139,73 @@ def test_home_page_rejects_a_custom_board_that_is_too_wide(new_context, screensh
     expect(page.locator("#custom-size")).to_be_visible()
 
 
+def test_a_refused_size_takes_focus_and_shows_its_error_at_the_field(new_context):
+    """At 1280×800 the error of a 3×3 board (too small for mines) is at Width, which has focus,
+    in view, and the Height and Mines inputs keep their height beside the longer error."""
+    page = new_context(viewport={"width": 1280, "height": 800}).new_page()
+    page.goto("/")
+    page.get_by_label("Your nickname").fill("Ana")
+    page.locator('input[name="preset"][value="custom"]').check()
+    size = {name: page.get_by_role("spinbutton", name=name, exact=True) for name in SIZE}
+    for name, value in zip(SIZE, ("3", "3", "1"), strict=True):
+        size[name].fill(value)
+    page.get_by_role("button", name="Create room").click()
+
+    width, error = size["Width"], page.locator("#width-error")
+    expect(width).to_be_focused()
+    expect(width).to_have_attribute("aria-invalid", "true")
+    expect(error).to_contain_text("A 3×3 board is too small for mines")
+    expect(error).to_be_in_viewport(ratio=1)
+    expect(page.locator("#mines-error")).to_have_count(0)
+    field, message = width.bounding_box(), error.bounding_box()
+    assert field and message
+    assert 0 <= message["y"] - (field["y"] + field["height"]) < 20  # right under Width
+    assert abs(message["x"] - field["x"]) < 2
+    for name in ("Height", "Mines"):
+        assert size[name].bounding_box()["height"] == field["height"]
+
+
+def test_create_room_is_on_the_first_screen_of_a_laptop(new_context):
+    """At 1280×800 the whole form, its button included, shows without scrolling."""
+    page = new_context(viewport={"width": 1280, "height": 800}).new_page()
+    page.goto("/")
+    expect(page.get_by_role("button", name="Create room")).to_be_in_viewport(ratio=1)
+
+
 def test_home_page_in_dark_mode(new_context, screenshots):
     page = new_context(color_scheme="dark").new_page()
     page.goto("/")
     expect(page.get_by_role("button", name="Create room")).to_be_visible()
     shot(page, screenshots, "home-dark", full_page=True)
+
+
+FLAG_PIXELS = """async (cell) => {
+    // The flag as the page draws it, at a small cell's size: red pixels and the rest.
+    const url = getComputedStyle(cell, "::after").backgroundImage.slice(5, -2);
+    const image = new Image();
+    image.src = url;
+    await image.decode();
+    const canvas = document.createElement("canvas");
+    canvas.width = canvas.height = 12;
+    const context = canvas.getContext("2d");
+    context.drawImage(image, 0, 0, 12, 12);
+    const data = context.getImageData(0, 0, 12, 12).data;
+    let red = 0, other = 0;
+    for (let i = 0; i < data.length; i += 4) {
+        if (data[i + 3] < 128) continue;
+        if (data[i] > data[i + 1] + 80 && data[i] > data[i + 2] + 80) red++; else other++;
+    }
+    return { red, other };
+}"""
+
+
+def test_dark_mode_flag_is_mostly_its_red_pennant(new_context):
+    """In dark mode a light pole and base under a small pennant read as a "1" at small sizes;
+    the pennant must be most of the glyph."""
+    page = new_context(color_scheme="dark").new_page()
+    page.goto("/")
+    pixels = page.locator('.hero-board .cell[data-state="flagged"]').first.evaluate(FLAG_PIXELS)
+    assert pixels["red"] > 0.55 * (pixels["red"] + pixels["other"]), pixels
 
 
 def test_unknown_room_shows_the_not_found_page(new_context, screenshots):

@@ -136,11 +136,11 @@ async def before_echo(communicator, *, hover: bool = False) -> list[str]:
 
 async def seats_taken_and_watched(room: Room, ana: Player, bo: Player) -> list:
     """A two-sided room's sockets, connected and settled: Ana's and Bo's (seated), Cy's (who
-    joins now and has no seat) and a spectator's."""
+    joins now and has no seat, so is counted with the spectators) and a spectator's."""
     cy = await database_sync_to_async(services.join_room)(room, "Cy")
     sockets = [await connect(room, ana), await connect(room, bo), await connect(room, cy)]
     sockets.append(await connect(room, watch=True))
-    await settle(*sockets, online=3, watching=1)
+    await settle(*sockets, online=3, watching=2)
     return sockets
 
 

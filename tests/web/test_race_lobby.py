@@ -158,3 +158,17 @@ def test_a_move_that_passes_a_racer_updates_every_racers_place(client, monkeypat
                 f'<span class="racer-place" id="place-{seat}" hx-swap-oob="true">#2</span>'
                 in (texts[key])
             )
+
+
+def test_a_late_joiner_online_is_counted_with_those_watching(client):
+    """Dee joined once the race was named: Dee watches it, and the count says so, beside the
+    watch link's spectators."""
+    code, (ana, _bo) = api_race(client, racers=2)
+    move(client, code, ana, action="start")
+    fast_forward(code)
+    client.post(f"/api/rooms/{code}/join", {"name": "Dee"}, content_type=JSON)
+    room = Room.objects.get(code=code)
+    services.presence_changed(room, room.players.get(nickname="Dee"), +1, "test")
+    assert re.search(r'id="spectators"[^>]*>.*?1 watching<', _roster(client, code), re.S)
+    services.presence_changed(room, None, +1, "test")  # and one by the watch link
+    assert re.search(r'id="spectators"[^>]*>.*?2 watching<', _roster(client, code), re.S)

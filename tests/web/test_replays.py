@@ -345,3 +345,16 @@ def test_nicknames_are_escaped_on_the_replay_page_and_in_the_records(client: Cli
     for html in (replay_page, records_page):
         assert "<b>Mal</b>" not in html
         assert "&lt;b&gt;Mal&lt;/b&gt;" in html
+
+
+def test_every_records_table_is_a_region_with_its_own_name(client: Client):
+    """Each table's region is named by its heading and its board's, so no two landmarks share a
+    name (Beginner's "Co-op teams" is not Expert's)."""
+    html = records_html(client)
+    texts = {
+        id_: re.sub(r"<[^>]+>", " ", inner)
+        for id_, inner in re.findall(r'<h[23] id="([^"]+)">(.*?)</h[23]>', html)
+    }
+    sections = re.findall(r'<section class="card record-table"[^>]*aria-labelledby="([^"]+)"', html)
+    names = [" ".join(" ".join(texts[id_].split()) for id_ in ids.split()) for ids in sections]
+    assert len(names) > 2 and len(set(names)) == len(names)

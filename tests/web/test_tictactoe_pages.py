@@ -126,6 +126,40 @@ def test_a_third_visitor_joins_but_is_told_both_seats_are_taken(client, django_u
     assert "Watching as" in html and "both seats taken" in html
 
 
+@pytest.mark.parametrize(
+    ("sides", "notice"),
+    [
+        ({"o": "human"}, "Both seats are taken — you can watch."),
+        ({"o": "perfect"}, "The seat is taken — you can watch."),
+    ],
+)
+def test_an_invite_whose_seats_are_taken_says_so_before_asking_a_name(client, sides, notice):
+    room = room_of(create(client, **sides))
+    if sides["o"] == "human":
+        services.join_room(room, "Bo")
+    from django.test import Client
+
+    visitor = Client()
+    html = visitor.get(f"/r/{room.code}/").content.decode()
+    assert notice in html
+    watch = html.index(f'href="/r/{room.code}/watch/"')
+    assert watch < html.index('name="nickname"')
+    assert "autofocus" not in html
+    session = visitor.session  # a name given before does not skip the notice
+    session["nickname"] = "Cy"
+    session.save()
+    assert notice in visitor.get(f"/r/{room.code}/").content.decode()
+    assert not Player.objects.filter(room=room, nickname="Cy").exists()
+
+
+def test_an_invite_with_a_free_seat_asks_for_a_name_at_once(client):
+    room = room_of(create(client, o="human"))
+    from django.test import Client
+
+    html = Client().get(f"/r/{room.code}/").content.decode()
+    assert "taken" not in html and "autofocus" in html
+
+
 def test_spectators_get_a_page_without_a_seat_or_rematch(client):
     room = room_of(create(client, x="random", o="perfect"))
     services.play_computer_turns(room)

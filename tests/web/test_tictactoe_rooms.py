@@ -105,6 +105,16 @@ async def test_refusals_reach_only_their_sender_and_change_nothing(room, ana, bo
         await socket.disconnect()
 
 
+async def test_a_visitor_without_a_seat_counts_as_a_spectator(room, ana, bo):
+    """Cy joined after both seats were taken: Cy watches, and every page counts Cy, as it
+    counts the watch link's spectator; when the spectator leaves, Cy is still counted."""
+    ana_socket, bo_socket, cy_socket, spectator = await seats_taken_and_watched(room, ana, bo)
+    await spectator.disconnect()
+    await settle(ana_socket, bo_socket, cy_socket, online=3, watching=1)
+    for socket in (ana_socket, bo_socket, cy_socket):
+        await socket.disconnect()
+
+
 async def test_the_perfect_computer_replies_to_a_person():
     room = await database_sync_to_async(make_room)("human", "perfect")
     ana = await database_sync_to_async(services.join_room)(room, "Ana")

@@ -111,8 +111,9 @@ def test_a_board_too_small_for_mines_says_so(client, width, height):
     response = create(client, preset="custom", width=width, height=height, mines=1)
     assert response.status_code == 400
     html = response.content.decode()
-    assert f"A {width}×{height} board is too small for mines" in html
-    assert "1 to 0" not in html
+    error = re.search(r'<span class="field-error" id="width-error">([^<]*)</span>', html)
+    assert error and f"A {width}×{height} board is too small for mines" in error[1]  # at Width
+    assert "1 to 0" not in html and 'id="mines-error"' not in html
     assert Room.objects.count() == 0
 
 
@@ -192,3 +193,45 @@ def test_unknown_rooms_get_a_friendly_404_that_reveals_nothing(client, template,
 def test_pages_carry_a_strict_content_security_policy(client):
     policy = client.get("/")["Content-Security-Policy"]
     assert "script-src 'self'" in policy and "unsafe-inline" not in policy
+
+
+@pytest.mark.parametrize(
+    ("fields", "title"),
+    [
+        ({"preset": "expert"}, "Expert 30×16"),
+        ({"preset": "intermediate"}, "Intermediate 16×16"),
+        (
+            {"preset": "custom", "width": "20", "height": "12", "mines": "30"},
+            "Custom 20×12 · 30 mines",
+        ),
+        ({"preset": "custom", "width": "9", "height": "9", "mines": "11"}, "Custom 9×9 · 11 mines"),
+        (
+            {
+                "mode": "race",
+                "preset": "expert",
+                "penalty": "5",
+                "time_limit": "0",
+                "spectator_delay": "3",
+                "bot_pace": "2",
+            },
+            "Expert 30×16",
+        ),
+    ],
+)
+def test_the_room_page_names_its_board(client, fields, title):
+    room_url = create(client, **fields)["Location"]
+    html = main_of(client.get(room_url).content.decode())
+    assert f'<p class="board-title">{title}</p>' in html
+
+
+def test_a_full_coop_room_says_so_before_asking_a_name(client):
+    from django.test import Client
+
+    from games import services
+
+    room = Room.objects.get(code=create(client)["Location"].split("/")[2])
+    for n in range(services.MAX_PLAYERS_PER_ROOM - 1):
+        services.join_room(room, f"P{n}")
+    html = main_of(Client().get(f"/r/{room.code}/").content.decode())
+    assert services.ROOM_FULL in html and f'href="/r/{room.code}/watch/"' in html
+    assert 'name="nickname"' not in html

@@ -1,6 +1,7 @@
 """Minesweeper Flags: two players take turns on one board and claim mines; a person against a
 person, against the computer (easy or strong), or two computers playing for spectators."""
 
+from .. import sides
 from ..table import Clock, Computer, GameKind, Rendering
 from . import history, render, rules
 from .form import CreateFlagsRoomForm
@@ -41,4 +42,6 @@ KIND = GameKind(
     clock=Clock(due=rules.turn_due, tick=rules.tick),
     public_summary=rules.PUBLIC_SUMMARY,
     replays=history.REPLAYS,
+    seats_for_people=sides.seats_for_people,
+    playing_seats=sides.playing_seats,
 )

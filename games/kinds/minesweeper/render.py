@@ -164,6 +164,9 @@ def _around_board(room: Room, game: Game, state: engine.GameState) -> dict[str, 
         "game": game,
         "state": state,
         "width": state.config.width,
+        "board_title": engine.board_title(
+            state.config.width, state.config.height, state.config.mines
+        ),
         "mines_left": state.mines_left,
         "ended_by": _player(room, state.ended_by),
         **roster(room, state, rules.has_bot(game.params)),

@@ -50,7 +50,7 @@ def validate_settings(width: Any, height: Any, mines: Any, no_guess: Any = False
         raise SettingsError(
             f"A {width}×{height} board is too small for mines: the first click and its "
             "neighbours cover it. Make it at least 4 cells wide or high.",
-            "mines",
+            "width",  # the size is at fault, not the mines: the form shows it at Width
         )
     if not isinstance(mines, int) or isinstance(mines, bool) or not 1 <= mines <= most:
         raise SettingsError(

@@ -45,4 +45,5 @@ KIND = GameKind(
     presence=rules.presence,
     may_restart=rules.may_restart,
     replays=history.REPLAYS,
+    playing_seats=rules.playing_seats,
 )

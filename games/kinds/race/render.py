@@ -27,7 +27,7 @@ from games.engine.stats import seconds
 
 from ... import audiences
 from ...models import Game, Room
-from ..roster import roster_cut
+from ..roster import roster_cut, spectators
 from ..table import COMPUTER_SEAT, Applied, MoveNews, NewGame
 from . import rules
 
@@ -391,6 +391,7 @@ def game_context(room: Room, game: Game) -> dict[str, Any]:
         "width": race.grid.width,
         "height": race.grid.height,
         "settings": room.settings,
+        "board_title": ms.board_title(race.grid.width, race.grid.height, room.settings["mines"]),
     }
 
 
@@ -493,7 +494,7 @@ def roster_html(room: Room, game: Game) -> str:
         "racing": racing,
         "running": running,
         "bot_racing": COMPUTER_SEAT in racing,
-        "spectators": room.spectators,
+        "spectators": spectators(room, rules.playing_seats(game.state, game.params)),
         "bot": rules.has_bot(room.settings),
         "bot_pace": room.settings.get("bot_pace", 2),
         "paces": rules.PACES,

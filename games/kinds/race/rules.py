@@ -159,6 +159,13 @@ def initial_state(params: dict[str, Any], seed: int) -> dict[str, Any]:
     return engine.to_dict(engine.new_race(rules_of(params), seed))
 
 
+def playing_seats(state: Mapping[str, Any], params: Mapping[str, Any]) -> frozenset[int] | None:
+    """The racers once a race is named (who joined later only watches); None in the lobby,
+    where every seat is about to race."""
+    race = load(state)
+    return None if race.phase is engine.Phase.LOBBY else frozenset(race.seats)
+
+
 def load(state: Mapping[str, Any]) -> engine.Race:
     return engine.from_dict(state)
 

@@ -1,5 +1,6 @@
 """Tic-tac-toe: two entrants, each a person or a computer (random or perfect)."""
 
+from .. import sides
 from ..table import Computer, GameKind, Rendering
 from . import history, render, rules
 from .form import CreateTicTacToeRoomForm
@@ -38,4 +39,6 @@ KIND = GameKind(
         next_game_after=rules.NEXT_GAME_AFTER,
     ),
     replays=history.REPLAYS,
+    seats_for_people=sides.seats_for_people,
+    playing_seats=sides.playing_seats,
 )
