@@ -227,6 +227,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
     async def _leave(self) -> None:
         """Out of the relay and the presence counts; once, whichever way the socket ends."""
         sockets.forget(self)
+        twisted_backlog.release(self.connection)  # once the connection is lost: free its bytes
         heartbeat.socket_left()
         self._stop_tasks()
         try:
