@@ -63,12 +63,12 @@ def refuse_spectator(room: Room, player: Player | None, message: Message) -> Non
     if player is not None and not player.is_spectator:
         return
     text = None
-    if isinstance(message, CellMove | SquareMove):
+    if isinstance(message, Command):
+        commands = kind_of(room.kind).commands
+        plays = message.name in commands  # a kind's own command (a race's start)
+        text = SPECTATORS_CANNOT_PLAY if plays else _SPECTATOR_COMMANDS.get(message.name)
+    elif isinstance(message, CellMove | SquareMove):
         text = SPECTATORS_CANNOT_PLAY
-    elif isinstance(message, Command) and message.name in kind_of(room.kind).commands:
-        text = SPECTATORS_CANNOT_PLAY
-    elif isinstance(message, Command):
-        text = _SPECTATOR_COMMANDS.get(message.name)
     if text is not None:
         raise Forbidden(text)
 
