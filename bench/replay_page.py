@@ -43,16 +43,18 @@ def summary(name: str, values: list[float]) -> dict[str, object]:
     }
 
 
-def stored_game(moves_wanted: int):
-    """An expert room whose game 1 holds the bench's 500-move game as rows."""
+def stored_game(moves_wanted: int, play: Callable[[int, int], list] | None = None):
+    """An expert room whose game 1 holds the bench's 500-move game as rows (`play`: another
+    way to make the moves, from a seed and a count)."""
     from django.utils import timezone
 
-    from bench.engine_replay import play
+    from bench.engine_replay import play as played
     from games import services
     from games.engine import minesweeper as engine
     from games.kinds.minesweeper import rules
     from games.models import Game, Move
 
+    play = play or played
     seed, moves = 1, play(1, moves_wanted)
     while len(moves) < moves_wanted:
         seed += 1

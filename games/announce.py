@@ -22,7 +22,8 @@ def move(kind: GameKind, news: MoveNews) -> None:
     """A move's fragments, by a person or (`news.mover` None) a computer or the clock."""
     metrics.MOVES.inc()
     texts = audiences.with_texts(kind.rendering.move_html(news), bot_events.move(kind, news))
-    outbox.send(news.room.pk, texts, metrics.move_started())
+    order = (news.game.number, news.game.version)
+    outbox.send(news.room.pk, texts, metrics.move_started(), order)
 
 
 def new_game(room_id: int, news: NewGame) -> None:

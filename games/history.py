@@ -6,15 +6,18 @@ the log is the source of truth, and a finished game's figures are written once t
 those lists read rows instead of replaying games. Summaries are derived data: no move waits on
 them, and deleting them loses nothing.
 
-A finished game's timeline never changes, so the last few are kept per process: scrubbing a
-replay (`?move=N`) or opening it from several screens replays the log once.
+A game's timeline at one version never changes, so the last few are kept per process (a game
+under way's until its next move): scrubbing a replay (`?move=N`) or opening it from several
+screens replays the log once.
 """
 
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import QuerySet
 
 from .kinds import KINDS
@@ -30,7 +33,11 @@ SUMMARIES_PER_REQUEST = 200
 """Finished games summarised by one request at most, so a page never replays without bound;
 whatever is left is summarised by the next ones."""
 TIMELINES_KEPT = 32
-"""Finished games' timelines kept per process (an expert game of 500 moves is about 100 kB)."""
+"""Games' timelines kept per process, one version per game (an expert game of 500 moves is about
+100 kB; one of 4,700 flag toggles about 1 MB)."""
+GAME_VIEW_SECONDS = 600
+"""How long the API's view of one game version stays in the cache: a version never changes, so
+this only bounds what old versions hold (a 4,700-move view is about 300 kB)."""
 RECORD_BOARDS = (
     ("beginner", "Beginner", "9×9, 10 mines"),
     ("intermediate", "Intermediate", "16×16, 40 mines"),
@@ -63,7 +70,9 @@ def moves_of(game: Game) -> list[Move]:
 def timeline_of(room: Room, game: Game) -> Timeline | None:
     """Every position of `game` as its room saw it; None when the kind has no replays.
 
-    A game under way is read afresh each time (its timeline grows); a finished one is kept."""
+    Kept per (game, version): a finished game's for good, a game under way's until its next
+    move, so clients looking at a long game at once share one build (issue 26: a game of 4,700
+    moves cost about 300 ms a view, rebuilt on every request)."""
     kind = KINDS.get(room.kind)
     replays = None if kind is None else kind.replays
     if replays is None:
@@ -74,11 +83,18 @@ def timeline_of(room: Room, game: Game) -> Timeline | None:
         _timelines.move_to_end(key)
         return kept
     timeline = replays.timeline(game, moves_of(game), seats_of(room))
-    if timeline.over:
-        _timelines[key] = timeline
-        if len(_timelines) > TIMELINES_KEPT:
-            _timelines.popitem(last=False)
+    _keep(key, timeline)
     return timeline
+
+
+def _keep(key: tuple[int, int, int], timeline: Timeline) -> None:
+    """Kept, in place of the same game's earlier versions (a game under way moved on), the
+    least recently used dropped past `TIMELINES_KEPT`."""
+    for older in [kept for kept in _timelines if kept[0] == key[0]]:
+        del _timelines[older]
+    _timelines[key] = timeline
+    if len(_timelines) > TIMELINES_KEPT:
+        _timelines.popitem(last=False)
 
 
 def forget_timelines() -> None:
@@ -222,8 +238,16 @@ def records(limit: int = RECORDS_SHOWN) -> list[RecordBoard]:
 
 
 def game_view(room: Room, game: Game) -> dict[str, Any]:
-    """The API's answer for one game: its statistics, the move log and, once the game is over,
-    where the mines were; before that only what every player sees."""
+    """The API's answer for one game (`_game_view`), made once per version and shared by every
+    process through the cache: a long game's view read the whole log twice for every request,
+    about 350 ms at 4,700 moves, and three clients asking kept Daphne busy (issue 26)."""
+    key = f"game-view:{room.code}:{game.number}:{game.version}:{game.seed}"
+    return cache.get_or_set(key, partial(_game_view, room, game), GAME_VIEW_SECONDS)
+
+
+def _game_view(room: Room, game: Game) -> dict[str, Any]:
+    """Its statistics, the move log and, once the game is over, where the mines were; before
+    that only what every player sees."""
     timeline = timeline_of(room, game)
     kind = KINDS.get(room.kind)
     if kind is not None and kind.private_boards and not game.is_over:

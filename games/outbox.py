@@ -64,10 +64,18 @@ def message_of(fragment: str | Mapping[str, str]) -> dict[str, Any]:
     return {"type": "room.html", "texts": dict(fragment)}
 
 
-def send(room_id: int, fragment: str | Mapping[str, str], started: float | None = None) -> None:
+def send(
+    room_id: int,
+    fragment: str | Mapping[str, str],
+    started: float | None = None,
+    order: tuple[int, int] | None = None,
+) -> None:
     """`started`: when the move announced reached the service (`metrics.move_started`), timed
-    up to the hand-over to the channel layer."""
+    up to the hand-over to the channel layer. `order`: a move's (game number, version), by which
+    each process hands the room's moves on in order (`live.reorder`)."""
     message = message_of(fragment)
+    if order is not None:
+        message["order"] = list(order)
     loop = server_loop()
     if loop is None:
         try:

@@ -45,6 +45,34 @@ class Forbidden(PermissionError):
     """The sender may not do this here (a spectator moving, a wrong token): HTTP 403."""
 
 
+SPECTATORS_CANNOT_PLAY = "Spectators can watch but not play. Open the invite link to join."
+SPECTATORS_CANNOT_START = "Spectators can watch but not start games."
+SPECTATORS_CANNOT_SET_BOT = "Spectators can watch but not add or remove the Solver bot."
+_SPECTATOR_COMMANDS = {
+    "new_game": SPECTATORS_CANNOT_START,
+    "add_bot": SPECTATORS_CANNOT_SET_BOT,
+    "remove_bot": SPECTATORS_CANNOT_SET_BOT,
+}
+
+
+def refuse_spectator(room: Room, player: Player | None, message: Message) -> None:
+    """Forbidden, without the database, when a spectator sends a move or a command only a seat
+    may send: the room socket refuses it on the event loop, so a flood of refused moves never
+    queues on the one database thread in front of the room's real moves (issue 26). The
+    services check the same again for their other callers (the API, the terminal)."""
+    if player is not None and not player.is_spectator:
+        return
+    text = None
+    if isinstance(message, Command):
+        commands = kind_of(room.kind).commands
+        plays = message.name in commands  # a kind's own command (a race's start)
+        text = SPECTATORS_CANNOT_PLAY if plays else _SPECTATOR_COMMANDS.get(message.name)
+    elif isinstance(message, CellMove | SquareMove):
+        text = SPECTATORS_CANNOT_PLAY
+    if text is not None:
+        raise Forbidden(text)
+
+
 class NicknameError(ValueError):
     pass
 
@@ -199,7 +227,7 @@ def play(room: Room, player: Player | None, message: Message) -> Outcome:
     if not isinstance(message, CellMove | SquareMove):
         raise Invalid("That is not a move.")
     if player is None or player.is_spectator:
-        raise Forbidden("Spectators can watch but not play. Open the invite link to join.")
+        raise Forbidden(SPECTATORS_CANNOT_PLAY)
     outcome = _kept_move(room, player, message)
     if outcome is None:
         outcome = _move(room, player, message, rowsql.current_game(room.pk, locked=False))
@@ -248,7 +276,7 @@ def _command(room: Room, player: Player | None, message: Command, kind: GameKind
     """A kind's own command (a race's start), with the room's seats, under the game's lock;
     logged and announced as a move when it changes the game."""
     if player is None or player.is_spectator:
-        raise Forbidden("Spectators can watch but not play. Open the invite link to join.")
+        raise Forbidden(SPECTATORS_CANNOT_PLAY)
     with transaction.atomic():
         game = _lock_current_game(room)
         host = Room.objects.filter(pk=room.pk).values_list("host_id", flat=True).get()
@@ -385,7 +413,7 @@ def start_next_game(room: Room, player: Player | None, replacing: int | None = N
     confirm that (the smiley); the socket and the API do not, so bots keep one-step restarts.
     """
     if player is None or player.is_spectator:
-        raise Forbidden("Spectators can watch but not start games.")
+        raise Forbidden(SPECTATORS_CANNOT_START)
     with transaction.atomic():
         current = _lock_current_game(room)
         if replacing is not None and replacing != current.number:
@@ -529,7 +557,7 @@ def set_bot(room: Room, player: Player | None, on: bool, pace: int | None = None
     if bot is None:
         raise Invalid("The Solver bot plays Minesweeper rooms only.")
     if player is None or player.is_spectator:
-        raise Forbidden("Spectators can watch but not add or remove the Solver bot.")
+        raise Forbidden(SPECTATORS_CANNOT_SET_BOT)
     if pace is not None and (not on or bot.with_pace is None):
         raise Invalid("This Solver bot has one pace: send add_bot without a pace.")
     paced = bot.with_pace if pace is not None else None

@@ -227,6 +227,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
     async def _leave(self) -> None:
         """Out of the relay and the presence counts; once, whichever way the socket ends."""
         sockets.forget(self)
+        twisted_backlog.release(self.connection)  # once the connection is lost: free its bytes
         heartbeat.socket_left()
         self._stop_tasks()
         try:
@@ -401,6 +402,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             # Off the database thread and within the room's and address's limits (`hints`).
             await ask_hint(self.room, self.player, address_of(self.scope))
         else:
+            services.refuse_spectator(self.room, self.player, message)  # no database trip
             with metrics.move_received():
                 outcome = await _play(self.room, self.player, message)
             # The computer's reply, its opening after a rematch, or the Solver bot going on.

@@ -41,6 +41,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from .. import audiences, metrics, outbox
 from ..outbox import LAYER_ERRORS
 from . import shutdown
+from .reorder import Order, Reorder
 from .snapshots import SnapshotCache
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,8 @@ class Subscription:
         self.rooms = rooms
         self.sockets: set[Socket] = set()
         self.snapshots = SnapshotCache()
+        self.order = Reorder()
+        self.expiry: asyncio.Task[None] | None = None
         self.layer: Any = get_channel_layer()
         self.channel = ""
         self.joined: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -97,7 +100,28 @@ class Subscription:
                 await self.hear(message)
 
     async def hear(self, message: dict[str, Any]) -> None:
-        """A message of the room, to each socket of the room here."""
+        """A message of the room, to each socket of the room here, in version order: an early
+        move waits a little for the ones before it (`reorder`)."""
+        now = asyncio.get_running_loop().time()
+        for each in self.order.arrive(_order_of(message), message, now):
+            await self._hear(each)
+        self._expire_later()
+
+    def _expire_later(self) -> None:
+        """A wake-up for when the oldest early move has waited long enough."""
+        due = self.order.due()
+        if due is not None and self.expiry is None:
+            self.expiry = asyncio.create_task(self._expire(due))
+
+    async def _expire(self, due: float) -> None:
+        loop = asyncio.get_running_loop()
+        await asyncio.sleep(max(0.0, due - loop.time()))
+        self.expiry = None
+        for each in self.order.expire(loop.time()):
+            await self._hear(each)
+        self._expire_later()
+
+    async def _hear(self, message: dict[str, Any]) -> None:
         if not message.get("keeps_snapshot"):
             self.snapshots.changed()
         texts = message.get("texts")
@@ -148,12 +172,20 @@ class Subscription:
         with contextlib.suppress(Exception):
             await asyncio.shield(self.joined)
         self.task.cancel()
+        if self.expiry is not None:
+            self.expiry.cancel()
         if self.joined.done() and self.joined.exception() is None:
             try:
                 await self.layer.group_discard(self.group, self.channel)
             except LAYER_ERRORS as error:
                 metrics.LAYER_ERRORS.inc()
                 log.warning("room %s: could not leave the group: %s", self.group, error)
+
+
+def _order_of(message: dict[str, Any]) -> Order | None:
+    """A move's (game number, version), as `outbox.send` put it (a list, through Redis)."""
+    order = message.get("order")
+    return None if order is None else (int(order[0]), int(order[1]))
 
 
 _rooms_by_loop: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Subscription]]" = (

@@ -6,6 +6,8 @@ shows the same board without script) and sends every move's diff of the public b
 timeline holds: before a game ends that is the public board only, never a mine.
 """
 
+from collections import OrderedDict
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.html import escape
@@ -91,20 +93,44 @@ def progress(board: str, mines: int) -> int:
     return 100 * opened // safe if safe > 0 else 0
 
 
+ENTRIES_KEPT = 8
+"""Timelines whose entries are kept written out (`timeline_html`), per process."""
+_entries: OrderedDict[int, tuple[Timeline, list[str]]] = OrderedDict()
+CURRENT = ' aria-current="step"'
+
+
 def timeline_html(timeline: Timeline, k: int) -> SafeString:
     """One entry per move ("0:12.40 Ana revealed 14 cells") that jumps to it; written out for
-    the same reason as the board (500 moves, 500 entries)."""
+    the same reason as the board (500 moves, 500 entries), once per kept timeline: a long game
+    under way is looked at by many at the same version (4,700 entries were most of a view)."""
+    parts = _entries_of(timeline)
+    at = next((i for i, step in enumerate(timeline.steps) if step.seq == k), None)
+    if at is not None:
+        parts = parts.copy()
+        parts[at] = parts[at].replace('"><span class="when">', f'"{CURRENT}><span class="when">', 1)
+    return mark_safe("".join(parts))
+
+
+def _entries_of(timeline: Timeline) -> list[str]:
+    """Each step's entry, none of them current; kept for the last few timelines (the same
+    object while `history` keeps the game's version)."""
+    kept = _entries.get(id(timeline))
+    if kept is not None and kept[0] is timeline:
+        _entries.move_to_end(id(timeline))
+        return kept[1]
     parts = []
     for step in timeline.steps:
         seat = timeline.seat(step.seat)
-        current = ' aria-current="step"' if step.seq == k else ""
         parts.append(
             f'<li class="colour-{escape(seat.colour)}"><button type="button" data-k="{step.seq}"'
-            f'{current}><span class="when">{clock(step.at_ms)}</span> <span class="swatch"'
+            f'><span class="when">{clock(step.at_ms)}</span> <span class="swatch"'
             f' aria-hidden="true"></span><span class="what"><strong>{escape(seat.name)}</strong>'
             f" {escape(step.line)}</span></button></li>"
         )
-    return mark_safe("".join(parts))
+    _entries[id(timeline)] = (timeline, parts)
+    if len(_entries) > ENTRIES_KEPT:
+        _entries.popitem(last=False)
+    return parts
 
 
 def back_to_live(request: HttpRequest, room: Room) -> str:

@@ -133,6 +133,8 @@ class LiveClient:
         self.syncing = False
         self.syncs = 0
         self.snapshots = 0
+        self.heard: list[tuple[int, int]] = []
+        """(game, version) of every move message, in the order it came."""
         self.errors: list[str] = []
         self.closes: list[int] = []
         self.failed_handshakes = 0
@@ -203,6 +205,8 @@ class LiveClient:
         if error := ERROR.search(message):
             self.errors.append(error[1])
         meta = META.search(message)
+        if meta is not None and 'id="board"' not in message:
+            self.heard.append((int(meta[1]), int(meta[2])))
         if meta is not None and self.accept(message, int(meta[1]), int(meta[2])):
             self.swap(message, int(meta[1]), int(meta[2]))
         self.changed.set()

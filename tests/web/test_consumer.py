@@ -7,6 +7,7 @@ from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
+from django.db.backends.utils import CursorWrapper
 
 from config.asgi import application
 from games import announce, outbox
@@ -156,6 +157,26 @@ async def test_a_spectator_cannot_move(room, ana):
     assert "Spectators can watch" in await receive_until(spectator, 'id="room-error"')
     game = await database_sync_to_async(current_game)(room)
     assert (game.version, game.number) == (0, 1)
+    await spectator.disconnect()
+
+
+async def test_a_spectators_move_is_refused_without_the_database(room, ana, monkeypatch):
+    """Refused on the event loop: a flood of spectators' reveals must not queue on the one
+    database thread in front of the room's real moves (issue 26, item 7)."""
+    spectator = await connect(room, watch=True)
+    await before_echo(spectator)  # the connection's own queries are over
+    queries = []
+    execute = CursorWrapper.execute
+
+    def counted(self, sql, params=None):
+        queries.append(sql)
+        return execute(self, sql, params)
+
+    monkeypatch.setattr(CursorWrapper, "execute", counted)
+    for frame in ({"action": "reveal", "x": 1, "y": 1}, {"action": "new_game"}):
+        await send(spectator, **frame)
+        assert "Spectators can watch" in await receive_until(spectator, 'id="room-error"')
+    assert queries == []
     await spectator.disconnect()
 
 

@@ -5,7 +5,9 @@ import json
 import re
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -358,3 +360,38 @@ def test_every_records_table_is_a_region_with_its_own_name(client: Client):
     sections = re.findall(r'<section class="card record-table"[^>]*aria-labelledby="([^"]+)"', html)
     names = [" ".join(" ".join(texts[id_].split()) for id_ in ids.split()) for ids in sections]
     assert len(names) > 2 and len(set(names)) == len(names)
+
+
+def test_a_game_under_way_is_built_once_per_version(
+    client: Client, room, ana, django_assert_num_queries
+):
+    """Issue 26, item 6: clients looking at a long game under way share one build of its
+    timeline until the next move; the move makes the next view build the new version."""
+    play(room, ana, "reveal", 4, 4)
+    game = room.current_game()
+    first = history.timeline_of(room, game)
+    with django_assert_num_queries(0):
+        again = history.timeline_of(room, game)
+    assert again is first
+    state = state_of(room)
+    hidden = next(c for c in range(state.grid.size) if c not in state.revealed)
+    play(room, ana, "flag", *state.grid.xy(hidden))
+    game = room.current_game()
+    later = history.timeline_of(room, game)
+    assert later is not None and later is not first and later.moves == 2
+    assert client.get(f"/r/{room.code}/games/1/?move=2").status_code == 200
+
+
+def test_the_api_reads_a_games_log_once_per_version(client: Client, room, ana):
+    """Issue 26, item 6: the API's view of a long game is made once per version."""
+    play(room, ana, "reveal", 4, 4)
+    url = f"/api/rooms/{room.code}/games/1"
+    first = client.get(url).json()
+    with CaptureQueriesContext(connection) as queries:
+        again = client.get(url).json()
+    assert again == first
+    assert not [q for q in queries.captured_queries if "games_move" in q["sql"]]
+    state = state_of(room)
+    hidden = next(c for c in range(state.grid.size) if c not in state.revealed)
+    play(room, ana, "flag", *state.grid.xy(hidden))
+    assert client.get(url).json()["version"] == 2

@@ -1,0 +1,199 @@
+"""Sockets that cost the server without playing, and a quiet room's moves timed meanwhile
+(issue 26, items 1 and 7).
+
+    python -m bench.slow_readers [--attack slow|refused] [--sockets 60] [--seconds 10]
+
+One embedded Daphne (SQLite, in-memory layer: `make run`). Room A: an expert board, one player
+moving at 20 moves a second, timed from send to screen. Room B: a 50x50 board under attack:
+  - `slow`: spectator sockets that never read (a 4 KiB receive window) ask for a snapshot 18
+    times a second, inside the flood limit, until the server cuts them off at its output limit;
+    each then connects again, until the attack ends;
+  - `refused`: spectator sockets send reveals (refused: spectators cannot play) 16 times a
+    second each.
+Prints room A's move p50/p99 before and during the attack, and Daphne's resident memory before,
+at its peak during, and 5 s after the attack. 127.0.0.1 only, bounded (about a minute); the
+Daphne dies with the bench.
+"""
+
+import argparse
+import asyncio
+import base64
+import json
+import os
+import socket
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from picows import WSMsgType
+
+from . import procs
+from .clients import Client, Tracker, percentiles
+from .hint_pressure import moves
+from .scenarios import Matcher, make_rooms, size_spec, start_games
+
+SYNCS_PER_SECOND = 18.0
+REVEALS_PER_SECOND = 16.0
+"""Both per socket, under the flood limit (20 a second after a burst of 40): no socket is closed
+for flooding, so only what the server does with the messages is measured."""
+AFTER_SECONDS = 5.0
+
+
+def sync_frame() -> bytes:
+    """A client's masked text frame (a zero mask leaves the payload as is) asking for a snapshot."""
+    payload = json.dumps({"action": "sync"}).encode()
+    return bytes([0x81, 0x80 | len(payload)]) + b"\0\0\0\0" + payload
+
+
+def non_reading_socket(port: int, code: str) -> socket.socket:
+    """A spectator's websocket with a tiny receive window; nothing is read after the headers."""
+    client = socket.socket()
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    client.connect((procs.HOST, port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    client.sendall(
+        (
+            f"GET /ws/r/{code}/?watch=1 HTTP/1.1\r\nHost: {procs.HOST}:{port}\r\n"
+            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+            f"Origin: http://{procs.HOST}:{port}\r\n\r\n"
+        ).encode()
+    )
+    client.settimeout(10)
+    response = b""
+    while b"\r\n\r\n" not in response:
+        response += client.recv(1)
+    return client
+
+
+def slow_readers(port: int, code: str, count: int, stop: threading.Event) -> dict[str, int]:
+    """`count` non-reading sockets asking for snapshots until `stop`; a socket cut off is
+    replaced by a new one. On a thread of its own: blocking sockets, paced by the clock."""
+    frame, cut_off = sync_frame(), 0
+    sockets = [non_reading_socket(port, code) for _ in range(count)]
+    while not stop.is_set():
+        started = time.monotonic()
+        for index, client in enumerate(sockets):
+            try:
+                client.sendall(frame)
+            except OSError:  # reset: the server cut it off
+                cut_off += 1
+                client.close()
+                sockets[index] = non_reading_socket(port, code)
+        stop.wait(max(0.0, 1 / SYNCS_PER_SECOND - (time.monotonic() - started)))
+    for client in sockets:
+        client.close()
+    return {"cut_off": cut_off}
+
+
+async def refused_reveals(clients: list[Client], stop: asyncio.Event) -> dict[str, int]:
+    """Every spectator socket sends a reveal at REVEALS_PER_SECOND until `stop`."""
+    body = json.dumps({"action": "reveal", "x": 1, "y": 1}).encode()
+    sent = 0
+
+    async def one(client: Client, offset: float) -> None:
+        nonlocal sent
+        await asyncio.sleep(offset)
+        while not stop.is_set():
+            assert client.transport is not None
+            client.transport.send(WSMsgType.TEXT, body)
+            sent += 1
+            await asyncio.sleep(1 / REVEALS_PER_SECOND)
+
+    spread = len(clients) * REVEALS_PER_SECOND
+    await asyncio.gather(*(one(c, i / spread) for i, c in enumerate(clients)))
+    return {"reveals_sent": sent}
+
+
+async def run(attack: str, count: int, seconds: float) -> dict[str, object]:
+    workdir = Path(tempfile.mkdtemp(prefix="slow-readers-"))
+    shape = procs.embedded(workdir)
+    procs.prepare(shape)
+    server = procs.Server(shape, workdir).start()
+    b_clients: list[Client] = []
+    try:
+        port = server.ports[0]
+        tracker = Tracker()
+        (a,) = await make_rooms(server, [size_spec("expert")], 1, 0, lambda r, s: port)
+        spectators = count if attack == "refused" else 0
+        (b,) = await make_rooms(
+            server, [size_spec("custom 50x50")], 1, spectators, lambda r, s: port
+        )
+        b.index, b_clients = 1, b.clients
+        for client in b.clients:
+            client.room = 1
+        matcher = Matcher(tracker)
+        for client in a.clients + b.clients:
+            client.listen(matcher)
+        await start_games(server, [a, b], tracker)
+        await procs.wait_quiet()
+        before = sum(server.rss())
+        version = await moves(a, tracker, 1, seconds, phase=0)
+
+        stop, done = threading.Event(), asyncio.Event()
+        if attack == "slow":
+            attacking = asyncio.create_task(
+                asyncio.to_thread(slow_readers, port, b.code, count, stop)
+            )
+        else:
+            attacking = asyncio.create_task(refused_reveals(b.spectators, done))
+        peak = before
+
+        async def watch_memory() -> None:
+            nonlocal peak
+            while not (stop.is_set() or done.is_set()):
+                peak = max(peak, sum(server.rss()))
+                await asyncio.sleep(0.2)
+
+        watching = asyncio.create_task(watch_memory())
+        await asyncio.sleep(1.0)  # past the first burst: the steady state is what is measured
+        await moves(a, tracker, version, seconds, phase=1)
+        stop.set()
+        done.set()
+        attacked = await attacking
+        await watching
+        await asyncio.sleep(AFTER_SECONDS)  # what stays once the attack is over
+        after = sum(server.rss())
+        return {
+            "attack": attack,
+            "sockets": count,
+            "quiet": percentiles(tracker.samples.get(0, [])),
+            "attacked": percentiles(tracker.samples.get(1, [])),
+            "rss_mb": {
+                "before": round(before / 2**20, 1),
+                "peak_during": round(peak / 2**20, 1),
+                f"{AFTER_SECONDS:.0f}s_after": round(after / 2**20, 1),
+            },
+            **attacked,
+            "lost_moves": tracker.drop(0) + tracker.drop(1),
+        }
+    finally:
+        await asyncio.gather(*(c.close() for c in b_clients), return_exceptions=True)
+        print(server.log_tail(3), file=sys.stderr)
+        server.stop()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--attack", choices=("slow", "refused"), default="slow")
+    parser.add_argument("--sockets", type=int, default=60)
+    parser.add_argument("--seconds", type=float, default=10.0, help="each timed phase")
+    args = parser.parse_args()
+    try:
+        figures = asyncio.run(asyncio.wait_for(run(args.attack, args.sockets, args.seconds), 150))
+    finally:
+        procs.stop_all()
+    print(json.dumps(figures, indent=1))
+    quiet, attacked = figures["quiet"], figures["attacked"]
+    print(
+        f"room A moves, before: p50 {quiet.get('p50_ms')} ms  p99 {quiet.get('p99_ms')} ms\n"
+        f"room A moves, during: p50 {attacked.get('p50_ms')} ms  p99 {attacked.get('p99_ms')} ms\n"
+        f"Daphne RSS (MB): {figures['rss_mb']}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
