@@ -28,8 +28,8 @@
   // until the server's answer replaces it; a snapshot replaces the whole board. A move sent on a
   // socket that then died (the process was killed) is never answered: when the snapshot after
   // the reconnect still shows such a cell as it was, the click did not land, and the page says
-  // so. Clicks made while the socket is down wait in htmx's queue and go out on the reconnect,
-  // after its snapshot was taken: those are not judged by it.
+  // so. Clicks made while the socket is down wait in live.js (for a few seconds at most) and go
+  // out on the reconnect, after its snapshot was taken: those are not judged by it.
   const pending = new Map(); // "x,y" -> { state, connection, sentOpen }
   let socketOpen = false;
   let connection = 0; // counts the socket's connections
@@ -79,14 +79,17 @@
       if (cellAt(x, y)?.dataset.pending !== "true") pending.delete(key); // replaced: answered
     }
   }
-  let clickLostTimer = null;
   function showClickLost() {
-    const notice = document.getElementById("click-lost");
-    if (!notice) return;
-    notice.textContent = "Your last click did not reach the server — try again.";
-    clearTimeout(clickLostTimer);
-    clickLostTimer = setTimeout(() => { notice.textContent = ""; }, 8000);
+    live.notify("Your last click did not reach the server — try again.");
   }
+  // Moves made with the socket down and dropped by live.js: their cells are not coming.
+  room.addEventListener("live:dropped", () => {
+    for (const [key, sent] of pending) {
+      if (sent.sentOpen) continue;
+      pending.delete(key);
+      cellAt(...key.split(","))?.removeAttribute("data-pending");
+    }
+  });
 
   function board() { return document.getElementById("board"); }
   function cellAt(x, y) { return document.getElementById(`cell-${x}-${y}`); }
