@@ -389,8 +389,7 @@
     const width = room.clientWidth;
     const beside = !narrowScreen.matches && (width - SIDE_PX - FRAME_PX) / cols >= LEGIBLE_CELL_PX;
     const availW = (beside ? width - SIDE_PX : width) - FRAME_PX;
-    const over = document.querySelector('.banner:is([data-status="won"], [data-status="lost"])');
-    const availH = window.innerHeight - (over ? 320 : 230);
+    const availH = window.innerHeight - 230; // the end banner floats over the board: no room kept
     const tall = Math.min(MAX_CELL_PX, Math.max(TALL_CELL_PX, availH / rows));
     const fit = Math.min(tall, availW / cols);
     const base = Math.max(LEGIBLE_CELL_PX, fit);
@@ -455,6 +454,13 @@
     else if (canZoom(which === "in" ? 1 : -1)) setZoom(ZOOMS[ZOOMS.indexOf(zoom) + (which === "in" ? 1 : -1)]);
   });
   window.addEventListener("resize", sizeBoard);
+
+  // The end banner's ×: a look at the rows beneath it; the next game's banner comes back.
+  room.addEventListener("click", (event) => {
+    if (!event.target.closest("[data-banner-close]")) return;
+    document.getElementById("banner").hidden = true;
+    document.getElementById("face")?.querySelector("button")?.focus();
+  });
 
   sizeBoard();
   markMe();

@@ -258,6 +258,36 @@ def test_keyboard_still_plays_a_fitted_board(new_context):
     expect(cell(page, 2, 2)).to_be_focused()
 
 
+# --- issue 25, item 14: the end banner leaves the board where it is ------------------------------
+
+BOARD_BOX = """() => {
+    const b = document.getElementById("board").getBoundingClientRect();
+    const c = document.getElementById("cell-0-0").getBoundingClientRect();
+    // In the page's coordinates: clicking a low cell may scroll the window.
+    return {x: b.x + scrollX, y: b.y + scrollY, width: b.width, height: b.height, cell: c.width};
+}"""
+
+
+def test_the_end_banner_neither_moves_nor_shrinks_the_board(new_context, game_db):
+    page = new_context(viewport=LAPTOP).new_page()
+    code = create_room(page, "Ana", "intermediate")
+    cell(page, 8, 8).click()
+    expect(page.locator("#board")).to_have_attribute("data-version", "1")
+    before = page.evaluate(BOARD_BOX)
+
+    cell(page, *game_db.mines(code)[0]).click()
+    banner = page.locator("#banner")
+    expect(banner).to_contain_text("hit a mine")
+    expect(banner).to_be_in_viewport()
+    assert page.evaluate(BOARD_BOX) == before
+    box = page.evaluate(BOARD_BOX)
+    assert box["y"] + box["height"] <= LAPTOP["height"], "the bottom rows stay above the fold"
+
+    page.get_by_role("button", name="Hide the result").click()
+    expect(banner).to_be_hidden()
+    assert page.evaluate(BOARD_BOX) == before
+
+
 # --- 8. other players' pointers -----------------------------------------------------------------
 
 
@@ -343,8 +373,9 @@ STATUS_LAYOUT = """() => {
     const overlap = !(n.right <= c.left || c.right <= n.left || n.bottom <= c.top || c.bottom <= n.top);
     return {
         narration: n.width, line: line.width, overlap,
-        inside: c.left >= line.left - 0.5 && c.right <= line.right + 0.5,
-        withinBoard: c.right <= board.right + 0.5 && n.right <= board.right + 0.5,
+        // It floats at the foot of the window (issue 25, item 5): seen without scrolling.
+        inView: c.top >= 0 && c.bottom <= innerHeight && c.left >= 0 && c.right <= innerWidth,
+        withinBoard: n.right <= board.right + 0.5,
         text: document.getElementById("connection").textContent,
     };
 }"""
@@ -370,7 +401,7 @@ def test_reconnect_line_leaves_the_narration_readable(
         expect(line).to_have_attribute("data-state", re.compile(state), timeout=20_000)
         layout = page.evaluate(STATUS_LAYOUT)
         assert not layout["overlap"], layout
-        assert layout["inside"] and layout["withinBoard"], layout
+        assert layout["inView"] and layout["withinBoard"], layout
         assert layout["narration"] >= min(200, layout["line"] * 0.6), layout
         shot(page, screenshots, f"{line.get_attribute('data-state')}-{viewport['width']}")
     own_server.start()
