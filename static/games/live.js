@@ -234,3 +234,36 @@ window.personaliseStatus = function (mySeat) {
   status.classList.toggle("about-you", Boolean(mine));
   if (mine && words) words.textContent = mine;
 };
+
+// The smallest cell a board gets by default: site.css sets --tap-cell to 24 px where the pointer
+// is a finger (WCAG 2.2's target size), so a mis-tap does not open the wrong cell; 0 elsewhere.
+// Pinch-zoom (or a room's zoom buttons) shows a wider board whole.
+window.tapCellPx = function () {
+  "use strict";
+  return parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--tap-cell")) || 0;
+};
+
+// "Tap: reveal / flag" on touch screens (co-op and race Minesweeper), as phone Minesweeper games
+// offer: with flag on, a tap on a hidden or flagged cell flags it, and a long press reveals.
+// Mouse and keyboard are not affected. The toggle is a [data-tap-mode] button in the page.
+window.TapMode = function (room) {
+  "use strict";
+  let flagging = false;
+  room.addEventListener("click", (event) => {
+    const toggle = event.target.closest("[data-tap-mode]");
+    if (!toggle) return;
+    flagging = !flagging;
+    toggle.setAttribute("aria-pressed", String(flagging));
+    toggle.querySelector(".tap-mode-state").textContent = flagging ? "flag" : "reveal";
+  });
+  const flaggable = (cell) => cell.dataset.state === "hidden" || cell.dataset.state === "flagged";
+  return {
+    // What a click on a cell does: a shift-click flags; so does a tap, in flag mode.
+    click(event, cell) {
+      const tapFlag = flagging && event.pointerType === "touch" && flaggable(cell);
+      return event.shiftKey || tapFlag ? "flag" : "reveal";
+    },
+    // What a long press does: the other one.
+    longPress(cell) { return flagging && flaggable(cell) ? "reveal" : "flag"; },
+  };
+};

@@ -242,6 +242,72 @@ def test_on_a_phone_zoom_gives_tap_sized_cells_and_long_press_still_flags(
     shot(page, screenshots, "phone-zoomed")
 
 
+# --- issue 25, item 13: tap targets, a truthful Fit, tap-to-flag -----------------------------------
+
+TAP_MIN_PX = 24
+"""WCAG 2.2's target size: the smallest cell a phone gets by default."""
+
+
+def phone(new_context) -> Page:
+    return new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
+
+
+@pytest.mark.parametrize("game", ["intermediate", "flags"])
+def test_a_phone_gets_tap_sized_cells_by_default(new_context, game):
+    page = phone(new_context)
+    if game == "flags":
+        page.goto("/")
+        page.get_by_label("Your nickname").fill("Mo")
+        page.locator('input[name="game"][value="flags"]').check()
+        page.get_by_role("button", name="Create room").click()
+        wait_until_live(page)
+    else:
+        create_room(page, "Mo", game)
+    assert cell(page, 0, 0).bounding_box()["width"] >= TAP_MIN_PX
+    fit = board_fits(page)
+    assert fit["page"] <= fit["viewport"], "the board pans in its frame, never the page"
+
+
+def test_fit_is_pressed_only_when_the_whole_board_shows(new_context):
+    page = phone(new_context)
+    create_room(page, "Mo", "expert")
+    fit_button = page.get_by_role("button", name="Fit board")
+    assert board_fits(page)["board"] > 0  # tap-sized cells: the board pans
+    expect(fit_button).to_have_attribute("aria-pressed", "false")
+    expect(fit_button).to_be_enabled()
+    expect(page.locator(".zoom-mode")).to_have_text("Scroll")
+
+    fit_button.tap()
+    expect(fit_button).to_have_attribute("aria-pressed", "true")
+    fit = board_fits(page)
+    assert fit["board"] <= 0 and fit["right"] <= fit["viewport"], fit
+    expect(page.locator(".zoom-mode")).to_be_hidden()
+    page.get_by_role("button", name="Zoom in").tap()  # zooming in from Fit pans again
+    expect(fit_button).to_have_attribute("aria-pressed", "false")
+    expect(page.locator(".zoom-mode")).to_have_text("Scroll")
+
+
+def test_tap_to_flag_mode_flags_with_a_tap_on_a_phone_only(new_context):
+    page = phone(new_context)
+    create_room(page, "Mo", "intermediate")
+    cell(page, 8, 8).tap()
+    expect(page.locator("#board")).to_have_attribute("data-version", "1")
+    x, y = hidden_cell_near(page, 0, 0)
+    toggle = page.locator("[data-tap-mode]")
+    expect(toggle).to_have_accessible_name("Tap: reveal")
+    toggle.tap()
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    expect(toggle).to_have_text("Tap: flag")
+    cell(page, x, y).tap()
+    expect(cell(page, x, y)).to_have_attribute("data-state", "flagged")
+    cell(page, x, y).tap()  # a second tap takes the flag off
+    expect(cell(page, x, y)).to_have_attribute("data-state", "hidden")
+
+    laptop = new_context(viewport=LAPTOP).new_page()
+    create_room(laptop, "Lu")
+    expect(laptop.locator("[data-tap-mode]")).to_be_hidden()  # a mouse has right-click
+
+
 def test_keyboard_still_plays_a_fitted_board(new_context):
     page = new_context(viewport=LAPTOP, color_scheme="dark").new_page()
     create_custom_room(page, "Kim", 50, 30, 150)
