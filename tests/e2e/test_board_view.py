@@ -517,3 +517,24 @@ def test_phone_shows_the_computers_whole_name(new_context, screenshots):
         assert not clipped, names.nth(i).text_content()
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     shot(page, screenshots, "phone-tictactoe-names")
+
+
+def test_a_racer_on_a_phone_gets_tap_sized_cells_and_tap_to_flag(new_context):
+    """Issue 25, item 13, in a race: the same minimum size and the same toggle as co-op."""
+    from tests.e2e.test_race import create_race, join
+
+    ana = phone(new_context)
+    invite = create_race(ana, "Ana")
+    join(new_context(viewport=LAPTOP).new_page(), invite, "Bo")
+    ana.get_by_role("button", name="Start race").tap()
+    expect(ana.locator("#race")).to_have_attribute("data-phase", "racing", timeout=10_000)
+    assert cell(ana, 0, 0).bounding_box()["width"] >= TAP_MIN_PX
+    assert board_fits(ana)["page"] <= PHONE["width"]
+
+    toggle = ana.locator("[data-tap-mode]")
+    toggle.tap()
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    target = ana.locator('#board .cell[data-state="hidden"]').first
+    x, y = target.get_attribute("data-x"), target.get_attribute("data-y")
+    cell(ana, x, y).tap()
+    expect(cell(ana, x, y)).to_have_attribute("data-state", "flagged")
