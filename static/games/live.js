@@ -9,7 +9,14 @@ window.LiveRoom = function (room, onUpdate) {
   const TRY_AGAIN_LATER = 1013; // the server is up but its channel layer (Redis) is not
   const UNAVAILABLE_AFTER = 2; // reconnects in a row that never opened
   const MAX_RECONNECT_MS = 5000;
+  // A move that cannot go out within this long is dropped, not played when the socket comes
+  // back (htmx's own queue would send it whenever that is, on a board that has moved on).
+  const HOLD_MS = 3000;
+  const NOT_HELD = ["hover", "sync"]; // worthless later: a reconnect brings a snapshot anyway
   let socket = null;
+  let open = false; // whether the socket is open right now (htmx queues whatever it gets else)
+  let held = []; // [{ body, at }]: moves made while the socket was down, oldest first
+  let holdTimer = null;
   let seen = readMeta();
   let opened = false; // whether the current connection attempt opened
   let failures = 0;
@@ -28,10 +35,69 @@ window.LiveRoom = function (room, onUpdate) {
     return meta ? { game: +meta.dataset.game, version: +meta.dataset.version } : { game: 0, version: 0 };
   }
 
+  // Returns whether the message went out or waits (briefly) for the socket to come back.
   function send(message) {
-    if (!socket) return false;
-    socket.send(JSON.stringify(message));
+    if (open) {
+      socket.send(JSON.stringify(message));
+      return true;
+    }
+    if (NOT_HELD.includes(message.action)) return false;
+    hold(JSON.stringify(message));
     return true;
+  }
+
+  // --- moves made while the socket is down ------------------------------------------------------
+  // Held here rather than in htmx's queue, with the time they were made: the reconnect sends
+  // those still fresh; the others are dropped, and the player told, as are moves made with the
+  // socket down for longer than HOLD_MS. Forms with ws-send (new game, chat) go the same way.
+  function hold(body) {
+    held.push({ body, at: Date.now() });
+    if (!holdTimer) holdTimer = setTimeout(dropStale, HOLD_MS);
+  }
+  function dropStale() {
+    holdTimer = null;
+    const fresh = held.filter((move) => Date.now() - move.at < HOLD_MS);
+    const dropped = held.length - fresh.length;
+    held = fresh;
+    if (held.length) holdTimer = setTimeout(dropStale, HOLD_MS - (Date.now() - held[0].at));
+    if (!dropped) return;
+    notify("Not sent: connection lost — try again.");
+    room.dispatchEvent(new CustomEvent("live:dropped", { detail: { count: dropped } }));
+  }
+  function sendHeld() {
+    dropStale();
+    for (const move of held) socket.send(move.body);
+    held = [];
+    clearTimeout(holdTimer);
+    holdTimer = null;
+  }
+  room.addEventListener("htmx:wsConfigSend", (event) => {
+    if (open) return;
+    event.preventDefault();
+    const detail = event.detail;
+    hold(detail.messageBody ?? JSON.stringify({ ...detail.parameters, HEADERS: detail.headers }));
+  });
+
+  // A line about the player's own clicks that went nowhere (#click-lost, a polite live region
+  // the page never swaps); it clears itself.
+  let notifyTimer = null;
+  function notify(text) {
+    const notice = document.getElementById("click-lost");
+    if (!notice) return;
+    notice.textContent = text;
+    clearTimeout(notifyTimer);
+    notifyTimer = setTimeout(() => { notice.textContent = ""; }, 8000);
+  }
+
+  // While the socket is down nobody's presence is known: the roster says so until the
+  // snapshot after the reconnect brings it again.
+  function presenceUnknown() {
+    document.querySelectorAll('[data-online="true"], [data-online="false"]').forEach((entry) => {
+      entry.dataset.online = "unknown";
+      entry.querySelectorAll(".presence, .visually-hidden").forEach((words) => {
+        words.textContent = words.textContent.replace(/\b(online|away)\b/, "unknown");
+      });
+    });
   }
 
   function setConnection(state, text) {
@@ -46,16 +112,20 @@ window.LiveRoom = function (room, onUpdate) {
   // that the board may be stale, and the snapshot replaces it anyway. When reconnecting keeps
   // failing, or the server says its channel layer is down (1013), say so: the page still shows
   // the last board, and it comes back by itself.
-  room.addEventListener("htmx:wsConnecting", () => { opened = false; });
+  room.addEventListener("htmx:wsConnecting", () => { opened = false; open = false; });
   room.addEventListener("htmx:wsOpen", (event) => {
     socket = event.detail.socketWrapper;
     opened = true;
+    open = true;
     failures = 0;
     syncing = false; // every connection starts with a snapshot anyway
     setConnection("connecting", "Syncing…");
+    sendHeld();
   });
   room.addEventListener("htmx:wsClose", (event) => {
     const code = event.detail.event.code;
+    open = false;
+    presenceUnknown();
     if (!opened) failures += 1;
     if (code === TRY_AGAIN_LATER) failures = Math.max(failures, UNAVAILABLE_AFTER);
     if (!RETRIED.includes(code)) {
@@ -117,7 +187,7 @@ window.LiveRoom = function (room, onUpdate) {
     setTimeout(() => { button.textContent = "Copy"; }, 1500);
   });
 
-  return { send: send };
+  return { send: send, notify: notify };
 };
 
 // After a game the computers played alone, "Next game in N s" counts down locally, from the
@@ -163,4 +233,37 @@ window.personaliseStatus = function (mySeat) {
   const mine = texts[mySeat];
   status.classList.toggle("about-you", Boolean(mine));
   if (mine && words) words.textContent = mine;
+};
+
+// The smallest cell a board gets by default: site.css sets --tap-cell to 24 px where the pointer
+// is a finger (WCAG 2.2's target size), so a mis-tap does not open the wrong cell; 0 elsewhere.
+// Pinch-zoom (or a room's zoom buttons) shows a wider board whole.
+window.tapCellPx = function () {
+  "use strict";
+  return parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--tap-cell")) || 0;
+};
+
+// "Tap: reveal / flag" on touch screens (co-op and race Minesweeper), as phone Minesweeper games
+// offer: with flag on, a tap on a hidden or flagged cell flags it, and a long press reveals.
+// Mouse and keyboard are not affected. The toggle is a [data-tap-mode] button in the page.
+window.TapMode = function (room) {
+  "use strict";
+  let flagging = false;
+  room.addEventListener("click", (event) => {
+    const toggle = event.target.closest("[data-tap-mode]");
+    if (!toggle) return;
+    flagging = !flagging;
+    toggle.setAttribute("aria-pressed", String(flagging));
+    toggle.querySelector(".tap-mode-state").textContent = flagging ? "flag" : "reveal";
+  });
+  const flaggable = (cell) => cell.dataset.state === "hidden" || cell.dataset.state === "flagged";
+  return {
+    // What a click on a cell does: a shift-click flags; so does a tap, in flag mode.
+    click(event, cell) {
+      const tapFlag = flagging && event.pointerType === "touch" && flaggable(cell);
+      return event.shiftKey || tapFlag ? "flag" : "reveal";
+    },
+    // What a long press does: the other one.
+    longPress(cell) { return flagging && flaggable(cell) ? "reveal" : "flag"; },
+  };
 };

@@ -10,6 +10,7 @@
   const mySeat = room.dataset.seat;
   const LONG_PRESS_MS = 450;
   const live = window.LiveRoom(room, afterMessage);
+  const tapMode = window.TapMode(room);
   let focusX = 0;
   let focusY = 0;
   let followed = null; // the seat a spectator follows large
@@ -42,7 +43,7 @@
     if (!cell) return;
     if (suppressClick) { suppressClick = false; return; }
     focusCell(+cell.dataset.x, +cell.dataset.y, false);
-    move(event.shiftKey ? "flag" : "reveal", cell);
+    move(tapMode.click(event, cell), cell);
   });
   room.addEventListener("contextmenu", (event) => {
     const cell = event.target.closest("#board .cell");
@@ -57,7 +58,7 @@
     pressTimer = setTimeout(() => {
       pressTimer = null;
       suppressClick = true;
-      move("flag", cell);
+      move(tapMode.longPress(cell), cell);
     }, LONG_PRESS_MS);
   }, { passive: true });
   for (const type of ["touchend", "touchmove", "touchcancel"]) {
@@ -190,7 +191,7 @@
   // attributes while it settles, and a style attribute there breaks the page's CSP. Every board
   // of a race has the same size, so one set of variables serves them all.
   const MAX_CELL = 36;
-  const MIN_CELL = 16;
+  const MIN_CELL = 16; // and no less than a tap target under a finger (live.js's tapCellPx)
   function sizeBoards() {
     const b = board();
     if (!b || !b.dataset.width) return;
@@ -199,7 +200,7 @@
     const area = b.closest(".own-area") || room;
     const width = area.clientWidth - 28;
     const height = window.innerHeight - 260;
-    const cell = Math.max(MIN_CELL, Math.min(MAX_CELL, Math.floor(width / cols), Math.floor(height / rows)));
+    const cell = Math.max(MIN_CELL, window.tapCellPx(), Math.min(MAX_CELL, Math.floor(width / cols), Math.floor(height / rows)));
     room.style.setProperty("--cols", cols);
     room.style.setProperty("--rows", rows);
     room.style.setProperty("--cell", `${cell}px`);

@@ -14,6 +14,7 @@
   const CURSOR_STILL_MS = 4000; // another player's pointer fades after this long without moving
   const CURSOR_FADE_MS = 400;
   const live = window.LiveRoom(room, afterMessage);
+  const tapMode = window.TapMode(room);
   let lastHover = 0;
   let focusX = 0;
   let focusY = 0;
@@ -28,8 +29,8 @@
   // until the server's answer replaces it; a snapshot replaces the whole board. A move sent on a
   // socket that then died (the process was killed) is never answered: when the snapshot after
   // the reconnect still shows such a cell as it was, the click did not land, and the page says
-  // so. Clicks made while the socket is down wait in htmx's queue and go out on the reconnect,
-  // after its snapshot was taken: those are not judged by it.
+  // so. Clicks made while the socket is down wait in live.js (for a few seconds at most) and go
+  // out on the reconnect, after its snapshot was taken: those are not judged by it.
   const pending = new Map(); // "x,y" -> { state, connection, sentOpen }
   let socketOpen = false;
   let connection = 0; // counts the socket's connections
@@ -79,14 +80,17 @@
       if (cellAt(x, y)?.dataset.pending !== "true") pending.delete(key); // replaced: answered
     }
   }
-  let clickLostTimer = null;
   function showClickLost() {
-    const notice = document.getElementById("click-lost");
-    if (!notice) return;
-    notice.textContent = "Your last click did not reach the server — try again.";
-    clearTimeout(clickLostTimer);
-    clickLostTimer = setTimeout(() => { notice.textContent = ""; }, 8000);
+    live.notify("Your last click did not reach the server — try again.");
   }
+  // Moves made with the socket down and dropped by live.js: their cells are not coming.
+  room.addEventListener("live:dropped", () => {
+    for (const [key, sent] of pending) {
+      if (sent.sentOpen) continue;
+      pending.delete(key);
+      cellAt(...key.split(","))?.removeAttribute("data-pending");
+    }
+  });
 
   function board() { return document.getElementById("board"); }
   function cellAt(x, y) { return document.getElementById(`cell-${x}-${y}`); }
@@ -184,7 +188,7 @@
     if (!cell) return;
     if (suppressClick) { suppressClick = false; return; }
     focusCell(+cell.dataset.x, +cell.dataset.y, false);
-    move(event.shiftKey ? "flag" : "reveal", cell);
+    move(tapMode.click(event, cell), cell);
   });
   room.addEventListener("contextmenu", (event) => {
     const cell = event.target.closest(".cell");
@@ -197,7 +201,7 @@
     move("flag", cell);
   });
 
-  // Touch: a long press flags, a tap reveals.
+  // Touch: a long press flags, a tap reveals (the other way round in tap-to-flag mode).
   let pressTimer = null;
   let pressFlaggedAt = -Infinity;
   room.addEventListener("touchstart", (event) => {
@@ -208,7 +212,7 @@
       suppressClick = true;
       pressFlaggedAt = performance.now();
       focusCell(+cell.dataset.x, +cell.dataset.y, false);
-      move("flag", cell);
+      move(tapMode.longPress(cell), cell);
       if (navigator.vibrate) navigator.vibrate(15);
     }, LONG_PRESS_MS);
   }, { passive: true });
@@ -364,9 +368,11 @@
   // --- the board's size and zoom ----------------------------------------------------------------
   // The board uses the width it has: the cell size is what fits the window (no bigger than a
   // comfortable 40 px, and as tall as the window allows down to 20 px), never below a legible
-  // 16 px. When the side panel would squeeze the board below that, the panel moves below the
-  // board. The zoom buttons scale from there (a zoomed board pans inside its frame), and can
-  // zoom out below the legible size only as far as the whole board fitting.
+  // 16 px, nor below a tap target (24 px) under a finger (live.js's tapCellPx). When the side
+  // panel would squeeze the board below that, the panel moves below the board. A board that
+  // still does not fit pans inside its frame, and the zoom control says so ("Scroll", Fit not
+  // pressed); Fit then shows it whole, however small. The zoom buttons scale from the default
+  // size, and zoom out only as far as the whole board fitting.
   // CSP forbids inline styles in the markup, so sizes are set here through the CSSOM. Same for
   // the won banner's split bar.
   const FRAME_PX = 28; // .board-scroll padding and border, the board's frame
@@ -376,6 +382,7 @@
   const LEGIBLE_CELL_PX = 16;
   const BIGGEST_CELL_PX = 64;
   const ZOOMS = [0.5, 0.75, 1, 1.5, 2, 2.5, 3];
+  const FIT = "fit"; // the zoom that shows the whole board's width
   const narrowScreen = window.matchMedia("(max-width: 860px)");
   let zoom = 1;
   let sizes = null;
@@ -386,14 +393,15 @@
     const width = room.clientWidth;
     const beside = !narrowScreen.matches && (width - SIDE_PX - FRAME_PX) / cols >= LEGIBLE_CELL_PX;
     const availW = (beside ? width - SIDE_PX : width) - FRAME_PX;
-    const over = document.querySelector('.banner:is([data-status="won"], [data-status="lost"])');
-    const availH = window.innerHeight - (over ? 320 : 230);
+    const availH = window.innerHeight - 230; // the end banner floats over the board: no room kept
     const tall = Math.min(MAX_CELL_PX, Math.max(TALL_CELL_PX, availH / rows));
     const fit = Math.min(tall, availW / cols);
-    const base = Math.max(LEGIBLE_CELL_PX, fit);
-    let cell = base * zoom;
-    if (zoom < 1) cell = Math.max(cell, fit);
-    return { cols, rows, beside, availW, fit, base, cell: Math.max(1, Math.floor(cell)) };
+    const base = Math.max(LEGIBLE_CELL_PX, window.tapCellPx(), fit);
+    const scale = zoom === FIT ? Math.min(1, fit / base) : zoom;
+    let cell = base * scale;
+    if (scale < 1) cell = Math.max(cell, fit);
+    cell = Math.max(1, Math.floor(cell));
+    return { cols, rows, beside, availW, fit, base, scale, cell, fits: cell * cols <= availW + 0.5 };
   }
   function sizeBoard() {
     const b = board();
@@ -413,21 +421,31 @@
   }
 
   function zoomButton(which) { return room.querySelector(`[data-zoom="${which}"]`); }
+  // The next zoom step from the current scale (after Fit that may lie between two steps).
+  function nextZoom(step) {
+    const scale = sizes ? sizes.scale : 1;
+    return step > 0 ? ZOOMS.find((z) => z > scale + 1e-6) : ZOOMS.findLast((z) => z < scale - 1e-6);
+  }
   function canZoom(step) {
-    if (!sizes) return false;
-    const next = ZOOMS[ZOOMS.indexOf(zoom) + step];
-    if (next === undefined) return false;
+    const next = nextZoom(step);
+    if (!sizes || next === undefined) return false;
     if (step > 0) return sizes.base * next <= BIGGEST_CELL_PX;
     // Zooming out only helps while the board is wider than the room it has.
-    return sizes.cell * sizes.cols > sizes.availW + 0.5;
+    return !sizes.fits;
   }
+  // Fit is pressed only when the board is shown whole at the fitting size: a board that pans
+  // (a phone's tap-sized cells, a zoom in) leaves it unpressed, and the mode says "Scroll".
   function updateZoomButtons() {
     const zoomIn = zoomButton("in");
     if (!zoomIn) return;
     zoomIn.disabled = !canZoom(1);
     zoomButton("out").disabled = !canZoom(-1);
-    zoomButton("fit").disabled = zoom === 1;
-    room.querySelector(".zoom")?.setAttribute("data-zoom-level", `${Math.round(zoom * 100)}`);
+    const fitted = sizes.fits && (zoom === FIT || zoom === 1);
+    zoomButton("fit").disabled = fitted;
+    zoomButton("fit").setAttribute("aria-pressed", String(fitted));
+    const mode = room.querySelector(".zoom-mode");
+    if (mode) mode.textContent = sizes.fits ? "" : "Scroll";
+    room.querySelector(".zoom")?.setAttribute("data-zoom-level", `${Math.round(sizes.scale * 100)}`);
   }
   // Zoom around the middle of the window: the cells there stay there.
   function setZoom(next) {
@@ -448,10 +466,18 @@
     const button = event.target.closest("[data-zoom]");
     if (!button || button.disabled) return;
     const which = button.dataset.zoom;
-    if (which === "fit") setZoom(1);
-    else if (canZoom(which === "in" ? 1 : -1)) setZoom(ZOOMS[ZOOMS.indexOf(zoom) + (which === "in" ? 1 : -1)]);
+    const step = which === "in" ? 1 : -1;
+    if (which === "fit") setZoom(FIT);
+    else if (canZoom(step)) setZoom(nextZoom(step));
   });
   window.addEventListener("resize", sizeBoard);
+
+  // The end banner's ×: a look at the rows beneath it; the next game's banner comes back.
+  room.addEventListener("click", (event) => {
+    if (!event.target.closest("[data-banner-close]")) return;
+    document.getElementById("banner").hidden = true;
+    document.getElementById("face")?.querySelector("button")?.focus();
+  });
 
   sizeBoard();
   markMe();

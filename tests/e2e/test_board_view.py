@@ -242,6 +242,72 @@ def test_on_a_phone_zoom_gives_tap_sized_cells_and_long_press_still_flags(
     shot(page, screenshots, "phone-zoomed")
 
 
+# --- issue 25, item 13: tap targets, a truthful Fit, tap-to-flag -----------------------------------
+
+TAP_MIN_PX = 24
+"""WCAG 2.2's target size: the smallest cell a phone gets by default."""
+
+
+def phone(new_context) -> Page:
+    return new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
+
+
+@pytest.mark.parametrize("game", ["intermediate", "flags"])
+def test_a_phone_gets_tap_sized_cells_by_default(new_context, game):
+    page = phone(new_context)
+    if game == "flags":
+        page.goto("/")
+        page.get_by_label("Your nickname").fill("Mo")
+        page.locator('input[name="game"][value="flags"]').check()
+        page.get_by_role("button", name="Create room").click()
+        wait_until_live(page)
+    else:
+        create_room(page, "Mo", game)
+    assert cell(page, 0, 0).bounding_box()["width"] >= TAP_MIN_PX
+    fit = board_fits(page)
+    assert fit["page"] <= fit["viewport"], "the board pans in its frame, never the page"
+
+
+def test_fit_is_pressed_only_when_the_whole_board_shows(new_context):
+    page = phone(new_context)
+    create_room(page, "Mo", "expert")
+    fit_button = page.get_by_role("button", name="Fit board")
+    assert board_fits(page)["board"] > 0  # tap-sized cells: the board pans
+    expect(fit_button).to_have_attribute("aria-pressed", "false")
+    expect(fit_button).to_be_enabled()
+    expect(page.locator(".zoom-mode")).to_have_text("Scroll")
+
+    fit_button.tap()
+    expect(fit_button).to_have_attribute("aria-pressed", "true")
+    fit = board_fits(page)
+    assert fit["board"] <= 0 and fit["right"] <= fit["viewport"], fit
+    expect(page.locator(".zoom-mode")).to_be_hidden()
+    page.get_by_role("button", name="Zoom in").tap()  # zooming in from Fit pans again
+    expect(fit_button).to_have_attribute("aria-pressed", "false")
+    expect(page.locator(".zoom-mode")).to_have_text("Scroll")
+
+
+def test_tap_to_flag_mode_flags_with_a_tap_on_a_phone_only(new_context):
+    page = phone(new_context)
+    create_room(page, "Mo", "intermediate")
+    cell(page, 8, 8).tap()
+    expect(page.locator("#board")).to_have_attribute("data-version", "1")
+    x, y = hidden_cell_near(page, 0, 0)
+    toggle = page.locator("[data-tap-mode]")
+    expect(toggle).to_have_accessible_name("Tap: reveal")
+    toggle.tap()
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    expect(toggle).to_have_text("Tap: flag")
+    cell(page, x, y).tap()
+    expect(cell(page, x, y)).to_have_attribute("data-state", "flagged")
+    cell(page, x, y).tap()  # a second tap takes the flag off
+    expect(cell(page, x, y)).to_have_attribute("data-state", "hidden")
+
+    laptop = new_context(viewport=LAPTOP).new_page()
+    create_room(laptop, "Lu")
+    expect(laptop.locator("[data-tap-mode]")).to_be_hidden()  # a mouse has right-click
+
+
 def test_keyboard_still_plays_a_fitted_board(new_context):
     page = new_context(viewport=LAPTOP, color_scheme="dark").new_page()
     create_custom_room(page, "Kim", 50, 30, 150)
@@ -256,6 +322,36 @@ def test_keyboard_still_plays_a_fitted_board(new_context):
     page.keyboard.press(" ")
     expect(cell(page, 2, 2)).to_have_attribute("data-state", "revealed", timeout=BIG_MOVE_MS)
     expect(cell(page, 2, 2)).to_be_focused()
+
+
+# --- issue 25, item 14: the end banner leaves the board where it is ------------------------------
+
+BOARD_BOX = """() => {
+    const b = document.getElementById("board").getBoundingClientRect();
+    const c = document.getElementById("cell-0-0").getBoundingClientRect();
+    // In the page's coordinates: clicking a low cell may scroll the window.
+    return {x: b.x + scrollX, y: b.y + scrollY, width: b.width, height: b.height, cell: c.width};
+}"""
+
+
+def test_the_end_banner_neither_moves_nor_shrinks_the_board(new_context, game_db):
+    page = new_context(viewport=LAPTOP).new_page()
+    code = create_room(page, "Ana", "intermediate")
+    cell(page, 8, 8).click()
+    expect(page.locator("#board")).to_have_attribute("data-version", "1")
+    before = page.evaluate(BOARD_BOX)
+
+    cell(page, *game_db.mines(code)[0]).click()
+    banner = page.locator("#banner")
+    expect(banner).to_contain_text("hit a mine")
+    expect(banner).to_be_in_viewport()
+    assert page.evaluate(BOARD_BOX) == before
+    box = page.evaluate(BOARD_BOX)
+    assert box["y"] + box["height"] <= LAPTOP["height"], "the bottom rows stay above the fold"
+
+    page.get_by_role("button", name="Hide the result").click()
+    expect(banner).to_be_hidden()
+    assert page.evaluate(BOARD_BOX) == before
 
 
 # --- 8. other players' pointers -----------------------------------------------------------------
@@ -343,8 +439,9 @@ STATUS_LAYOUT = """() => {
     const overlap = !(n.right <= c.left || c.right <= n.left || n.bottom <= c.top || c.bottom <= n.top);
     return {
         narration: n.width, line: line.width, overlap,
-        inside: c.left >= line.left - 0.5 && c.right <= line.right + 0.5,
-        withinBoard: c.right <= board.right + 0.5 && n.right <= board.right + 0.5,
+        // It floats at the foot of the window (issue 25, item 5): seen without scrolling.
+        inView: c.top >= 0 && c.bottom <= innerHeight && c.left >= 0 && c.right <= innerWidth,
+        withinBoard: n.right <= board.right + 0.5,
         text: document.getElementById("connection").textContent,
     };
 }"""
@@ -370,7 +467,7 @@ def test_reconnect_line_leaves_the_narration_readable(
         expect(line).to_have_attribute("data-state", re.compile(state), timeout=20_000)
         layout = page.evaluate(STATUS_LAYOUT)
         assert not layout["overlap"], layout
-        assert layout["inside"] and layout["withinBoard"], layout
+        assert layout["inView"] and layout["withinBoard"], layout
         assert layout["narration"] >= min(200, layout["line"] * 0.6), layout
         shot(page, screenshots, f"{line.get_attribute('data-state')}-{viewport['width']}")
     own_server.start()
@@ -420,3 +517,24 @@ def test_phone_shows_the_computers_whole_name(new_context, screenshots):
         assert not clipped, names.nth(i).text_content()
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     shot(page, screenshots, "phone-tictactoe-names")
+
+
+def test_a_racer_on_a_phone_gets_tap_sized_cells_and_tap_to_flag(new_context):
+    """Issue 25, item 13, in a race: the same minimum size and the same toggle as co-op."""
+    from tests.e2e.test_race import create_race, join
+
+    ana = phone(new_context)
+    invite = create_race(ana, "Ana")
+    join(new_context(viewport=LAPTOP).new_page(), invite, "Bo")
+    ana.get_by_role("button", name="Start race").tap()
+    expect(ana.locator("#race")).to_have_attribute("data-phase", "racing", timeout=10_000)
+    assert cell(ana, 0, 0).bounding_box()["width"] >= TAP_MIN_PX
+    assert board_fits(ana)["page"] <= PHONE["width"]
+
+    toggle = ana.locator("[data-tap-mode]")
+    toggle.tap()
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    target = ana.locator('#board .cell[data-state="hidden"]').first
+    x, y = target.get_attribute("data-x"), target.get_attribute("data-y")
+    cell(ana, x, y).tap()
+    expect(cell(ana, x, y)).to_have_attribute("data-state", "flagged")

@@ -279,6 +279,46 @@ def test_a_click_lost_with_a_killed_server_shows_pending_then_says_so(
     expect(page.locator(".cell[data-pending]")).to_have_count(0)
 
 
+def test_a_click_made_while_the_server_is_down_is_dropped_not_played_later(new_context, stack):
+    """Issue 25, item 5: such a click waited in htmx's queue and was played when the server came
+    back, maybe 20 s later. Now it is dropped after a few seconds and the player told; the
+    connection line shows without scrolling below an expert board, and nobody is "online"
+    while the page cannot know."""
+    stack.ensure_running()
+    page = new_context(viewport={"width": 1280, "height": 800}).new_page()
+    page.goto(stack.a.url + "/")
+    page.get_by_label("Your nickname").fill("Ana")
+    page.locator('input[name="preset"][value="expert"]').check()
+    page.get_by_role("button", name="Create room").click()
+    expect(page.locator("#connection")).to_have_attribute("data-state", "live")
+    code = page.locator(".room").get_attribute("data-room")
+    cell(page, 15, 8).click()
+    expect(page.locator("#board")).to_have_attribute("data-version", "1")
+    me = page.locator('.roster-player[data-seat="0"]')
+    expect(me).to_have_attribute("data-online", "true")
+    (x, y), (x2, y2) = hidden_cells(stack.db, code)[:2]
+
+    assert stack.a.stop(signal.SIGTERM) == 0
+    line = page.locator("#connection")
+    expect(line).to_have_attribute("data-state", re.compile("reconnecting|unavailable"))
+    expect(line).to_be_in_viewport()
+    expect(me).to_have_attribute("data-online", "unknown")
+    expect(page.locator(".roster .presence", has_text="online")).to_have_count(0)
+    cell(page, x, y).click()
+    notice = page.locator("#click-lost")
+    expect(notice).to_have_text("Not sent: connection lost — try again.")
+    expect(notice).to_be_in_viewport()
+    expect(page.locator(".cell[data-pending]")).to_have_count(0)
+
+    stack.a.start()
+    expect(line).to_have_attribute("data-state", "live", timeout=BACK_MS)
+    expect(me).to_have_attribute("data-online", "true")  # the snapshot knows again
+    cell(page, x2, y2).click(button="right")  # answered after anything sent before it
+    expect(cell(page, x2, y2)).to_have_attribute("data-state", "flagged")
+    expect(cell(page, x, y)).to_have_attribute("data-state", "hidden")
+    assert stored_board(stack.db, code)[f"{x},{y}"][0] == "hidden"
+
+
 # --- close codes, as live.js takes them (README "Close codes") ------------------------------------
 
 CAPTURE_SOCKETS = """
