@@ -28,6 +28,7 @@ from . import announce, hint_cache, kept_games, rowsql
 from .kinds import kind_of
 from .kinds.table import (
     COMPUTER_SEAT,
+    HINTED,
     Applied,
     GameKind,
     Invalid,
@@ -491,14 +492,22 @@ def work_out_hint(room: Room, board: HintBoard) -> tuple[int, int] | None:
 def record_hint(
     room: Room, player: Player, board: HintBoard, cell: tuple[int, int] | None
 ) -> Outcome | None:
-    """Count the hint and announce it after the commit; None, and nothing written, when the game
-    read is over or no longer the room's. A move that landed meanwhile changes nothing: mines do
-    not move, so a cell proved safe stays safe (`hint_html` leaves it alone once revealed)."""
+    """Count the hint, keep its cell in the game's params (`HINTED`: the kind's computer leaves
+    it for the people) and announce it after the commit; None, and nothing written, when the
+    game read is over or no longer the room's, or a move that landed meanwhile opened the cell
+    (the hint would show nothing). Another move changes nothing: mines do not move, so a cell
+    proved safe stays safe."""
+    hints = kind_of(room.kind).hints
+    assert hints is not None
     with transaction.atomic():
         game = _lock_current_game(room)
         if game.pk != board.game_id or (game.version != board.version and game.is_over):
             return None
+        if cell is not None and game.version != board.version and hints.opened(game.state, cell):
+            return None
         Room.objects.filter(pk=room.pk).update(hints_used=F("hints_used") + 1)
+        game.params = {**game.params, HINTED: cell}
+        Game.objects.filter(pk=game.pk).update(params=game.params)
         transaction.on_commit(partial(announce.hint, room.pk, player.nickname, cell))
     return Outcome(game, Applied(game.state, game.status, (), {"hint": cell}))
 
