@@ -180,7 +180,10 @@ async def test_computer_against_computer_plays_on_for_a_spectator(monkeypatch):
     room = await database_sync_to_async(make_flags_room)("easy", "strong", mines=11)
     spectator = await connect(room, watch=True)
     final = await receive_until(spectator, FINISHED)
-    assert re.search(r"Next game in \d+ seconds", final)
+    # One countdown (the status line's), and the narration gives no second number beside it.
+    assert re.findall(r"Next game in", final) == ["Next game in"]
+    assert re.search(r'Next game in <span class="next-game-count">\d+</span> s<', final)
+    assert "wins, " in final and "The next game starts by itself." in final
     game = await database_sync_to_async(game_number)(room, 1)
     assert game.is_over
     assert await database_sync_to_async(Move.objects.filter(game=game).count)() == game.version

@@ -256,7 +256,7 @@ def narrate(
     winner = views(room, game)[board.winner]
     score = f"{board.score(board.winner)} to {board.score(board.winner.other)}"
     after = next_game(game)
-    later = "" if after is None else f" Next game in {after['in']} seconds."
+    later = "" if after is None else two_sided.NEXT_GAME_SAID
     return f"{line} {winner['name']} ({board.winner.value}) wins, {score}!{later}"
 
 
