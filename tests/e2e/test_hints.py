@@ -74,7 +74,15 @@ def test_the_bot_plays_and_a_hint_lights_up_on_every_screen(new_context, game_db
     shot(watcher, screenshots, "minesweeper-hint-spectator")  # the bot may have moved by now
     assert (x, y) in set(game_db.safe_cells(code))
 
-    # The bot opens the hinted cell itself (it is the lowest provable one); the outline goes.
+    # The hinted cell was the bot's next pick (the lowest provable one), but it leaves it to
+    # Ana: it plays on elsewhere (or waits), and Ana opens it; the outline goes.
+    ana.wait_for_function(
+        "(seen) => document.getElementById('game-meta').dataset.version !== seen"
+        " || document.querySelector('.roster-bot')?.dataset.doing === 'stuck'",
+        arg=version(ana),
+    )
+    expect(watcher.locator(f"#cell-{x}-{y}")).to_have_attribute("data-state", "hidden")
+    ana.locator(f"#cell-{x}-{y}").click()
     expect(watcher.locator(f"#cell-{x}-{y}")).to_have_attribute("data-state", "revealed")
     expect(watcher.locator(f"#cell-{x}-{y}")).not_to_have_attribute("data-hint", "true")
     expect(bot.locator(".share")).not_to_have_text("0")
