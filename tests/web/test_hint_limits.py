@@ -136,10 +136,16 @@ def test_a_move_landing_meanwhile_keeps_the_hint_a_new_game_asks_again(room, ana
 
 @pytest.fixture
 def api_room(client):
+    """A room after its first reveal (before it a hint is refused: every cell is safe)."""
     created = client.post(
         "/api/rooms", {"preset": "beginner", "name": "Robo"}, content_type="application/json"
     )
-    return created.json()["code"], {"Authorization": f"Bearer {created.json()['player_token']}"}
+    code, token = created.json()["code"], created.json()["player_token"]
+    seeded(Room.objects.get(code=code), SOLVED_SEED)
+    first = {"action": "reveal", "x": 4, "y": 4}
+    headers = {"Authorization": f"Bearer {token}"}
+    client.post(f"/api/rooms/{code}/moves", first, content_type="application/json", headers=headers)
+    return code, headers
 
 
 def test_the_api_gives_a_room_one_hint_a_second(client, api_room, settings):
