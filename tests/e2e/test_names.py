@@ -34,3 +34,4 @@ def test_a_long_name_and_the_solver_bot_keep_to_one_line_on_a_phone(new_context)
     assert person.evaluate(LINES) == 1  # not broken letter by letter
     assert person.evaluate("(element) => element.scrollWidth > element.clientWidth")  # cut: …
     assert bot.evaluate(LINES) == 1
+    assert bot.evaluate("(element) => element.scrollWidth <= element.clientWidth")  # not cut
