@@ -22,9 +22,15 @@ def roster_name(page: Page, seat: str):
     return page.locator(f'#roster .roster-player[data-seat="{seat}"] .name')
 
 
-def test_a_long_name_and_the_solver_bot_keep_to_one_line_on_a_phone(new_context):
-    phone = new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-    page = phone.new_page()
+SCREENS = {
+    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+    "laptop": {"viewport": {"width": 1280, "height": 800}},  # the roster is a narrow column
+}
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+def test_a_long_name_and_the_solver_bot_keep_to_one_line(new_context, screen):
+    page = new_context(**SCREENS[screen]).new_page()
     create_room(page, LONGEST)
     page.get_by_role("button", name="Add Solver bot").click()
     bot = roster_name(page, "bot")
