@@ -270,7 +270,9 @@ async def test_a_bot_on_the_websocket_plays_flags_from_json_events(room, ana, bo
 def bomb_words(html: str) -> dict[str, str]:
     """Each contender's bomb line as the scoreboard shows it, by mark."""
     return dict(
-        re.findall(r'data-mark="([XO])"(?:(?!data-mark=").)*?class="bomb-state"[^>]*>([^<]+)<', html, re.S)
+        re.findall(
+            r'data-mark="([XO])"(?:(?!data-mark=").)*?class="bomb-state"[^>]*>([^<]+)<', html, re.S
+        )
     )
 
 
@@ -284,11 +286,14 @@ def test_bomb_ready_shows_only_for_the_player_behind_on_their_turn(room, ana, bo
 
 def test_before_the_first_move_the_turn_timer_says_it_starts_with_that_move():
     room = make_flags_room(turn_seconds=15)
-    ana, bo = services.join_room(room, "Ana"), services.join_room(room, "Bo")
+    ana = services.join_room(room, "Ana")
+    services.join_room(room, "Bo")
     waiting = render.snapshot_html(room, current(room))
     timer = re.search(r'<p class="turn-timer"[^>]*>.*?</p>', waiting)[0]
     assert "data-left-ms" not in timer  # nothing counts down before the clock starts
     assert re.sub(r"<[^>]+>", "", timer) == "15 s a turn, from the first move"
     services.play(room, ana, CellMove("reveal", *safe(room)))
-    running = re.search(r'<p class="turn-timer"[^>]*>.*?</p>', render.snapshot_html(room, current(room)))[0]
+    running = re.search(
+        r'<p class="turn-timer"[^>]*>.*?</p>', render.snapshot_html(room, current(room))
+    )[0]
     assert "data-left-ms" in running and "from the first move" not in running

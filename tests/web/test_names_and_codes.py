@@ -8,7 +8,6 @@ from games.models import Player, Room
 
 from .helpers import make_room
 
-
 FAMILY = "👩‍👩‍👧‍👦"
 """Seven characters, one grapheme cluster."""
 SCOTLAND = "🏴󠁧󠁢󠁳󠁣󠁴󠁿"
