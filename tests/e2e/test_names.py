@@ -3,6 +3,7 @@
 import pytest
 from playwright.sync_api import Page, expect
 
+from .test_flags import create_room as create_flags_room
 from .test_rooms import create_room
 
 pytestmark = pytest.mark.e2e
@@ -41,3 +42,14 @@ def test_a_long_name_and_the_solver_bot_keep_to_one_line(new_context, screen):
     assert person.evaluate("(element) => element.scrollWidth > element.clientWidth")  # cut: …
     assert bot.evaluate(LINES) == 1
     assert bot.evaluate("(element) => element.scrollWidth <= element.clientWidth")  # not cut
+
+
+def test_a_long_name_on_the_flags_scoreboard_keeps_to_one_line_and_the_page_to_the_phone(
+    new_context,
+):
+    phone = new_context(**SCREENS["phone"]).new_page()
+    create_flags_room(phone, LONGEST, x="human", o="human")
+    name = phone.locator('.contender[data-mark="X"] .contender-name')
+    expect(name).to_have_attribute("title", LONGEST)
+    assert name.evaluate(LINES) == 1
+    assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
