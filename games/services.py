@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 
+import regex
 from django.db import transaction
 from django.db.models import F, Value
 from django.db.models.functions import Greatest
@@ -28,6 +29,7 @@ from . import announce, hint_cache, kept_games, rowsql
 from .kinds import kind_of
 from .kinds.table import (
     COMPUTER_SEAT,
+    HINTED,
     Applied,
     GameKind,
     Invalid,
@@ -97,6 +99,9 @@ _BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 """Letters and symbols that draw nothing (Hangul fillers, the blank Braille pattern)."""
 _VISIBLE = ("L", "N", "P", "S")
 """Unicode category classes that draw something: letters, digits, punctuation, symbols."""
+_GRAPHEME = regex.compile(r"\X")
+"""One user-perceived character (a grapheme cluster, Unicode's rules as `regex` keeps them)."""
+_JOINERS = "\u200c\u200d"
 
 
 @dataclass(frozen=True)
@@ -109,19 +114,40 @@ def new_seed() -> int:
     return secrets.randbits(62)
 
 
-def clean_nickname(raw: object) -> str:
-    """Without invisible characters (`_INVISIBLE`, `_BLANK_LETTERS`), NFKC-normalised (so
-    full-width and other compatibility look-alikes become the plain letters), single-spaced,
-    1..24 characters with at least one visible one; escaping is the templates' job."""
-    if not isinstance(raw, str):
-        raise NicknameError("Choose a nickname.")
-    kept = (
+def _drawn(cluster: str) -> str:
+    """One grapheme cluster without what draws nothing. An emoji sequence (a cluster that starts
+    with a symbol) keeps its joiners and tags, which make 👩‍👩‍👧‍👦 one family rather than four
+    faces, but not one left dangling at its end; elsewhere every invisible character goes."""
+    if len(cluster) > 1 and unicodedata.category(cluster[0]) == "So":
+        return cluster.rstrip(_JOINERS)
+    return "".join(
         " " if char.isspace() else char
-        for char in raw
+        for char in cluster
         if char.isspace()
         or (unicodedata.category(char) not in _INVISIBLE and char not in _BLANK_LETTERS)
     )
-    name = " ".join(unicodedata.normalize("NFKC", "".join(kept)).split())
+
+
+def cut_to(name: str, limit: int) -> str:
+    """`name`'s first whole grapheme clusters that fit in `limit` characters (code points, what
+    the database counts): a cut never splits an emoji or a letter from its accents."""
+    kept, size = [], 0
+    for cluster in _GRAPHEME.findall(name):
+        size += len(cluster)
+        if size > limit:
+            break
+        kept.append(cluster)
+    return "".join(kept)
+
+
+def clean_nickname(raw: object) -> str:
+    """Without invisible characters (`_drawn`), NFKC-normalised (so full-width and other
+    compatibility look-alikes become the plain letters), single-spaced, 1..24 characters with at
+    least one visible one; escaping is the templates' job. Grapheme clusters stay whole."""
+    if not isinstance(raw, str):
+        raise NicknameError("Choose a nickname.")
+    kept = "".join(_drawn(cluster) for cluster in _GRAPHEME.findall(raw))
+    name = " ".join(unicodedata.normalize("NFKC", kept).split())
     if not name:
         raise NicknameError("Choose a nickname.")
     if not any(
@@ -170,7 +196,7 @@ def unique_nickname(name: str, taken: set[str]) -> str:
     number = 2
     while True:
         suffix = f" {number}"
-        candidate = name[: MAX_NICKNAME - len(suffix)].rstrip() + suffix
+        candidate = cut_to(name, MAX_NICKNAME - len(suffix)).rstrip() + suffix
         if candidate.casefold() not in taken:
             return candidate
         number += 1
@@ -532,14 +558,22 @@ def work_out_hint(room: Room, board: HintBoard) -> tuple[int, int] | None:
 def record_hint(
     room: Room, player: Player, board: HintBoard, cell: tuple[int, int] | None
 ) -> Outcome | None:
-    """Count the hint and announce it after the commit; None, and nothing written, when the game
-    read is over or no longer the room's. A move that landed meanwhile changes nothing: mines do
-    not move, so a cell proved safe stays safe (`hint_html` leaves it alone once revealed)."""
+    """Count the hint, keep its cell in the game's params (`HINTED`: the kind's computer leaves
+    it for the people) and announce it after the commit; None, and nothing written, when the
+    game read is over or no longer the room's, or a move that landed meanwhile opened the cell
+    (the hint would show nothing). Another move changes nothing: mines do not move, so a cell
+    proved safe stays safe."""
+    hints = kind_of(room.kind).hints
+    assert hints is not None
     with transaction.atomic():
         game = _lock_current_game(room)
         if game.pk != board.game_id or (game.version != board.version and game.is_over):
             return None
+        if cell is not None and game.version != board.version and hints.opened(game.state, cell):
+            return None
         Room.objects.filter(pk=room.pk).update(hints_used=F("hints_used") + 1)
+        game.params = {**game.params, HINTED: cell}
+        Game.objects.filter(pk=game.pk).update(params=game.params)
         transaction.on_commit(partial(announce.hint, room.pk, player.nickname, cell))
     return Outcome(game, Applied(game.state, game.status, (), {"hint": cell}))
 

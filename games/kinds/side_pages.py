@@ -49,6 +49,12 @@ def views(room: Room, sides: Mapping[Any, Any]) -> dict[Any, dict[str, Any]]:
     return {mark: side_view(side, seated, both) for mark, side in sides.items()}
 
 
+NEXT_GAME_SAID = " The next game starts by itself."
+"""How the last move's line ends when the computers start the next game: the status line
+beside it counts the seconds down, so the line gives no number of its own that would disagree a
+second later."""
+
+
 def next_game(game: Game, computers_only: bool, after: float) -> dict[str, int] | None:
     """When a game the computers played alone is over: when the next one starts by itself
     (`at_ms`, for scripts) and in how many whole seconds from now (`in`, which the page counts

@@ -164,6 +164,14 @@ class Hints:
     none_found: str
     """What the API answers (409) when the hint is None."""
     hint_html: Callable[["Room", "Game", str, tuple[int, int] | None], str]
+    opened: Callable[[State, tuple[int, int]], bool]
+    """Whether the hinted cell is open on this state: a move got in while the hint was worked
+    out, so the hint would show nothing and is neither shown nor counted."""
+
+
+HINTED = "hinted"
+"""The game's params key where the shell keeps the cell last hinted to a person, [x, y], so a
+kind's computer can leave it for them."""
 
 
 @dataclass(frozen=True, slots=True)

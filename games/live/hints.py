@@ -74,6 +74,10 @@ class Limits:
     def done(self) -> None:
         self.waiting -= 1
 
+    def release(self, room_id: int) -> None:
+        """Give the room its interval back after a refused hint (game over, first click)."""
+        self.rooms.pop(room_id, None)
+
     def _forget_idle(self, now: float) -> None:
         """Bounded memory: past KEPT entries, drop rooms past their interval and addresses
         whose budget is full again (they lose nothing)."""
@@ -117,5 +121,8 @@ async def ask_hint(room: Room, player: Player | None, address: str) -> services.
             if outcome is not None:
                 return outcome
         raise Refused(CHANGED)
+    except Refused:
+        limits.release(room.pk)  # nobody was shown anything: the room may ask again at once
+        raise
     finally:
         limits.done()

@@ -17,7 +17,13 @@ from ..kinds.table import GameKind, Invalid, Refused, SettingsError
 from ..live import autoplay
 from ..messages import BadMessage, Command, parse_payload
 from ..models import Player, Room, is_room_code
-from .room_limit import hint_reservation, join_reservation, room_hint_allowed, room_reservation
+from .room_limit import (
+    hint_reservation,
+    join_reservation,
+    release_room_hint,
+    room_hint_allowed,
+    room_reservation,
+)
 
 
 class NotJson(Exception):
@@ -394,6 +400,7 @@ def hint(request: HttpRequest, code: str) -> dict[str, int]:
         except services.Forbidden as exc:
             raise HttpError(403, str(exc)) from None
         except Refused as exc:
+            release_room_hint(room.pk)
             raise HttpError(409, str(exc)) from None
         reservation.keep()
     cell = outcome.applied.summary["hint"]

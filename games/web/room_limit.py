@@ -80,6 +80,15 @@ def room_hint_allowed(room_id: int) -> bool:
         return True
 
 
+def release_room_hint(room_id: int) -> None:
+    """Give the room its interval back after a refused hint (the first click, a game over):
+    nobody was shown anything, so the room may ask again at once."""
+    try:
+        cache.delete(f"hint-room:{room_id}")
+    except (OSError, RedisConnectionError, RedisTimeoutError) as error:
+        log.warning("hint limit not released, cache unavailable: %s", error)
+
+
 @contextmanager
 def reservation(request: HttpRequest, now: float, limit: Limit) -> Iterator[Reservation | None]:
     """At most `settings.<limit.setting>` per client address and clock minute; None when the

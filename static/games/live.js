@@ -156,7 +156,18 @@ window.LiveRoom = function (room, onUpdate) {
     }
   });
 
+  // The tab title names who plays (two-sided rooms): when a seat changes hands the heading's
+  // names are swapped in (#room-title-names), and the title follows them.
+  let titleNames = document.getElementById("room-title-names")?.dataset.titleNames;
+  function retitle() {
+    const names = document.getElementById("room-title-names")?.dataset.titleNames;
+    if (!names || !titleNames || names === titleNames) return;
+    document.title = document.title.replace(titleNames, names);
+    titleNames = names;
+  }
+
   room.addEventListener("htmx:wsAfterMessage", (event) => {
+    retitle();
     if (event.detail.message.includes('id="board"')) {
       syncing = false;
       setConnection("live", "Live");

@@ -105,6 +105,11 @@ def test_two_people_play_flags_to_a_win(new_context, game_db, screenshots):
     bo.get_by_role("button", name="Join game").click()
     wait_until_live(bo)
     expect(bo.locator("#status")).to_contain_text("Ana (X) to move")
+    # Ana's tab and hidden heading follow Bo taking the open seat, without a reload.
+    expect(ana).to_have_title("Flags · Ana vs Bo · Minesweeper Live")
+    expect(ana.locator("#room-title")).to_have_text(
+        re.compile(r"^Flags: Ana against Bo, \d+ mines$")
+    )
 
     # Out of turn: the page sends the click, the server says why not, to Bo alone.
     cell(bo, a_number(game_db, code)).click()

@@ -6,6 +6,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from games.kinds.table import COMPUTER_SEAT
+
 from .test_rooms import invite_link, join_room, next_safe_cell, shot, wait_until_live
 
 pytestmark = pytest.mark.e2e
@@ -74,7 +76,17 @@ def test_the_bot_plays_and_a_hint_lights_up_on_every_screen(new_context, game_db
     shot(watcher, screenshots, "minesweeper-hint-spectator")  # the bot may have moved by now
     assert (x, y) in set(game_db.safe_cells(code))
 
-    # The bot opens the hinted cell itself (it is the lowest provable one); the outline goes.
+    # The hinted cell was the bot's next pick (the lowest provable one), but it leaves it to
+    # Ana: it plays on elsewhere (or waits), never opening that cell itself (a flood from another
+    # cell may still reach it), and Ana opens it; the outline goes.
+    ana.wait_for_function(
+        "(seen) => document.getElementById('game-meta').dataset.version !== seen"
+        " || document.querySelector('.roster-bot')?.dataset.doing === 'stuck'",
+        arg=version(ana),
+    )
+    moves = game_db.moves(game_db.game(code)["id"])
+    assert (COMPUTER_SEAT, "reveal", x, y) not in [move[1:] for move in moves]
+    ana.locator(f"#cell-{x}-{y}").click()
     expect(watcher.locator(f"#cell-{x}-{y}")).to_have_attribute("data-state", "revealed")
     expect(watcher.locator(f"#cell-{x}-{y}")).not_to_have_attribute("data-hint", "true")
     expect(bot.locator(".share")).not_to_have_text("0")

@@ -77,6 +77,7 @@ def test_two_people_play_and_the_third_only_watches(new_context, screenshots):
     ana = new_context().new_page()
     create_room(ana, "Ana", x="human", o="human")
     expect(ana.locator("#status")).to_contain_text("Your turn")
+    expect(ana).to_have_title("Tic-tac-toe · Ana vs Open seat · Minesweeper Live")
     invite = ana.locator("#invite-link").input_value()
 
     bo = new_context(color_scheme="dark").new_page()
@@ -85,6 +86,9 @@ def test_two_people_play_and_the_third_only_watches(new_context, screenshots):
     bo.get_by_role("button", name="Join game").click()
     wait_until_live(bo)
     expect(bo.locator("#status")).to_contain_text("Ana (X) to move")
+    # Ana's tab and hidden heading follow Bo taking the open seat, without a reload.
+    expect(ana).to_have_title("Tic-tac-toe · Ana vs Bo · Minesweeper Live")
+    expect(ana.locator("#room-title")).to_have_text("Tic-tac-toe: Ana against Bo")
 
     square(ana, 4).click()
     expect(square(bo, 4)).to_have_attribute("data-mark", "X")

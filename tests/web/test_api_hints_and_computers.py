@@ -52,8 +52,9 @@ def room(client):
 
 def test_a_hint_names_a_hidden_safe_cell_and_counts(client, room):
     code, token = room["code"], room["player_token"]
-    answer = ask_hint(client, code, token)
-    assert answer.status_code == 200 and answer.json() == {"x": 4, "y": 4}  # before any reveal
+    answer = ask_hint(client, code, token)  # before any reveal every cell is safe: not counted
+    assert (answer.status_code, answer.json()) == (409, {"error": rules.FIRST_CLICK_SAFE})
+    assert hints_used(code) == 0
     assert move(client, code, token, action="reveal", x=4, y=4).status_code == 200
     game = engine.from_dict(game_of(code).state)
     if game.is_over:  # the first reveal cleared the board
@@ -65,7 +66,7 @@ def test_a_hint_names_a_hidden_safe_cell_and_counts(client, room):
         x, y = answer.json()["x"], answer.json()["y"]
         cell = game.grid.index(x, y)
         assert cell not in game.revealed and cell not in game.field.mines
-    assert hints_used(code) == 2
+    assert hints_used(code) == 1
     assert game_of(code).version == 1  # hints are not moves
     assert Move.objects.filter(game=game_of(code)).count() == 1
 

@@ -8,7 +8,7 @@ import pytest
 from channels.db import database_sync_to_async
 
 from games import services
-from games.kinds.flags import rules
+from games.kinds.flags import render, rules
 from games.live import autoplay
 from games.messages import CellMove
 from games.models import Game, Move
@@ -180,7 +180,10 @@ async def test_computer_against_computer_plays_on_for_a_spectator(monkeypatch):
     room = await database_sync_to_async(make_flags_room)("easy", "strong", mines=11)
     spectator = await connect(room, watch=True)
     final = await receive_until(spectator, FINISHED)
-    assert re.search(r"Next game in \d+ seconds", final)
+    # One countdown (the status line's), and the narration gives no second number beside it.
+    assert re.findall(r"Next game in", final) == ["Next game in"]
+    assert re.search(r'Next game in <span class="next-game-count">\d+</span> s<', final)
+    assert "wins, " in final and "The next game starts by itself." in final
     game = await database_sync_to_async(game_number)(room, 1)
     assert game.is_over
     assert await database_sync_to_async(Move.objects.filter(game=game).count)() == game.version
@@ -262,3 +265,35 @@ async def test_a_bot_on_the_websocket_plays_flags_from_json_events(room, ana, bo
     assert {"x": target[0], "y": target[1], "state": "claimed", "seat": "O"} in bombed["cells"]
     for communicator in (socket, page):
         await communicator.disconnect()
+
+
+def bomb_words(html: str) -> dict[str, str]:
+    """Each contender's bomb line as the scoreboard shows it, by mark."""
+    return dict(
+        re.findall(
+            r'data-mark="([XO])"(?:(?!data-mark=").)*?class="bomb-state"[^>]*>([^<]+)<', html, re.S
+        )
+    )
+
+
+def test_bomb_ready_shows_only_for_the_player_behind_on_their_turn(room, ana, bo):
+    snapshot = lambda: render.snapshot_html(room, current(room))  # noqa: E731
+    assert bomb_words(snapshot()) == {"X": "bomb unused", "O": "bomb unused"}  # 0-0: nobody
+    services.play(room, ana, CellMove("reveal", *mines(room)[0]))  # X leads and goes again
+    services.play(room, ana, CellMove("reveal", *safe(room)))  # O's turn, one behind
+    assert bomb_words(snapshot()) == {"X": "bomb unused", "O": "bomb ready"}
+
+
+def test_before_the_first_move_the_turn_timer_says_it_starts_with_that_move():
+    room = make_flags_room(turn_seconds=15)
+    ana = services.join_room(room, "Ana")
+    services.join_room(room, "Bo")
+    waiting = render.snapshot_html(room, current(room))
+    timer = re.search(r'<p class="turn-timer"[^>]*>.*?</p>', waiting)[0]
+    assert "data-left-ms" not in timer  # nothing counts down before the clock starts
+    assert re.sub(r"<[^>]+>", "", timer) == "15 s a turn, from the first move"
+    services.play(room, ana, CellMove("reveal", *safe(room)))
+    running = re.search(
+        r'<p class="turn-timer"[^>]*>.*?</p>', render.snapshot_html(room, current(room))
+    )[0]
+    assert "data-left-ms" in running and "from the first move" not in running

@@ -134,12 +134,27 @@ def test_a_move_landing_meanwhile_keeps_the_hint_a_new_game_asks_again(room, ana
     assert hints_used(room) == 1
 
 
-@pytest.fixture
-def api_room(client):
+def new_api_room(client) -> tuple[str, dict[str, str]]:
+    """A beginner room made through the API: its code and its creator's auth header."""
     created = client.post(
         "/api/rooms", {"preset": "beginner", "name": "Robo"}, content_type="application/json"
     )
     return created.json()["code"], {"Authorization": f"Bearer {created.json()['player_token']}"}
+
+
+def first_reveal(client, code: str, headers: dict[str, str]) -> None:
+    """Open the centre of a board that leaves a provable cell (before it a hint is refused)."""
+    seeded(Room.objects.get(code=code), SOLVED_SEED)
+    first = {"action": "reveal", "x": 4, "y": 4}
+    client.post(f"/api/rooms/{code}/moves", first, content_type="application/json", headers=headers)
+
+
+@pytest.fixture
+def api_room(client):
+    """A room after its first reveal."""
+    code, headers = new_api_room(client)
+    first_reveal(client, code, headers)
+    return code, headers
 
 
 def test_the_api_gives_a_room_one_hint_a_second(client, api_room, settings):
@@ -150,6 +165,18 @@ def test_the_api_gives_a_room_one_hint_a_second(client, api_room, settings):
     assert client.post(f"/api/rooms/{code}/hint", headers=headers).status_code == 200
     again = client.post(f"/api/rooms/{code}/hint", headers=headers)
     assert again.status_code == 429 and "just given in this room" in again.json()["error"]
+    assert Room.objects.get(code=code).hints_used == 1
+
+
+def test_a_refused_api_hint_leaves_the_room_free_to_ask_again(client, settings):
+    """Before the first reveal a hint is refused: it shows nobody anything, so it neither counts
+    nor holds the room's interval."""
+    settings.HINT_ROOM_SECONDS = 60
+    code, headers = new_api_room(client)
+    early = client.post(f"/api/rooms/{code}/hint", headers=headers)
+    assert early.status_code == 409 and "first click is always safe" in early.json()["error"]
+    first_reveal(client, code, headers)
+    assert client.post(f"/api/rooms/{code}/hint", headers=headers).status_code == 200
     assert Room.objects.get(code=code).hints_used == 1
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from games import services
 from games.engine import minesweeper as engine
 from games.kinds.minesweeper import rules
-from games.kinds.table import Invalid
+from games.kinds.table import Invalid, Refused
 from games.messages import CellMove
 from games.models import Game, Move, Room
 
@@ -82,7 +82,8 @@ def test_a_hint_is_safe_in_every_layout_that_fits_the_board(
     assume(most >= 1)
     mines = max(1, min(most, 5, round(density * width * height)))  # brute force stays quick
     game = engine.new_game(engine.Config(width, height, mines), seed)
-    assert rules.hint(engine.to_dict(game)) == (width // 2, height // 2)  # before the first reveal
+    with pytest.raises(Refused, match="first click is always safe"):
+        rules.hint(engine.to_dict(game))  # before the first reveal every cell is safe
     for pick in picks:
         hidden_safe = [
             c
@@ -147,17 +148,42 @@ async def test_a_hint_reaches_everyone_and_counts(room, ana, bo):
         await socket.disconnect()
 
 
-async def test_before_the_first_reveal_the_centre_is_hinted_and_the_snapshot_counts(room, ana):
-    socket = await connect(room, ana)
-    await send(socket, action="hint")
-    message = await receive_until(socket, "asked for a hint")
-    assert "Ana asked for a hint: row 5, column 5 is safe." in message
-    assert 'id="cell-4-4" data-x="4" data-y="4" data-state="hidden" data-hint="true"' in message
-    await socket.disconnect()
+async def test_before_the_first_reveal_a_hint_says_so_to_its_asker_and_is_not_counted(
+    room, ana, bo
+):
+    asker, other = await connect(room, ana), await connect(room, bo)
+    await settle(asker, other, online=2)
+    await send(asker, action="hint")
+    error = await receive_until(asker, 'id="room-error"')
+    assert "Your first click is always safe — click anywhere." in error
+    assert "data-hint" not in error
+    assert await before_echo(other) == []  # nobody else hears of it
+    assert await database_sync_to_async(hints_used)(room) == 0
+    await send(asker, action="reveal", x=4, y=4)  # after the first reveal hints count again
+    await receive_until(asker, 'id="game-meta"')
+    await send(asker, action="hint")
+    assert "Hints used: <strong>1</strong>" in await receive_until(asker, "asked for a hint")
     late = await connect(room, watch=True)  # the snapshot carries the counter
     await send(late, action="sync")
     assert "Hints used: <strong>1</strong>" in await receive_until(late, 'id="board"')
-    await late.disconnect()
+    for socket in (asker, other, late):
+        await socket.disconnect()
+
+
+def test_a_hint_whose_cell_a_move_opened_meanwhile_is_not_counted(room, ana, bo):
+    """The hint is worked out off the database thread; a move landing before it is recorded may
+    open its cell. That hint is not shown or counted; under the lock a fresh one is."""
+    seeded(room, SOLVED_SEED)
+    reveal(room, ana, 4, 4)
+    board = services.read_hint_board(room, ana)
+    cell = services.work_out_hint(room, board)
+    assert cell is not None
+    reveal(room, bo, *cell)  # Bo opens it first
+    assert services.record_hint(room, ana, board, cell) is None
+    assert hints_used(room) == 0
+    fresh = services.ask_hint(room, ana).applied.summary["hint"]
+    assert fresh is not None and fresh != cell
+    assert hints_used(room) == 1
 
 
 async def test_when_nothing_is_provable_everyone_hears_it_is_a_guess(room, ana, bo):

@@ -8,6 +8,11 @@ from games.models import Player, Room
 
 from .helpers import make_room
 
+FAMILY = "👩‍👩‍👧‍👦"
+"""Seven characters, one grapheme cluster."""
+SCOTLAND = "🏴󠁧󠁢󠁳󠁣󠁴󠁿"
+"""A flag drawn from a black flag and tag characters (invisible alone)."""
+
 
 @pytest.mark.parametrize(
     ("raw", "clean"),
@@ -26,10 +31,24 @@ from .helpers import make_room
         ("李小龍", "李小龍"),
         ("★", "★"),
         ("?!", "?!"),
+        ("Ana‍", "Ana"),  # a joiner joining nothing
+        ("‍Ana ‍⭐‍", "Ana ⭐"),
+        (FAMILY, FAMILY),  # joined by zero-width joiners: one family, not four faces
+        (f"{FAMILY}‍", FAMILY),
+        (SCOTLAND, SCOTLAND),
+        ("❤️", "❤️"),
     ],
 )
 def test_nicknames_are_normalised_and_stripped_of_invisible_characters(raw, clean):
     assert services.clean_nickname(raw) == clean
+
+
+def test_a_name_is_cut_between_grapheme_clusters():
+    """A taken name gets a number; the cut to make room for it never splits a family."""
+    name = "Ana " + FAMILY * 2 + "bcdefg"  # 4 + 14 + 6 = 24 characters
+    assert services.unique_nickname(name, {name.casefold()}) == "Ana " + FAMILY * 2 + "bcde 2"
+    long = "Ana" + FAMILY * 3  # 3 + 21 = 24 characters: the number takes two
+    assert services.unique_nickname(long, {long.casefold()}) == "Ana" + FAMILY * 2 + " 2"
 
 
 @pytest.mark.parametrize(

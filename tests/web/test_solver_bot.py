@@ -211,6 +211,23 @@ def test_the_bot_moves_once_per_version_and_never_through_the_api_helper(room, h
     assert (move.player, move.seat, move.action) == (None, COMPUTER_SEAT, "reveal")
 
 
+def test_the_bot_leaves_the_cell_hinted_to_a_person_for_them(room, host):
+    """A person asks for a hint to open that cell: the bot opening it first wastes the hint."""
+    seeded(room, SOLVED_SEED)
+    services.set_bot(room, host, True)
+    services.play(room, host, CellMove("reveal", 4, 4))
+    hinted = services.ask_hint(room, host).applied.summary["hint"]
+    game = current(room)
+    hinted_cell = engine.from_dict(game.state).grid.index(*hinted)
+    assert public_hint(game.state) == hinted_cell  # the bot's first pick, but for the hint
+    outcome = services.computer_move(room, game.version)
+    assert outcome is not None
+    bot_opened = outcome.applied.loaded(engine.from_dict).revealed
+    assert hinted_cell not in bot_opened
+    services.play(room, host, CellMove("reveal", *hinted))  # the person opens it
+    assert services.computer_turn(room) is not None  # and the bot carries on
+
+
 # Playing live -----------------------------------------------------------------------------------
 
 

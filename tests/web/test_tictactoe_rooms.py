@@ -191,7 +191,9 @@ async def test_computer_against_computer_starts_the_next_game_by_itself():
     assert 'data-game="1"' in final
     assert re.search(r'class="next-game" data-next-at="\d+" data-next-in="5"', final)
     assert "Next game in <span" in final and 'value="new_game"' not in final
-    assert "Next game in 5 seconds." in final  # the narration says it once, for screen readers
+    # One countdown (the status line's); the narration says it once, with no number of its own.
+    assert re.findall(r"Next game in", final) == ["Next game in"]
+    assert "The next game starts by itself." in final
     snapshot = await receive_until(spectator, 'data-game="2" data-version="0"')
     assert 'class="next-game"' not in snapshot and "Computer 2 (perfect) is thinking" in snapshot
     assert "Next game: Computer 2 (perfect) plays X." in snapshot  # announced, by nobody

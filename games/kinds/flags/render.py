@@ -95,7 +95,8 @@ def views(room: Room, game: Game) -> dict[engine.Seat, dict[str, Any]]:
 
 
 def contenders(board: engine.State, sides: dict[engine.Seat, dict[str, Any]]) -> list[dict]:
-    """X then O: who, their mines, whether they move now and whether their bomb is left."""
+    """X then O: who, their mines, whether they move now, whether their bomb is left and
+    whether they may use it now (`bomb_ready`: only then does the page say "bomb ready")."""
     playing = board.status is engine.Status.PLAYING
     return [
         {
@@ -103,6 +104,7 @@ def contenders(board: engine.State, sides: dict[engine.Seat, dict[str, Any]]) ->
             "score": board.score(mark),
             "to_move": playing and board.turn is mark,
             "bomb_left": mark not in board.bombs_used,
+            "bomb_ready": rules.may_bomb(board, mark),
             "winner": board.winner is mark,
         }
         for mark in engine.Seat
@@ -254,7 +256,7 @@ def narrate(
     winner = views(room, game)[board.winner]
     score = f"{board.score(board.winner)} to {board.score(board.winner.other)}"
     after = next_game(game)
-    later = "" if after is None else f" Next game in {after['in']} seconds."
+    later = "" if after is None else two_sided.NEXT_GAME_SAID
     return f"{line} {winner['name']} ({board.winner.value}) wins, {score}!{later}"
 
 

@@ -28,7 +28,12 @@ KIND = GameKind(
         move_html=render.move_html,
         describe_settings=render.describe_settings,
     ),
-    hints=Hints(hint=rules.hint, none_found=rules.NO_SAFE_CELL, hint_html=render.hint_html),
+    hints=Hints(
+        hint=rules.hint,
+        none_found=rules.NO_SAFE_CELL,
+        hint_html=render.hint_html,
+        opened=rules.hint_opened,
+    ),
     computer=Computer(
         to_move=rules.computer_to_move,
         move=rules.computer_move,

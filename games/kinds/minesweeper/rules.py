@@ -17,7 +17,7 @@ from games.engine.errors import EngineError, GameOverError, GenerationError
 from ...identity_memo import IdentityMemo
 from ...messages import CellMove, Message
 from ..table import COMPUTER_SEAT as COMPUTER_SEAT  # services log the bot's moves with it
-from ..table import Applied, Invalid, Refused, SettingsError
+from ..table import HINTED, Applied, Invalid, Refused, SettingsError
 
 MAX_WIDTH = 50
 MAX_HEIGHT = 50
@@ -201,6 +201,7 @@ def changed_cells(applied: Applied) -> list[dict[str, Any]]:
 
 BOT_NAME = "Solver bot"
 NO_SAFE_CELL = "No cell can be proved safe: this one is a guess."
+FIRST_CLICK_SAFE = "Your first click is always safe — click anywhere."
 
 
 def has_bot(params: dict[str, Any]) -> bool:
@@ -214,29 +215,32 @@ def _clues(game: engine.GameState) -> dict[int, int]:
     return {cell: game.field.counts[cell] for cell in game.revealed}
 
 
-def _centre(game: engine.GameState) -> int:
-    """Before the first reveal every cell is safe (mines are placed around it): take the middle."""
-    return game.grid.index(game.config.width // 2, game.config.height // 2)
-
-
 def hint(state: dict[str, Any]) -> tuple[int, int] | None:
     """(x, y) of a hidden cell the public board proves safe (`solver.hint`), or None.
 
     A hint is not a move: it changes no cell, so it stays out of the engine's state and the move
     log, and replaying a game gives the same board with or without it. Only the room's counter
     (`Room.hints_used`) remembers it. The cell may carry a (wrong) flag: flags are not evidence.
+    Refused before the first reveal: every cell is safe then (mines are placed around the first
+    click), so a hint would tell nothing and must not be counted.
     """
     game = engine.from_dict(state)
     if game.is_over:
         raise Refused(f"The game is over ({game.status.value}). Start a new game.")
     if game.field is None:
-        cell: int | None = _centre(game)
-    else:
-        cell = solver.hint(game.grid, _clues(game), frozenset(), game.config.mines)
+        raise Refused(FIRST_CLICK_SAFE)
+    cell = solver.hint(game.grid, _clues(game), frozenset(), game.config.mines)
     return None if cell is None else game.grid.xy(cell)
 
 
-def bot_cell(game: engine.GameState) -> int | None:
+def hint_opened(state: dict[str, Any], at: tuple[int, int]) -> bool:
+    """Whether the cell hinted at `at` is open on this board: a move that got in while the hint
+    was worked out opened it, so showing it would tell nobody anything."""
+    game = engine.from_dict(state)
+    return game.grid.index(*at) in game.revealed
+
+
+def bot_cell(game: engine.GameState, leave: int | None = None) -> int | None:
     """The Solver bot's next cell: the lowest one the public board proves safe, or None.
 
     None before the first reveal: the first click of every game is a person's (where it falls
@@ -244,11 +248,13 @@ def bot_cell(game: engine.GameState) -> int | None:
     placed before it change nothing: there is still no board to prove anything on.
     Flagged cells are skipped: revealing a flag does nothing, and lifting a person's flag (even a
     wrong one) is theirs to do. With no flags this is exactly `solver.hint` on the public board.
+    `leave` (the cell hinted to a person) is skipped too: the hint was asked for so that a
+    person opens it, and the bot taking it first would waste the hint.
     """
     if game.is_over or game.field is None:
         return None
     safe = solver.deduce(game.grid, _clues(game), frozenset(), game.config.mines).safe
-    unflagged = safe.difference(game.flags)
+    unflagged = safe.difference(game.flags, () if leave is None else (leave,))
     return min(unflagged) if unflagged else None
 
 
@@ -257,7 +263,14 @@ def computer_to_move(state: dict[str, Any], params: dict[str, Any]) -> int | Non
     or it would guess."""
     if not has_bot(params):
         return None
-    return bot_cell(engine.from_dict(state))
+    game = engine.from_dict(state)
+    return bot_cell(game, _hinted(game, params))
+
+
+def _hinted(game: engine.GameState, params: dict[str, Any]) -> int | None:
+    """The cell last hinted to a person in this game (`HINTED`), or None."""
+    at = params.get(HINTED)
+    return None if at is None else game.grid.index(*at)
 
 
 def computer_move(
@@ -275,5 +288,6 @@ def computer_move(
     x, y = engine.from_dict(state).grid.xy(cell)
     message = CellMove("reveal", x, y)
     applied = apply(state, message, COMPUTER_SEAT)
-    stuck = applied.status == "playing" and bot_cell(applied.loaded(engine.from_dict)) is None
+    after = applied.loaded(engine.from_dict)
+    stuck = applied.status == "playing" and bot_cell(after, _hinted(after, params)) is None
     return message, replace(applied, summary={**applied.summary, "stuck": stuck})

@@ -219,7 +219,7 @@ def narrate(
         return line
     ending = f"{mark} wins!" if board.status is engine.Status.WON else "It's a draw."
     after = next_game(game)
-    later = "" if after is None else f" Next game in {after['in']} seconds."
+    later = "" if after is None else two_sided.NEXT_GAME_SAID
     return f"{line} {ending}{later}"
 
 

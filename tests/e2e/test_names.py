@@ -1,0 +1,55 @@
+"""Long names in the roster: one line each, cut with an ellipsis, the full name in its title."""
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .test_flags import create_room as create_flags_room
+from .test_rooms import create_room
+
+pytestmark = pytest.mark.e2e
+
+LONGEST = "W" * 24
+"""The widest name the form takes (24 characters, no space to break at)."""
+
+LINES = """(element) => {
+  const range = document.createRange();
+  range.selectNodeContents(element);
+  return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+}"""
+"""How many lines an element's text takes on screen."""
+
+
+def roster_name(page: Page, seat: str):
+    return page.locator(f'#roster .roster-player[data-seat="{seat}"] .name')
+
+
+SCREENS = {
+    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+    "laptop": {"viewport": {"width": 1280, "height": 800}},  # the roster is a narrow column
+}
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+def test_a_long_name_and_the_solver_bot_keep_to_one_line(new_context, screen):
+    page = new_context(**SCREENS[screen]).new_page()
+    create_room(page, LONGEST)
+    page.get_by_role("button", name="Add Solver bot").click()
+    bot = roster_name(page, "bot")
+    expect(bot).to_have_text("Solver bot")
+    person = roster_name(page, "0")
+    expect(person).to_have_attribute("title", LONGEST)
+    assert person.evaluate(LINES) == 1  # not broken letter by letter
+    assert person.evaluate("(element) => element.scrollWidth > element.clientWidth")  # cut: …
+    assert bot.evaluate(LINES) == 1
+    assert bot.evaluate("(element) => element.scrollWidth <= element.clientWidth")  # not cut
+
+
+def test_a_long_name_on_the_flags_scoreboard_keeps_to_one_line_and_the_page_to_the_phone(
+    new_context,
+):
+    phone = new_context(**SCREENS["phone"]).new_page()
+    create_flags_room(phone, LONGEST, x="human", o="human")
+    name = phone.locator('.contender[data-mark="X"] .contender-name')
+    expect(name).to_have_attribute("title", LONGEST)
+    assert name.evaluate(LINES) == 1
+    assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
