@@ -13,7 +13,13 @@
   let focusX = 0;
   let focusY = 0;
   let followed = null; // the seat a spectator follows large
-  let arrived = performance.now(); // when the last message arrived (timers count from it)
+  // When each timed element (the bar, #freeze, a racer's status) arrived: its figures were true
+  // then. Per element, since a rival's move swaps only its own status, not the bar with the clock.
+  const arrivals = new WeakMap();
+  function age(element) {
+    if (!arrivals.has(element)) arrivals.set(element, performance.now());
+    return performance.now() - arrivals.get(element);
+  }
 
   function board() { return document.getElementById("board"); }
   function cellAt(x, y) { return document.getElementById(`cell-${x}-${y}`); }
@@ -97,7 +103,6 @@
 
   // --- after every message ------------------------------------------------------------------
   function afterMessage() {
-    arrived = performance.now();
     document.querySelectorAll(".racer-status").forEach((status) => {
       const mini = document.getElementById(`board-${status.dataset.seat}`);
       if (mini) mini.dataset.progress = status.dataset.progress;
@@ -143,10 +148,9 @@
 
   // --- clocks: countdown, race time, penalty ---------------------------------------------------
   function tick() {
-    const since = performance.now() - arrived;
     const countdown = document.getElementById("countdown");
     if (countdown) {
-      const left = +countdown.dataset.ms - since;
+      const left = +countdown.dataset.ms - age(countdown);
       const text = left > 0 ? String(Math.ceil(left / 1000)) : "Go!";
       if (countdown.textContent !== text) countdown.textContent = text;
     }
@@ -154,19 +158,19 @@
     const clock = document.getElementById("race-clock");
     if (bar && clock) {
       const running = bar.dataset.running === "true";
-      const ms = +bar.dataset.elapsedMs + (running ? since : 0);
+      const ms = +bar.dataset.elapsedMs + (running ? age(bar) : 0);
       clock.textContent = (Math.max(0, ms) / 1000).toFixed(1);
     }
     const limit = document.getElementById("race-limit");
     if (limit) {
-      const left = Math.max(0, +limit.dataset.ms - since);
+      const left = Math.max(0, +limit.dataset.ms - age(limit));
       const seconds = Math.ceil(left / 1000);
       limit.textContent = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")} left`;
       limit.dataset.low = String(left < 30000);
     }
     const freeze = document.getElementById("freeze");
     if (freeze && +freeze.dataset.ms > 0) {
-      const left = +freeze.dataset.ms - since;
+      const left = +freeze.dataset.ms - age(freeze);
       const b = board();
       if (left > 0) {
         freeze.textContent = `Mine! Frozen for ${(left / 1000).toFixed(1)} s`;
@@ -177,7 +181,7 @@
       }
     }
     document.querySelectorAll('.racer-status[data-frozen-ms]:not([data-frozen-ms="0"])').forEach((status) => {
-      const left = +status.dataset.frozenMs - since;
+      const left = +status.dataset.frozenMs - age(status);
       const state = status.querySelector(".racer-state");
       if (state && left > 0) state.dataset.countdown = `${Math.ceil(left / 1000)} s`;
       else if (state) delete state.dataset.countdown;

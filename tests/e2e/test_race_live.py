@@ -1,0 +1,40 @@
+"""Two racers in Chromium, for what only a browser shows: the race clock between a rival's
+moves, the Give-up confirmation, the Start button while a racer is alone, and rivals shown as
+progress cards (no cells) while the race runs."""
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .test_race import create_race, join, live, safe_cells
+
+pytestmark = pytest.mark.e2e
+
+
+def clock(page: Page) -> float:
+    return float(page.locator("#race-clock").inner_text())
+
+
+def start_two(new_context) -> tuple[Page, Page, str]:
+    """Ana hosts, Bo joins, Ana starts; both at Go."""
+    ana = new_context().new_page()
+    invite = create_race(ana, "Ana")
+    bo = new_context().new_page()
+    join(bo, invite, "Bo")
+    ana.get_by_role("button", name="Start race").click()
+    for page in (ana, bo):
+        expect(page.locator("#race")).to_have_attribute("data-phase", "racing", timeout=10_000)
+        expect(page.locator("#board")).to_have_attribute("data-status", "playing")
+    return ana, bo, invite.rstrip("/").rsplit("/", 1)[1]
+
+
+def test_the_race_clock_keeps_counting_after_a_rivals_move(new_context, game_db):
+    ana, bo, code = start_two(new_context)
+    expect(ana.locator("#race-clock")).to_have_text(re.compile(r"^([2-9]|[1-9]\d+)\.\d$"))
+    before = clock(ana)
+    progress = ana.locator("#status-1").get_attribute("data-progress")
+    x, y = safe_cells(game_db, code, 1)[0]
+    bo.locator(f"#cell-{x}-{y}").click()
+    expect(ana.locator("#status-1")).not_to_have_attribute("data-progress", progress or "")
+    assert clock(ana) >= before  # not back to about 0 when the rival's progress came in
