@@ -1,7 +1,8 @@
 // A race room beyond htmx and live.js: input on the racer's own board (click, flag, keyboard,
 // long-press), the 3-2-1 countdown, the race clock, the penalty countdown on a frozen board,
-// progress copied onto each board-SEAT, boards sized to fit (CSP: sizes go through the CSSOM)
-// and "Follow" for spectators. The server owns the race: this file sends intentions only.
+// progress copied onto each board-SEAT (a progress card while one races), boards sized to fit
+// (CSP: sizes go through the CSSOM) and "Follow" for spectators. The server owns the race: this
+// file sends intentions only.
 // No pointer positions are sent: in a race they would tell the others where you look.
 (function () {
   "use strict";
@@ -106,6 +107,10 @@
     document.querySelectorAll(".racer-status").forEach((status) => {
       const mini = document.getElementById(`board-${status.dataset.seat}`);
       if (mini) mini.dataset.progress = status.dataset.progress;
+      if (mini && mini.dataset.view === "progress") {
+        mini.dataset.standing = status.dataset.standing;
+        mini.dataset.minesHit = status.dataset.minesHit;
+      }
       const card = document.getElementById(`rival-${status.dataset.seat}`);
       if (card) card.dataset.standing = status.dataset.standing;
       const place = status.querySelector(".racer-place"); // swapped alone when others moved
