@@ -38,3 +38,14 @@ def test_the_race_clock_keeps_counting_after_a_rivals_move(new_context, game_db)
     bo.locator(f"#cell-{x}-{y}").click()
     expect(ana.locator("#status-1")).not_to_have_attribute("data-progress", progress or "")
     assert clock(ana) >= before  # not back to about 0 when the rival's progress came in
+
+
+def test_start_race_waits_for_a_second_racer_and_enables_as_one_joins(new_context):
+    ana = new_context().new_page()
+    invite = create_race(ana, "Ana")
+    start = ana.locator("#race .start-button")
+    expect(start).to_be_disabled()
+    expect(ana.locator("#start-why")).to_have_text("Waiting for a second racer or the Solver bot.")
+    join(new_context().new_page(), invite, "Bo")
+    expect(start).to_be_enabled()  # the roster's update, over the socket
+    expect(ana.locator("#start-why")).to_have_count(0)

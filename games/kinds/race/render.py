@@ -278,9 +278,16 @@ def _race_bar(
         "limit_ms": _limit_left(race, now),
         "settings": room.settings,
         "racers": len(race.racers),
+        "entrants": entrants(room),
         "oob": True,
     }
     return render_to_string(f"{TEMPLATE}#bar", context)
+
+
+def entrants(room: Room, players: list[Any] | None = None) -> int:
+    """How many would race if the host started now: every seat, and the Solver bot."""
+    seated = len(players if players is not None else room.players.all())
+    return seated + (1 if rules.has_bot(room.settings) else 0)
 
 
 def _limit_left(race: engine.Race, now: int) -> int | None:
@@ -513,6 +520,7 @@ def roster_html(room: Room, game: Game) -> str:
         "bot_pace": room.settings.get("bot_pace", 2),
         "paces": rules.PACES,
         "lobby": race.phase is engine.Phase.LOBBY,
+        "entrants": entrants(room, players),
         "host_away": race.phase is engine.Phase.LOBBY
         and not any(p.pk == room.host_id and p.online for p in players),
         "oob": True,
