@@ -49,3 +49,16 @@ def test_start_race_waits_for_a_second_racer_and_enables_as_one_joins(new_contex
     join(new_context().new_page(), invite, "Bo")
     expect(start).to_be_enabled()  # the roster's update, over the socket
     expect(ana.locator("#start-why")).to_have_count(0)
+
+
+def test_give_up_asks_first_and_keep_racing_keeps_the_racer_in(new_context):
+    ana, bo, _ = start_two(new_context)
+    bo.get_by_role("button", name="Give up", exact=True).click()
+    question = bo.get_by_role("dialog", name="Give up this race?")
+    expect(question).to_be_visible()
+    bo.get_by_role("button", name="Keep racing").click()
+    expect(question).to_be_hidden()
+    expect(ana.locator("#status-1")).to_have_attribute("data-standing", "racing")
+    bo.get_by_role("button", name="Give up", exact=True).click()
+    bo.get_by_role("button", name="Yes, give up").click()
+    expect(ana.locator("#status-1")).to_have_attribute("data-standing", "gave-up")
