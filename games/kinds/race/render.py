@@ -450,6 +450,8 @@ def move_html(news: MoveNews) -> dict[str, str]:
     line = narrate(applied.events, names)
     if line:
         common.append(_narration(line))
+    if any(isinstance(e, (engine.Finished, engine.Out)) for e in applied.events):
+        common.append(roster_html(room, game))  # the roster says who finished, who is out
     full: list[str] = []  # every changed board in full: spectators, and racers who are out
     own: dict[int, list[str]] = {}
     grid = race.grid
@@ -508,6 +510,9 @@ def roster_html(room: Room, game: Game) -> str:
     cut = roster_cut(players)
     running = race.phase in (engine.Phase.COUNTDOWN, engine.Phase.RACING)
     racing = set(race.seats) if running else set()
+    for player in cut.shown:  # for the template, which cannot look a seat up in a dict
+        racer = race.racer(player.number)
+        player.race_word = "" if racer is None else race_word(racer)
     context = {
         "room": room,
         "roster": cut.shown,
@@ -526,6 +531,22 @@ def roster_html(room: Room, game: Game) -> str:
         "oob": True,
     }
     return render_to_string(f"{TEMPLATE}#roster", context)
+
+
+_ROSTER_WORDS = {
+    engine.Standing.RACING: "racing",
+    engine.Standing.FINISHED: "finished",
+    engine.Standing.ELIMINATED: "out",
+    engine.Standing.GAVE_UP: "out",
+    engine.Standing.TIMED_OUT: "out",
+    engine.Standing.DNF: "left",
+}
+
+
+def race_word(racer: engine.Racer) -> str:
+    """A racer's standing as the roster says it (racing, finished, out or left); whether they
+    are online or away follows it there."""
+    return _ROSTER_WORDS[racer.standing]
 
 
 def spectators_html(count: int) -> str:
