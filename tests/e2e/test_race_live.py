@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from .test_race import create_race, join, live, safe_cells
+from .test_race import create_race, join, safe_cells
 
 pytestmark = pytest.mark.e2e
 

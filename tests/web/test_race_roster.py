@@ -5,7 +5,6 @@ is already on it."""
 import re
 
 import pytest
-from asgiref.sync import sync_to_async
 
 from games.kinds.race import render
 from games.models import Room
