@@ -104,6 +104,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
     """Whether this socket's pointer positions go to the room (`Rendering.shows_pointers`)."""
     delayed: DelayedSender | None = None
     """A race spectator's: what this socket hears goes out that much later (`delayed`)."""
+    settled = False
+    """A spectator's game was over when the socket opened: its first snapshot goes out at once
+    (nobody is left to coach); what follows, a rematch, comes late as usual."""
+    own_seat: int | None = None
+    """On a watch link, the seat this browser's session holds where boards are private: the
+    socket sees that seat's view (a racer watching their own race learns no rival's cells)."""
     close_counted = False
     """Whether this socket's close is in the metrics: the first close seen, the server's or
     the peer's, is counted."""
@@ -180,22 +186,26 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return None, None
         if credentials.token is not None:  # a bot: its token, never the session
             return room, services.find_player(room, credentials.token)
-        if credentials.watch:
-            return room, None
         tokens = self.scope.get("session", {}).get("players", {})
-        return room, services.find_player(room, tokens.get(code))
+        player = services.find_player(room, tokens.get(code))
+        if credentials.watch:
+            if player is not None and kind_of(room.kind).private_boards:
+                self.own_seat = player.number
+            self.settled = room.current_game().is_over
+            return room, None
+        return room, player
 
     def _choose_view(self) -> None:
         """Which texts and snapshots this socket gets, and whether they come late."""
         assert self.room is not None
-        seat = None if self.player is None else self.player.number
+        seat = self.own_seat if self.player is None else self.player.number
         self.audience = audiences.order(seat, json=self.json)
         rendering = kind_of(self.room.kind).rendering
         self.shows_pointers = rendering.shows_pointers
         personal = self.json or rendering.viewer_snapshot_html is not None
         self.view = View(seat if personal else None, self.json)
         delay = rendering.spectator_delay
-        if self.player is None and delay is not None and (seconds := delay(self.room)) > 0:
+        if seat is None and delay is not None and (seconds := delay(self.room)) > 0:
             self.delayed = DelayedSender(seconds, self._transmit)
 
     async def _accept(self) -> None:
@@ -261,7 +271,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 html = await snapshots.render(self.room.pk, self.view)
             else:
                 html = await cache.html(self.room.pk, self.view)
-            await self._out(html)
+            if self.settled:
+                self.settled = False
+                await self._transmit(html)
+            else:
+                await self._out(html)
         finally:
             held, self.held = self.held or [], None
             for message in held:

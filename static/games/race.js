@@ -1,7 +1,8 @@
 // A race room beyond htmx and live.js: input on the racer's own board (click, flag, keyboard,
 // long-press), the 3-2-1 countdown, the race clock, the penalty countdown on a frozen board,
-// progress copied onto each board-SEAT, boards sized to fit (CSP: sizes go through the CSSOM)
-// and "Follow" for spectators. The server owns the race: this file sends intentions only.
+// progress copied onto each board-SEAT (a progress card while one races), boards sized to fit
+// (CSP: sizes go through the CSSOM) and "Follow" for spectators. The server owns the race: this
+// file sends intentions only.
 // No pointer positions are sent: in a race they would tell the others where you look.
 (function () {
   "use strict";
@@ -14,7 +15,13 @@
   let focusX = 0;
   let focusY = 0;
   let followed = null; // the seat a spectator follows large
-  let arrived = performance.now(); // when the last message arrived (timers count from it)
+  // When each timed element (the bar, #freeze, a racer's status) arrived: its figures were true
+  // then. Per element, since a rival's move swaps only its own status, not the bar with the clock.
+  const arrivals = new WeakMap();
+  function age(element) {
+    if (!arrivals.has(element)) arrivals.set(element, performance.now());
+    return performance.now() - arrivals.get(element);
+  }
 
   function board() { return document.getElementById("board"); }
   function cellAt(x, y) { return document.getElementById(`cell-${x}-${y}`); }
@@ -98,10 +105,13 @@
 
   // --- after every message ------------------------------------------------------------------
   function afterMessage() {
-    arrived = performance.now();
     document.querySelectorAll(".racer-status").forEach((status) => {
       const mini = document.getElementById(`board-${status.dataset.seat}`);
       if (mini) mini.dataset.progress = status.dataset.progress;
+      if (mini && mini.dataset.view === "progress") {
+        mini.dataset.standing = status.dataset.standing;
+        mini.dataset.minesHit = status.dataset.minesHit;
+      }
       const card = document.getElementById(`rival-${status.dataset.seat}`);
       if (card) card.dataset.standing = status.dataset.standing;
       const place = status.querySelector(".racer-place"); // swapped alone when others moved
@@ -144,10 +154,9 @@
 
   // --- clocks: countdown, race time, penalty ---------------------------------------------------
   function tick() {
-    const since = performance.now() - arrived;
     const countdown = document.getElementById("countdown");
     if (countdown) {
-      const left = +countdown.dataset.ms - since;
+      const left = +countdown.dataset.ms - age(countdown);
       const text = left > 0 ? String(Math.ceil(left / 1000)) : "Go!";
       if (countdown.textContent !== text) countdown.textContent = text;
     }
@@ -155,19 +164,19 @@
     const clock = document.getElementById("race-clock");
     if (bar && clock) {
       const running = bar.dataset.running === "true";
-      const ms = +bar.dataset.elapsedMs + (running ? since : 0);
+      const ms = +bar.dataset.elapsedMs + (running ? age(bar) : 0);
       clock.textContent = (Math.max(0, ms) / 1000).toFixed(1);
     }
     const limit = document.getElementById("race-limit");
     if (limit) {
-      const left = Math.max(0, +limit.dataset.ms - since);
+      const left = Math.max(0, +limit.dataset.ms - age(limit));
       const seconds = Math.ceil(left / 1000);
       limit.textContent = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")} left`;
       limit.dataset.low = String(left < 30000);
     }
     const freeze = document.getElementById("freeze");
     if (freeze && +freeze.dataset.ms > 0) {
-      const left = +freeze.dataset.ms - since;
+      const left = +freeze.dataset.ms - age(freeze);
       const b = board();
       if (left > 0) {
         freeze.textContent = `Mine! Frozen for ${(left / 1000).toFixed(1)} s`;
@@ -178,7 +187,7 @@
       }
     }
     document.querySelectorAll('.racer-status[data-frozen-ms]:not([data-frozen-ms="0"])').forEach((status) => {
-      const left = +status.dataset.frozenMs - since;
+      const left = +status.dataset.frozenMs - age(status);
       const state = status.querySelector(".racer-state");
       if (state && left > 0) state.dataset.countdown = `${Math.ceil(left / 1000)} s`;
       else if (state) delete state.dataset.countdown;

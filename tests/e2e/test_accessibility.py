@@ -17,6 +17,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
+from .test_race import create_race, join
 from .test_rooms import cell, create_room, invite_link, reveal_all, wait_until_live
 
 pytestmark = pytest.mark.e2e
@@ -197,3 +198,18 @@ def test_tictactoe_room_against_the_computer(new_context, screenshots):
     expect(page.locator(finished)).to_be_attached()
     expect(page.get_by_role("button", name="Rematch")).to_be_visible()
     audit(page, screenshots, "tictactoe-finished")
+
+
+def test_race_lobby_alone_progress_cards_and_give_up(new_context, screenshots):
+    ana = calm_page(new_context)
+    invite = create_race(ana, "Ana")
+    expect(ana.locator("#start-why")).to_be_visible()
+    audit(ana, screenshots, "race-lobby-alone")
+    join(calm_page(new_context), invite, "Bo")
+    ana.locator("#race .start-button").click()
+    expect(ana.locator("#race")).to_have_attribute("data-phase", "racing", timeout=10_000)
+    expect(ana.locator("#board-1.progress-card")).to_be_visible()
+    audit(ana, screenshots, "race-progress-cards")
+    ana.get_by_role("button", name="Give up", exact=True).click()
+    expect(ana.get_by_role("dialog")).to_be_visible()
+    audit(ana, screenshots, "race-give-up")

@@ -127,6 +127,7 @@ def test_three_racers_and_a_spectator_race_to_the_results_and_a_rematch(
     ana.keyboard.press("Enter")
     expect(ana.locator("#status-0")).to_have_attribute("data-standing", "finished")
     cy.get_by_role("button", name="Give up").click()
+    cy.get_by_role("button", name="Yes, give up").click()
     expect(bo.locator("#board")).not_to_have_attribute("data-frozen", "true")
     for x, y in safe_cells(game_db, code, 1):
         reveal(bo, x, y)

@@ -104,7 +104,11 @@ def test_a_phone_host_races_by_keyboard_in_dark_mode_with_a_rival_a_spectator_an
     while cells := safe_cells(game_db, code, 0):
         reveal_by_keys(ana, *cells[0])
     expect(ana.locator("#status-0")).to_have_attribute("data-standing", "finished")
-    tab_to(bo, ".give-up-form button")
+    tab_to(bo, ".give-up-form .give-up")
+    bo.keyboard.press("Enter")  # asks first, the safe answer focused
+    expect(bo.get_by_role("button", name="Keep racing")).to_be_focused()
+    bo.keyboard.press("Shift+Tab")
+    expect(bo.get_by_role("button", name="Yes, give up")).to_be_focused()
     bo.keyboard.press("Enter")
     for page in (ana, bo, watcher, late):  # the Solver bot finishes at its pace
         expect(page.locator("#results tr[data-seat]")).to_have_count(3, timeout=60_000)

@@ -51,6 +51,7 @@ async def connect(room: Room, player: Player | None = None, *, watch: bool = Fal
     snapshot = await communicator.receive_from(timeout=TIMEOUT)
     assert 'id="board"' in snapshot
     communicator.presence = presence_after(snapshot, (0, 0))
+    communicator.snapshot = snapshot
     return communicator
 
 

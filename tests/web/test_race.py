@@ -274,7 +274,8 @@ async def test_racers_and_a_spectator_each_get_their_own_view_over_the_websocket
     assert re.search(
         r'id="cell-\d+-\d+" data-x="\d+" data-y="\d+" data-state="revealed" data-count', mine
     )
-    assert not re.search(r'id="cell-1-\d+-\d+"[^>]*data-count', mine)  # Bo's board: progress only
+    assert not re.search(r'id="cell-1-\d+-\d+"', mine)  # Bo's board: a progress card, no cells
+    assert re.search(r'id="board-1" class="progress-card"[^>]*data-progress="[1-9]', mine)
     seen = await receive_until(watcher, 'data-phase="racing"')
     assert re.search(r'id="cell-1-\d+-\d+" data-x="\d+" data-y="\d+" data-state="revealed"', seen)
     race = await sync_to_async(lambda: rules.load(room.current_game().state))()
@@ -290,7 +291,8 @@ async def test_racers_and_a_spectator_each_get_their_own_view_over_the_websocket
     own = await receive_until(a, 'data-version="3"')
     assert f'id="cell-{x}-{y}" data-x="{x}" data-y="{y}" data-state="revealed"' in own
     other = await receive_until(b, 'data-version="3"')
-    assert f'id="cell-0-{x}-{y}" data-state="done"' in other and f'id="cell-{x}-{y}"' not in other
+    assert re.search(r'id="status-0"[^>]*data-progress="[1-9]', other)
+    assert "cell-" not in other  # Ana's progress alone
     full = await receive_until(watcher, 'data-version="3"')
     assert f'id="cell-0-{x}-{y}" data-x="{x}" data-y="{y}" data-state="revealed"' in full
     for socket in (a, b, watcher):
@@ -340,9 +342,8 @@ async def test_the_solver_bot_races_live_on_the_clock():
     await receive_until(a, 'data-phase="countdown"')
     await receive_until(a, 'data-phase="racing"')  # Go, from the live clock
     seat = services.COMPUTER_SEAT
-    moved = await receive_until(a, f'id="cell-{seat}-\\d+-\\d+" data-state="done"')
-    assert f'id="status-{seat}"' in moved
-    assert not re.search(rf'id="cell-{seat}-[^>]*data-count', moved)  # progress only
+    moved = await receive_until(a, f'id="status-{seat}"[^>]*data-progress="[1-9]')
+    assert "cell-" not in moved  # progress only
     bot = (await sync_to_async(race_of)(room.code)).racer(seat)
     assert bot is not None and bot.clicks >= 2
     await a.disconnect()

@@ -1,12 +1,15 @@
-"""Whole races over the websocket, with the live clock: every frame a racer receives is scanned,
-and none carries another racer's numbers, flags or the mines (the boards share one seed, so any
-of those would tell where mines are); a spectator's frames, snapshot included, arrive no earlier
+"""Whole races over the websocket, with the live clock: every frame a racer receives while they
+race is scanned, and none carries any cell of another racer's board, not even "opened" (the
+boards share one seed, so an opened cell there is a known-safe cell here), nor a board in full:
+rivals are progress cards until the race is over or the racer is out. The same holds for a
+bot's JSON events on a racer's seat. A spectator's frames, snapshot included, arrive no earlier
 than the room's delay.
 
 Racers play from the server's layout (the test knows where the mines are and hits some on
 purpose); the countdown, penalties and the end run on the real clock, as in production.
 """
 
+import json
 import random
 import re
 import time
@@ -20,6 +23,7 @@ from games.kinds.race import rules
 from games.models import Room
 
 from .helpers import TIMEOUT, connect, send
+from .test_bot_sockets import bot
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -56,24 +60,45 @@ class Screen:
                 return text
 
 
+STILL_RACING = re.compile(r'data-phase="(countdown|racing)"')
+OVER = re.compile(r'data-phase="over"')
+
+
+def _out(screen: Screen, frame: str) -> bool:
+    """Whether this frame tells its racer they no longer race (out, finished, the race over)."""
+    own = re.search(rf'id="status-{screen.seat}"[^>]*data-standing="([\w-]+)"', frame)
+    return bool(OVER.search(frame)) or (own is not None and own[1] != "racing")
+
+
 def assert_no_leak(screen: Screen) -> None:
-    others = [
-        m for _, f in screen.frames for m in OTHER_CELL.finditer(f) if int(m[1]) != screen.seat
-    ]
-    assert any('data-state="done"' in m[0] for m in others)  # the scan saw the others' progress
+    """No frame carries a rival's cell while its racer races; afterwards the boards come."""
+    racing, seen_progress, seen_after = False, False, False
     for _, frame in screen.frames:
-        for match in OTHER_CELL.finditer(frame):
-            tag, text = match[0], match[4]
-            seat = int(match[1])
-            if seat == screen.seat:
-                continue  # their own progress cell: the same rules apply anyway
-            assert re.search(r'data-state="(hidden|done)"', tag), tag
-            assert "data-count" not in tag and text == "", tag
-        for state in ("mine", "flagged", "exploded", "wrong-flag"):
-            for tag in re.findall(rf'<[^>]*data-state="{state}"[^>]*>', frame):
-                assert re.search(r'\bid="cell-\d+-\d+"', tag), (
-                    f"{state} on someone else's board: {tag}"
-                )
+        if STILL_RACING.search(frame):
+            racing = True
+        if racing and _out(screen, frame):
+            racing = False
+        if racing:
+            assert not OTHER_CELL.search(frame), OTHER_CELL.search(frame)
+            assert 'data-view="full"' not in frame
+            for state in ("mine", "flagged", "exploded", "wrong-flag", "revealed"):
+                for tag in re.findall(rf'<[^>]*data-state="{state}"[^>]*>', frame):
+                    assert re.search(r'\bid="cell-\d+-\d+"', tag), f"{state} elsewhere: {tag}"
+        rivals = rf'id="status-(?!{screen.seat}")\d+"[^>]*data-progress="[1-9]'
+        seen_progress = seen_progress or (racing and bool(re.search(rivals, frame)))
+        seen_after = seen_after or (not racing and bool(OTHER_CELL.search(frame)))
+    assert seen_progress  # the scan saw the rivals' progress while racing
+    assert seen_after  # and their boards once out or over
+
+
+def assert_no_json_leak(events: list[dict], moved: set[tuple[int, int]]) -> None:
+    """A racer's bot gets cells only for its own seat's moves, and no other board."""
+    assert any(e["type"] == "move" for e in events)
+    for event in events:
+        if event["type"] == "move" and event["cells"]:
+            assert (event["number"], event["version"]) in moved, event
+        if event["type"] == "snapshot":
+            assert set(event) >= {"board", "race"} and "boards" not in event
 
 
 def _race(room: Room) -> engine.Race:
@@ -81,7 +106,11 @@ def _race(room: Room) -> engine.Race:
 
 
 async def _play(
-    room: Room, racers: list[Screen], rng: random.Random, sent: dict[tuple[int, int], float]
+    room: Room,
+    racers: list[Screen],
+    rng: random.Random,
+    sent: dict[tuple[int, int], float],
+    movers: dict[tuple[int, int], int],
 ) -> None:
     """Moves until the race is over: mostly safe reveals, some flags, one mine per racer."""
     hit: set[int] = set()
@@ -119,6 +148,7 @@ async def _play(
             version = VERSION.search(echo)
             if version is not None:
                 sent[(int(version[1]), int(version[2]))] = started
+                movers[(int(version[1]), int(version[2]))] = screen.seat
             moved = True
             race = await sync_to_async(_race)(room)
         if not moved:
@@ -127,8 +157,13 @@ async def _play(
 
 
 async def _whole_race(
-    room: Room, host: Screen, racers: list[Screen], watcher: Screen, seed: int
-) -> dict[int, float]:
+    room: Room,
+    host: Screen,
+    racers: list[Screen],
+    watcher: Screen,
+    seed: int,
+    movers: dict[tuple[int, int], int],
+) -> dict[tuple[int, int], float]:
     sent: dict[tuple[int, int], float] = {}
     for screen in [*racers, watcher]:
         screen.mark()
@@ -137,7 +172,7 @@ async def _whole_race(
         await screen.until('data-phase="countdown"')
     for screen in racers:
         await screen.until('data-phase="racing"')  # Go, from the clock 3 s later
-    await _play(room, racers, random.Random(seed), sent)
+    await _play(room, racers, random.Random(seed), sent, movers)
     for screen in [*racers, watcher]:
         await screen.until(r'id="results"[^>]*>\s*<h2', since_mark=True)
     return sent
@@ -148,10 +183,12 @@ async def test_whole_races_leak_nothing_to_racers_and_spectators_trail_by_the_de
     room = await sync_to_async(services.create_room)("race", settings)
     players = [await sync_to_async(services.join_room)(room, name) for name in ("Ana", "Bo", "Cy")]
     racers = [Screen(await connect(room, p), p.number) for p in players]
+    ana_bot = await bot(room, players[0].token)  # Ana's seat, as a bot reads it
     asked = time.monotonic()
     watcher = Screen(await connect(room, watch=True), None)
     assert time.monotonic() - asked >= DELAY  # the snapshot too comes late
-    sent = await _whole_race(room, racers[0], racers, watcher, seed=1)
+    movers: dict[tuple[int, int], int] = {}
+    sent = await _whole_race(room, racers[0], racers, watcher, seed=1, movers=movers)
     # The rematch: a new race on a new seed, this time a mine puts a racer out.
     await send(racers[1].socket, action="new_game")
     for screen in racers:
@@ -160,9 +197,13 @@ async def test_whole_races_leak_nothing_to_racers_and_spectators_trail_by_the_de
     game.params = {**game.params, "eliminate": True}
     game.state = rules.initial_state(game.params, game.seed)
     await sync_to_async(game.save)(update_fields=["params", "state"])
-    sent.update(await _whole_race(room, racers[0], racers, watcher, seed=2))
+    sent.update(await _whole_race(room, racers[0], racers, watcher, seed=2, movers=movers))
     for screen in racers:
         assert_no_leak(screen)
+    events = []
+    while not await ana_bot.receive_nothing(timeout=0.5):
+        events.append(json.loads(await ana_bot.receive_from()))
+    assert_no_json_leak(events, {v for v, seat in movers.items() if seat == players[0].number})
     # Spectators: every move's frame came no earlier than the delay after the move was sent.
     arrivals: dict[int, float] = {}
     for at, frame in watcher.frames:
@@ -183,3 +224,4 @@ async def test_whole_races_leak_nothing_to_racers_and_spectators_trail_by_the_de
     )
     for screen in [*racers, watcher]:
         await screen.socket.disconnect()
+    await ana_bot.disconnect()

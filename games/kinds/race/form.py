@@ -18,7 +18,9 @@ PENALTY_CHOICES = [(str(s), f"Frozen {s} s") for s in rules.PENALTIES if s] + [
     ("out", "Out of the race")
 ]
 TIME_LIMIT_CHOICES = [("0", "None")] + [(str(s), f"{s // 60} min") for s in rules.TIME_LIMITS if s]
-DELAY_CHOICES = [("0", "Live")] + [(str(s), f"{s} s late") for s in rules.DELAYS if s]
+DELAY_CHOICES = [("0", "Live (friends could coach)")] + [
+    (str(s), f"{s} s late") for s in rules.DELAYS if s
+]
 PACE_CHOICES = [(str(p), f"{p} cell{'s' if p != 1 else ''}/s") for p in rules.PACES]
 SIZE_FIELDS = ("width", "height", "mines")
 

@@ -1,17 +1,20 @@
 """HTML for race rooms: each screen sees only what it may (DESIGN.md, "Game kinds and modes").
 
 Three views of one race:
-- a racer: their own board in full (`#board`, cells `cell-X-Y`), every racer's board as progress
-  only (`board-SEAT`, cells `cell-SEAT-X-Y` that are `hidden` or `done`: the boards share one
-  seed, so a number, a flag or a mine on another board would tell where mines are);
-- a seated player who is not racing (joined late): the progress view alone;
+- a racer: their own board in full (`#board`, cells `cell-X-Y`); while they race, every racer
+  as a progress card (`board-SEAT`: share of safe cells open, mines hit, standing) and no cells
+  at all: the boards share one seed, so even a rival's "opened" cell is a known-safe cell.
+  Once the race is over, or once this racer is out of it, the rivals' boards in full;
+- a seated player who is not racing (joined late): the progress cards alone (they share the
+  players' chat with the racers, so they could pass on anything they saw);
 - a spectator: every board in full, a few seconds late (`spectator_delay`).
 
 A move is rendered at most three times (`move_html`): the mover's text (`seat:N`), everyone
 seated (`players`) and the spectators; the mover's text is the players' one plus their own
-cells, so a racer gets exactly one text per version. Timed events that change several boards at
-once (Go, a computer racer's move) add one text per racer whose own board changed. Cells are
-written here rather than through the template engine: a cascade or a snapshot has thousands.
+cells, so a racer gets exactly one text per version. A racer who is out gets the players' text
+plus every changed board in full. Timed events that change several boards at once (Go, a
+computer racer's move) add one text per racer whose own board changed. Cells are written here
+rather than through the template engine: a cascade or a snapshot has thousands.
 """
 
 from collections.abc import Iterable, Mapping
@@ -73,11 +76,6 @@ def own_cell(x: int, y: int, shown: ms.CellState, count: int | None) -> str:
         f' data-state="{shown.value}"{extra} aria-label="row {y + 1}, column {x + 1}, {label}"'
         f' tabindex="-1" hx-swap-oob="true">{text}</button>'
     )
-
-
-def progress_cell(seat: int, x: int, y: int, done: bool) -> str:
-    """Another racer's cell on a racer's screen: done or not, nothing more."""
-    return f'<i id="cell-{seat}-{x}-{y}" data-state="{"done" if done else "hidden"}" hx-swap-oob="true"></i>'
 
 
 def full_cell(seat: int, x: int, y: int, shown: ms.CellState, count: int | None) -> str:
@@ -142,23 +140,26 @@ def _lobby_board(race: engine.Race) -> str:
     )
 
 
-def _mini_board(race: engine.Race, racer: engine.Racer, full: bool) -> str:
+def _mini_board(race: engine.Race, racer: engine.Racer) -> str:
+    """A racer's board in full, for a screen that may see it."""
     grid = race.grid
-    if full:
-        cells = "".join(
-            full_cell(racer.seat, *grid.xy(cell), *racer.cell_state(cell))
-            for cell in range(grid.size)
-        )
-    else:
-        cells = "".join(
-            progress_cell(racer.seat, *grid.xy(cell), racer.done(cell)) for cell in range(grid.size)
-        )
-    cells = cells.replace(' hx-swap-oob="true"', "")
-    view = "full" if full else "progress"
+    cells = "".join(
+        full_cell(racer.seat, *grid.xy(cell), *racer.cell_state(cell)) for cell in range(grid.size)
+    ).replace(' hx-swap-oob="true"', "")
     return (
-        f'<div id="board-{racer.seat}" class="mini-board" data-view="{view}"'
+        f'<div id="board-{racer.seat}" class="mini-board" data-view="full"'
         f' data-width="{grid.width}" data-height="{grid.height}"'
         f' data-progress="{racer.progress}">{cells}</div>'
+    )
+
+
+def _progress_card(racer: engine.Racer, status: str) -> str:
+    """A racer as a racing rival sees them: how far along, no cells. The status inside is
+    swapped on its own as it changes; race.js copies its figures onto this element."""
+    return (
+        f'<div id="board-{racer.seat}" class="progress-card" data-view="progress"'
+        f' data-progress="{racer.progress}" data-standing="{racer.standing.value}"'
+        f' data-mines-hit="{len(racer.hits)}">{status}</div>'
     )
 
 
@@ -189,7 +190,7 @@ def _status(race: engine.Race, racer: engine.Racer, place: int | None, now: int)
     return (
         f'<div id="status-{racer.seat}" class="racer-status" data-seat="{racer.seat}"'
         f' data-standing="{racer.standing.value}" data-progress="{progress}"'
-        f' data-place="{place or ""}" data-frozen-ms="{frozen}"'
+        f' data-place="{place or ""}" data-frozen-ms="{frozen}" data-mines-hit="{len(racer.hits)}"'
         f' data-away="{"true" if racer.away_since is not None else "false"}"'
         f'{"" if time_ms is None else f' data-time-ms="{time_ms}"'} hx-swap-oob="true">'
         f'<span class="racer-place" id="place-{racer.seat}">{place_text}</span>'
@@ -225,15 +226,21 @@ def _card(
     race: engine.Race, racer: engine.Racer, place: int | None, now: int, name: Name, full: bool
 ) -> str:
     badge = '<span class="badge">bot</span>' if racer.is_bot else ""
+    follow = (  # showing a board large needs a board
+        f'<button type="button" class="button follow" data-follow="{racer.seat}"'
+        f' aria-pressed="false" title="Show this board large">Follow</button>'
+        if full
+        else ""
+    )
+    status = _status(race, racer, place, now).replace(' hx-swap-oob="true"', "")
+    body = status + _mini_board(race, racer) if full else _progress_card(racer, status)
     return (
         f'<section class="rival colour-{name.colour}" id="rival-{racer.seat}"'
-        f' data-seat="{racer.seat}" aria-label="{escape(name.nickname)}">'
+        f' data-seat="{racer.seat}" data-standing="{racer.standing.value}"'
+        f' aria-label="{escape(name.nickname)}">'
         f'<header class="rival-head"><span class="swatch" aria-hidden="true"></span>'
-        f'<span class="name">{escape(name.nickname)}</span>{badge}'
-        f'<button type="button" class="button follow" data-follow="{racer.seat}"'
-        f' aria-pressed="false" title="Show this board large">Follow</button></header>'
-        f"{_status(race, racer, place, now).replace(' hx-swap-oob="true"', '')}"
-        f"{_mini_board(race, racer, full)}</section>"
+        f'<span class="name">{escape(name.nickname)}</span>{badge}{follow}</header>'
+        f"{body}</section>"
     )
 
 
@@ -245,6 +252,12 @@ def _rivals(race: engine.Race, names: Mapping[int, Name], now: int, full: bool) 
     )
     view = "full" if full else "progress"
     return f'<div id="rivals" class="rivals" data-view="{view}" hx-swap-oob="true">{cards}</div>'
+
+
+def sees_boards(race: engine.Race, me: engine.Racer | None) -> bool:
+    """Whether a racer (None: a seated non-racer) may see the rivals' boards: once the race
+    is over, or once they are out of it and nothing they learn can help them."""
+    return race.is_over or (me is not None and not me.is_racing)
 
 
 # The race's bar, the freeze, the results -------------------------------------------------------
@@ -266,9 +279,16 @@ def _race_bar(
         "limit_ms": _limit_left(race, now),
         "settings": room.settings,
         "racers": len(race.racers),
+        "entrants": entrants(room),
         "oob": True,
     }
     return render_to_string(f"{TEMPLATE}#bar", context)
+
+
+def entrants(room: Room, players: list[Any] | None = None) -> int:
+    """How many would race if the host started now: every seat, and the Solver bot."""
+    seated = len(players if players is not None else room.players.all())
+    return seated + (1 if rules.has_bot(room.settings) else 0)
 
 
 def _limit_left(race: engine.Race, now: int) -> int | None:
@@ -347,7 +367,7 @@ def viewer_snapshot_html(room: Room, game: Game, seat: int | None, narration: st
         _race_bar(room, race, me, seat is not None, now),
         board,
         _freeze(me, now),
-        _rivals(race, names, now, full=seat is None),
+        _rivals(race, names, now, full=seat is None or sees_boards(race, me)),
         _results(race, names, room, game),
         roster_html(room, game),
         render_to_string("games/partials.html#error", {"oob": True}),
@@ -432,7 +452,9 @@ def move_html(news: MoveNews) -> dict[str, str]:
     line = narrate(applied.events, names)
     if line:
         common.append(_narration(line))
-    players, spectators = list(common), list(common)
+    if any(isinstance(e, (engine.Finished, engine.Out)) for e in applied.events):
+        common.append(roster_html(room, game))  # the roster says who finished, who is out
+    full: list[str] = []  # every changed board in full: spectators, and racers who are out
     own: dict[int, list[str]] = {}
     grid = race.grid
     for event in applied.events:
@@ -441,21 +463,24 @@ def move_html(news: MoveNews) -> dict[str, str]:
         mine = own.setdefault(event.seat, [])
         for c in ms.changed_cells(grid, event.changes):
             mine.append(own_cell(c.x, c.y, c.state, c.count))
-            spectators.append(full_cell(event.seat, c.x, c.y, c.state, c.count))
-            if c.state is ms.CellState.REVEALED:
-                players.append(progress_cell(event.seat, c.x, c.y, True))
+            full.append(full_cell(event.seat, c.x, c.y, c.state, c.count))
     for seat in changed:
         racer = race.racer(seat)
         assert racer is not None
         extra = own.setdefault(seat, [])
         extra.append(_freeze(racer, now))
-        if not racer.is_racing:
+        if not racer.is_racing:  # out or finished just now: the bar says so, rivals in full
             extra.append(_race_bar(room, race, racer, True, now))
-    players_text = "".join(players)
-    texts = {audiences.PLAYERS: players_text, audiences.SPECTATORS: "".join(spectators)}
+            extra.append(_rivals(race, names, now, full=True))
+    players_text, full_text = "".join(common), "".join(full)
+    texts = {audiences.PLAYERS: players_text, audiences.SPECTATORS: players_text + full_text}
     for seat, extra in own.items():
         if seat != COMPUTER_SEAT:
             texts[audiences.seat(seat)] = players_text + "".join(extra)
+    for racer in race.racers:  # out of the race: the rivals' boards follow in full
+        if not racer.is_racing and racer.seat != COMPUTER_SEAT and full_text:
+            key = audiences.seat(racer.seat)
+            texts[key] = texts.get(key, players_text) + full_text
     return texts
 
 
@@ -487,6 +512,9 @@ def roster_html(room: Room, game: Game) -> str:
     cut = roster_cut(players)
     running = race.phase in (engine.Phase.COUNTDOWN, engine.Phase.RACING)
     racing = set(race.seats) if running else set()
+    for player in cut.shown:  # for the template, which cannot look a seat up in a dict
+        racer = race.racer(player.number)
+        player.race_word = "" if racer is None else race_word(racer)
     context = {
         "room": room,
         "roster": cut.shown,
@@ -499,11 +527,28 @@ def roster_html(room: Room, game: Game) -> str:
         "bot_pace": room.settings.get("bot_pace", 2),
         "paces": rules.PACES,
         "lobby": race.phase is engine.Phase.LOBBY,
+        "entrants": entrants(room, players),
         "host_away": race.phase is engine.Phase.LOBBY
         and not any(p.pk == room.host_id and p.online for p in players),
         "oob": True,
     }
     return render_to_string(f"{TEMPLATE}#roster", context)
+
+
+_ROSTER_WORDS = {
+    engine.Standing.RACING: "racing",
+    engine.Standing.FINISHED: "finished",
+    engine.Standing.ELIMINATED: "out",
+    engine.Standing.GAVE_UP: "out",
+    engine.Standing.TIMED_OUT: "out",
+    engine.Standing.DNF: "left",
+}
+
+
+def race_word(racer: engine.Racer) -> str:
+    """A racer's standing as the roster says it (racing, finished, out or left); whether they
+    are online or away follows it there."""
+    return _ROSTER_WORDS[racer.standing]
 
 
 def spectators_html(count: int) -> str:
