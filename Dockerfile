@@ -1,13 +1,20 @@
 # The app image: Daphne serving Django + Channels; static files compressed by WhiteNoise at build time.
-FROM python:3.13-slim
+# The base image by digest (python:3.13-slim as published on 2026-09-28), so a rebuild gets the same
+# interpreter and Debian; bump the tag and the digest together
+# (`docker buildx imagetools inspect python:3.13-slim` prints the new digest).
+FROM python:3.13-slim@sha256:7c61056e61ac89e852de05f3dc6fa51a6dd2181797bceed46aa725dd7cb2cd3b
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
 WORKDIR /app
 
+# Every dependency from the lock file, hashes checked (`make lock` writes it); then the project
+# itself without dependencies, so nothing outside the lock comes in.
+COPY requirements/app.lock ./requirements/
+RUN pip install --require-hashes -r requirements/app.lock
 COPY pyproject.toml README.md ./
 COPY config ./config
 COPY games ./games
-RUN pip install .
+RUN pip install --no-deps .
 
 COPY . .
 RUN DEBUG=false SECRET_KEY=build-only-not-secret python manage.py collectstatic --noinput -v 0

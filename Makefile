@@ -33,12 +33,12 @@ format: $(TEST_STAMP)
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-bench: $(TEST_STAMP)
+bench: $(BENCH_STAMP)
 	$(PY) -m bench
 
 # Ours beside the fastest open peer, the issue-17 table with ratios (two interleaved rounds, about
 # 5 minutes); the peer must be cloned first: see `$(PY) -m bench.peer -h`.
-bench-peer: $(TEST_STAMP)
+bench-peer: $(BENCH_STAMP)
 	$(PY) -m bench.peer
 
 $(VENV)/bin/python:
@@ -48,15 +48,32 @@ $(VENV)/bin/python:
 	test -n "$$py" || { echo "Python >= 3.12 is needed (python3.13 recommended)" >&2; exit 1; }; \
 	echo "Using $$($$py --version)"; $$py -m venv $(VENV)
 
-$(STAMP): $(VENV)/bin/python pyproject.toml
+# Installs come from the lock files (every package, transitive ones too, pinned with its hashes);
+# `make lock` writes them again from pyproject.toml. The project itself goes in without its
+# dependencies, so nothing outside the lock is installed.
+LOCK_OPTIONS := --universal --python-version 3.12 --generate-hashes --quiet
+
+$(STAMP): $(VENV)/bin/python pyproject.toml requirements/app.lock
 	@echo "Installing dependencies into .venv (first run takes a minute or two)…"
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e .
+	$(PY) -m pip install -q --require-hashes -r requirements/app.lock
+	$(PY) -m pip install -q --no-deps -e .
 	touch $@
 
-$(TEST_STAMP): $(STAMP)
-	$(PY) -m pip install -q -e '.[test]'
+$(TEST_STAMP): $(STAMP) requirements/test.lock
+	$(PY) -m pip install -q --require-hashes -r requirements/test.lock
 	touch $@
+
+BENCH_STAMP := $(VENV)/.installed-bench
+$(BENCH_STAMP): $(TEST_STAMP) requirements/bench.lock
+	$(PY) -m pip install -q --require-hashes -r requirements/bench.lock
+	touch $@
+
+# Write the lock files again after a change to pyproject.toml's dependencies (needs the test extra's uv).
+.PHONY: lock
+lock: $(TEST_STAMP)
+	$(VENV)/bin/uv pip compile pyproject.toml $(LOCK_OPTIONS) -o requirements/app.lock
+	$(VENV)/bin/uv pip compile pyproject.toml --extra test $(LOCK_OPTIONS) -o requirements/test.lock
+	$(VENV)/bin/uv pip compile pyproject.toml --extra test --extra bench $(LOCK_OPTIONS) -o requirements/bench.lock
 
 # Browser tests drive Debian's chromium; install it when we may (root with apt-get), never download one.
 browser:
