@@ -35,6 +35,7 @@ from .kinds.table import (
     MoveNews,
     NewGame,
     Refused,
+    Restart,
 )
 from .messages import CellMove, Command, Message, SquareMove
 from .models import MAX_NICKNAME, Game, Player, Presence, Room, ServerProcess
@@ -379,11 +380,13 @@ def start_next_game(room: Room, player: Player | None, replacing: int | None = N
             return Outcome(current, Applied(current.state, current.status, ()))
         room.refresh_from_db(fields=["settings", "host"])  # the host may have added the bot
         check = kind_of(room.kind).may_restart
-        refusal = None if check is None else check(current.state, room.host_id == player.pk)
+        under_way = not current.is_over and current.version > 0
+        asker = Restart(player.number, room.host_id == player.pk, under_way)
+        refusal = None if check is None else check(current.state, current.params, asker)
         if refusal is not None:
             raise Refused(refusal)
         game = _create_game(room, number=current.number + 1, previous=current)
-        news = NewGame(player.nickname, interrupted=not current.is_over and current.version > 0)
+        news = NewGame(player.nickname, interrupted=under_way)
         transaction.on_commit(partial(announce.new_game, room.pk, news))
     return Outcome(game, Applied(game.state, game.status, ()))
 

@@ -1,6 +1,7 @@
 """Minesweeper Flags: two players take turns on one board and claim mines; a person against a
 person, against the computer (easy or strong), or two computers playing for spectators."""
 
+from .. import sides as two_sided
 from ..table import Clock, Computer, GameKind, Rendering
 from . import history, render, rules
 from .form import CreateFlagsRoomForm
@@ -17,6 +18,7 @@ KIND = GameKind(
     apply=rules.apply,
     text_rows=rules.text_rows,
     changed_cells=rules.changed_cells,
+    may_restart=two_sided.may_restart(rules.sides),
     rendering=Rendering(
         page_template="games/flags_room.html",
         create_template="games/flags_create.html",

@@ -1,5 +1,6 @@
 """Tic-tac-toe: two entrants, each a person or a computer (random or perfect)."""
 
+from .. import sides as two_sided
 from ..table import Computer, GameKind, Rendering
 from . import history, render, rules
 from .form import CreateTicTacToeRoomForm
@@ -16,6 +17,7 @@ KIND = GameKind(
     apply=rules.apply,
     text_rows=rules.text_rows,
     changed_cells=rules.changed_cells,
+    may_restart=two_sided.may_restart(rules.sides),
     rendering=Rendering(
         page_template="games/tictactoe_room.html",
         create_template="games/tictactoe_create.html",
