@@ -45,7 +45,7 @@ from . import (
     twisted_backlog,
 )
 from .delayed import DelayedSender, Full
-from .flood import MESSAGES_BURST, MESSAGES_PER_SECOND, TokenBucket
+from .flood import MESSAGES_BURST, MESSAGES_PER_SECOND, TOO_FAST, TokenBucket, move_wait
 from .fragments import cursor_html, error_html
 from .hints import address_of, ask_hint
 from .presence import PROCESS, forget_presence
@@ -401,10 +401,20 @@ class RoomConsumer(AsyncWebsocketConsumer):
             # Off the database thread and within the room's and address's limits (`hints`).
             await ask_hint(self.room, self.player, address_of(self.scope))
         else:
+            self._take_move_budget()
             with metrics.move_received():
                 outcome = await _play(self.room, self.player, message)
             # The computer's reply, its opening after a rematch, or the Solver bot going on.
             autoplay.schedule(self.room, outcome.game)
+
+    def _take_move_budget(self) -> None:
+        """A seat's moves draw on one budget whichever door they come by (`flood.move_wait`),
+        so a bot cannot add the API's pace to its socket's. Spectators' moves are refused
+        further on."""
+        if self.player is None:
+            return
+        if move_wait(self.player.pk, address_of(self.scope), time.monotonic()):
+            raise Refused(TOO_FAST)
 
     async def _unexpected(self) -> None:
         """A bug, or a database that failed: the sender hears that nothing changed, and the

@@ -1,6 +1,7 @@
 """The JSON API for bots and scripts: the same service layer as the browser, so moves made here
 appear live on every screen in the room. Schema and interactive docs at /api/docs."""
 
+import math
 import time
 from typing import Any, Literal
 
@@ -15,9 +16,16 @@ from .. import history, services
 from ..kinds import KINDS, kind_for, kind_of
 from ..kinds.table import GameKind, Invalid, Refused, SettingsError
 from ..live import autoplay
+from ..live.flood import TOO_FAST, move_wait
 from ..messages import BadMessage, Command, parse_payload
 from ..models import Player, Room, is_room_code
-from .room_limit import hint_reservation, join_reservation, room_hint_allowed, room_reservation
+from .room_limit import (
+    client_address,
+    hint_reservation,
+    join_reservation,
+    room_hint_allowed,
+    room_reservation,
+)
 
 
 class NotJson(Exception):
@@ -201,6 +209,21 @@ def no_token(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
     return error(request, "Send your player token as 'Authorization: Bearer <token>'.", 401)
 
 
+class TooFast(Exception):
+    """Over a move budget (`flood.move_wait`): 429, with when to try again."""
+
+    def __init__(self, wait: float) -> None:
+        super().__init__(TOO_FAST)
+        self.wait = wait
+
+
+@api.exception_handler(TooFast)
+def too_fast(request: HttpRequest, exc: TooFast) -> HttpResponse:
+    response = error(request, str(exc), 429)
+    response["Retry-After"] = str(max(1, math.ceil(exc.wait)))
+    return response
+
+
 @api.exception_handler(HttpError)
 def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     if isinstance(exc.__cause__, NotJson):  # ninja wraps every parser error in a 400
@@ -326,7 +349,10 @@ def read_room(request: HttpRequest, code: str) -> dict[str, Any]:
 @api.post(
     "/rooms/{code}/moves",
     auth=PlayerToken(),
-    response={200: MoveOut, 400: Error, 401: Error, 403: Error, 404: Error, 409: Error, 415: Error},
+    response={
+        200: MoveOut,
+        **dict.fromkeys((400, 401, 403, 404, 409, 415, 429), Error),
+    },
     summary="Make a move",
 )
 def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
@@ -340,9 +366,14 @@ def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
     when it could never change its cell (a flag on a revealed cell, a reveal of a flag, a chord
     on a covered cell, a 0 or a number whose flags do not match); a reveal on a revealed cell is
     a click on a number and answers 200, with `changed: []` when nothing opens. In tic-tac-toe
-    the computer's reply is played before the answer and listed in `changed` after yours."""
+    the computer's reply is played before the answer and listed in `changed` after yours.
+    429 (with `Retry-After`) past a seat's move budget, which its websocket moves share (a burst
+    of 40, then 20 a second), or its client address's (100, then 50 a second)."""
     room = find_room(code)
     player = player_of(request, room)
+    wait = move_wait(player.pk, client_address(request), time.monotonic())
+    if wait:
+        raise TooFast(wait)
     catch_up(room)
     try:
         message = parse_payload(body.dict(exclude_none=True))

@@ -14,12 +14,15 @@ from django.http import HttpRequest
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from ..live.flood import address_key
+
 log = logging.getLogger(__name__)
 
 
 def client_address(request: HttpRequest) -> str:
-    """The peer address; Daphne's --proxy-headers already puts the proxy's X-Forwarded-For here."""
-    return request.META.get("REMOTE_ADDR") or "unknown"
+    """The peer address as limits count it (`address_key`: an IPv6 /64 is one); Daphne's
+    --proxy-headers already puts the proxy's X-Forwarded-For here."""
+    return address_key(request.META.get("REMOTE_ADDR") or "unknown")
 
 
 class Reservation:

@@ -178,7 +178,6 @@ def test_schema_and_docs_are_served(client):
     assert docs.status_code == 200 and b"swagger-ui" in docs.content
 
 
-
 @pytest.mark.parametrize("game", ["tictactoe", "flags"])
 def test_mid_game_only_the_host_may_start_a_new_game_and_never_one_without_a_side(client, game):
     """A new game swaps the sides and leaves the one under way unfinished for ever: the guest
