@@ -14,6 +14,7 @@ import copy
 import secrets
 import time
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -654,6 +655,7 @@ def sockets_closed(players: dict[int, int], spectators: dict[int, int], process:
         players = {pk: _change_share(process, None, pk, -n) for pk, n in players.items()}
         spectators = {pk: _change_share(process, pk, None, -n) for pk, n in spectators.items()}
         _change_counts(players, spectators)
+        _seats_left(pk for pk, taken in players.items() if taken)
 
 
 def _change_share(process: str, room_id: int | None, player_id: int | None, delta: int) -> int:
@@ -738,7 +740,18 @@ def _take_out(process: str) -> list[tuple[int, bool]]:
     players = {s.player_id: -s.sockets for s in shares if s.player_id is not None}
     spectators = {s.room_id: -s.sockets for s in shares if s.player_id is None}
     _change_counts(players, spectators)
+    _seats_left(players)
     return [(s.room_id, s.player_id is not None) for s in shares]
+
+
+def _seats_left(player_ids: Iterable[int]) -> None:
+    """Tell each game whose seat lost its last socket in a sweep (a killed process, a lost
+    channel layer), as a closing socket does (`_seat_presence`): else a racer whose process died
+    is never away, and a race with no time limit never ends."""
+    gone = Player.objects.filter(pk__in=list(player_ids), connections=0).select_related("room")
+    for player in gone:
+        if kind_of(player.room.kind).presence is not None:
+            _seat_presence(player.room, player.pk)
 
 
 def find_player(room: Room, token: object) -> Player | None:
