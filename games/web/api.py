@@ -5,6 +5,8 @@ import math
 import time
 from typing import Any, Literal
 
+from django.conf import settings as django_settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, NinjaAPI, Schema, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
@@ -222,6 +224,14 @@ def too_fast(request: HttpRequest, exc: TooFast) -> HttpResponse:
     response = error(request, str(exc), 429)
     response["Retry-After"] = str(max(1, math.ceil(exc.wait)))
     return response
+
+
+@api.exception_handler(RequestDataTooBig)
+def too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
+    """Past Django's body limit: ninja passes it on, and Django would answer an HTML 400 (a 500
+    with a traceback under DEBUG)."""
+    limit = django_settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return error(request, f"The body is too large: at most {limit:,} bytes.", 413)
 
 
 @api.exception_handler(HttpError)

@@ -199,3 +199,13 @@ def test_mid_game_only_the_host_may_start_a_new_game_and_never_one_without_a_sid
     assert (first.status, first.version, room.games.count()) == ("playing", 1, 1)
     assert move(client, code, ana, action="new_game").status_code == 200  # the host calls it off
     assert room.games.count() == 2
+
+
+@pytest.mark.parametrize("debug", [True, False])
+def test_a_body_past_the_size_limit_gets_the_json_413(client, settings, debug):
+    settings.DEBUG = debug
+    body = '{"name": "' + "x" * settings.DATA_UPLOAD_MAX_MEMORY_SIZE + '"}'
+    answer = client.post("/api/rooms", body, content_type="application/json")
+    assert answer.status_code == 413 and answer["Content-Type"].startswith("application/json")
+    assert "too large" in answer.json()["error"]
+    assert not Room.objects.exists()
