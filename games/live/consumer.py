@@ -44,6 +44,7 @@ from . import (
     sockets,
     twisted_backlog,
 )
+from .daphne_close_codes import fail_with_close_frame
 from .delayed import DelayedSender, Full
 from .flood import MESSAGES_BURST, MESSAGES_PER_SECOND, TOO_FAST, TokenBucket, move_wait
 from .fragments import cursor_html, error_html
@@ -165,6 +166,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await relay.join(self.group, self)
         await self._accept()
         self.connection = daphne_frames.connection_of(self.base_send)
+        fail_with_close_frame(self.connection)
         sockets.track(self)
         layer_watch.watch()
         await heartbeat.register()  # before the count: the process's row comes first
