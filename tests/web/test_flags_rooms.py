@@ -8,6 +8,7 @@ import pytest
 from channels.db import database_sync_to_async
 
 from games import services
+from games.kinds import kind_of
 from games.kinds.flags import rules
 from games.live import autoplay
 from games.messages import CellMove
@@ -262,3 +263,28 @@ async def test_a_bot_on_the_websocket_plays_flags_from_json_events(room, ana, bo
     assert {"x": target[0], "y": target[1], "state": "claimed", "seat": "O"} in bombed["cells"]
     for communicator in (socket, page):
         await communicator.disconnect()
+
+
+def test_the_turn_timer_pauses_after_passes_with_nobody_moving_until_someone_moves():
+    """An abandoned timed room (a spectator's socket still open) stops ticking: each pass would
+    log a move, every 15 s for as long as the room is watched."""
+    room = make_flags_room(turn_seconds=15)
+    ana, bo = (services.join_room(room, name) for name in ("Ana", "Bo"))
+    services.play(room, ana, CellMove("reveal", *mines(room)[0]))
+    for _ in range(rules.IDLE_LIMIT):
+        start_turn_ago(room, 16)
+        assert services.tick(room) is not None
+    game = current(room)
+    assert rules.turn_due(game.state, game.params) is None
+    assert services.tick(room) is None  # paused, however long nobody moves
+    assert Move.objects.filter(game=game, action="tick").count() == rules.IDLE_LIMIT
+    assert "Timer paused until someone moves" in kind_of("flags").rendering.snapshot_html(
+        room, game
+    )
+    mover = ana if rules.load(game.state).turn.value == "X" else bo
+    services.play(room, mover, CellMove("reveal", *safe(room)))
+    game = current(room)
+    assert rules.turn_due(game.state, game.params) == pytest.approx(time.time() + 15, abs=5)
+    assert "Timer paused until someone moves" not in kind_of("flags").rendering.snapshot_html(
+        room, game
+    )
