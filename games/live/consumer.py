@@ -29,6 +29,7 @@ from django.db import DatabaseError
 from .. import audiences, bot_events, metrics, services
 from ..kinds import kind_of
 from ..kinds.table import Invalid, Refused
+from ..log_limit import warn
 from ..messages import BadMessage, Command, Hover, Message, TooLarge, parse_message
 from ..models import Player, Room, is_room_code
 from ..outbox import LAYER_ERRORS, group_name
@@ -117,7 +118,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         try:
             await self._serve(scope, receive, send)
         except LAYER_ERRORS as error:
-            log.warning("room socket closed, channel layer unavailable: %s", error)
+            warn(
+                log, "layer_unavailable", "room socket closed, channel layer unavailable: %s", error
+            )
             metrics.LAYER_ERRORS.inc()
             self._count_close(TRY_AGAIN_LATER)
             self._stop_tasks()
@@ -276,7 +279,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 self.held = []
                 await self._send_snapshot()
         except LAYER_ERRORS as error:
-            log.warning("snapshot not sent, channel layer unavailable: %s", error)
+            warn(
+                log, "layer_unavailable", "snapshot not sent, channel layer unavailable: %s", error
+            )
         except Exception:
             await self._unexpected()
         finally:
@@ -323,7 +328,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
             self.delayed.put(html)
         except Full:
             if not self.closing:
-                log.warning("room %s: a delayed socket fell too far behind", self.room.pk)
+                warn(
+                    log,
+                    "delayed_behind",
+                    "room %s: a delayed socket fell too far behind",
+                    self.room.pk,
+                )
                 self.closing = True
                 self._stop_tasks()
                 await self.close(code=TRY_AGAIN_LATER)
@@ -356,7 +366,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         limit = settings.SOCKET_OUTPUT_LIMIT_BYTES
         self.closing = True
         metrics.refused("output")
-        log.warning(
+        warn(
+            log,
+            "output_limit",
             "room %s: cutting off a socket that does not read: %d bytes unsent, output limit %d",
             self.room.pk,
             unsent,
@@ -376,7 +388,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if self.closing:
             return  # frames already on their way when the server closed: not worth a line each
         if not self.bucket.allow(time.monotonic()):
-            log.warning("closing a flooding socket in room %s", self.room.pk)
+            warn(log, "flood", "closing a flooding socket in room %s", self.room.pk)
             metrics.refused("flood")
             self.closing = True
             self._stop_tasks()
@@ -450,7 +462,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
         try:
             await self._send_hover()
         except LAYER_ERRORS as error:
-            log.warning("pointer position not sent, channel layer unavailable: %s", error)
+            warn(
+                log,
+                "layer_unavailable",
+                "pointer position not sent, channel layer unavailable: %s",
+                error,
+            )
 
     async def _send_hover(self) -> None:
         hover, self.pending_hover = self.pending_hover, None

@@ -15,6 +15,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from ..live.flood import address_key
+from ..log_limit import warn
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +80,7 @@ def room_hint_allowed(room_id: int) -> bool:
     try:
         return bool(cache.add(f"hint-room:{room_id}", 1, timeout=max(1, round(seconds))))
     except (OSError, RedisConnectionError, RedisTimeoutError) as error:
-        log.warning("hint limit not checked, cache unavailable: %s", error)
+        warn(log, "cache_unavailable", "hint limit not checked, cache unavailable: %s", error)
         return True
 
 
@@ -118,5 +119,10 @@ def _count(key: str, delta: int) -> int | None:
         return None
     except (OSError, RedisConnectionError, RedisTimeoutError) as error:
         # Fail open: with Redis down, rooms can still be created and joined, only without the cap.
-        log.warning("room creation limit not checked, cache unavailable: %s", error)
+        warn(
+            log,
+            "cache_unavailable",
+            "room creation limit not checked, cache unavailable: %s",
+            error,
+        )
         return None
