@@ -192,3 +192,24 @@ def test_unknown_rooms_get_a_friendly_404_that_reveals_nothing(client, template,
 def test_pages_carry_a_strict_content_security_policy(client):
     policy = client.get("/")["Content-Security-Policy"]
     assert "script-src 'self'" in policy and "unsafe-inline" not in policy
+
+
+@pytest.mark.parametrize(
+    "arrival",
+    [{"HTTP_SEC_FETCH_SITE": "cross-site"}, {"HTTP_REFERER": "https://elsewhere.example/page"}],
+)
+def test_a_link_from_another_site_asks_before_taking_a_seat(client, arrival):
+    """Another site's link must not seat its visitors under their remembered name: the join
+    page asks, with the name filled in; the same link opened from here seats at once."""
+    code = create(client)["Location"].split("/")[2]  # Ana
+    from django.test import Client
+
+    friend = Client()
+    assert friend.post(f"/r/{code}/join/", {"nickname": "Bo"}).status_code == 302
+    other = create(client, nickname="Cleo")["Location"]
+    asked = friend.get(other, **arrival)
+    page = asked.content.decode()
+    assert asked.status_code == 200 and "Pick a nickname" in page and 'value="Bo"' in page
+    assert not Player.objects.filter(room__code=other.split("/")[2], nickname="Bo").exists()
+    here = {"HTTP_SEC_FETCH_SITE": "same-origin", "HTTP_REFERER": "http://testserver/"}
+    assert "Playing as" in friend.get(other, **here).content.decode()
