@@ -39,7 +39,15 @@ from .kinds.table import (
     Restart,
 )
 from .messages import CellMove, Command, Message, SquareMove
-from .models import MAX_NICKNAME, Game, Player, Presence, Room, ServerProcess
+from .models import (
+    MAX_NICKNAME,
+    Game,
+    Player,
+    Presence,
+    Room,
+    ServerProcess,
+    new_player_token,
+)
 from .palette import colour_for_seat
 
 
@@ -505,6 +513,27 @@ def record_hint(
         Room.objects.filter(pk=room.pk).update(hints_used=F("hints_used") + 1)
         transaction.on_commit(partial(announce.hint, room.pk, player.nickname, cell))
     return Outcome(game, Applied(game.state, game.status, (), {"hint": cell}))
+
+
+def revoke_token(room: Room, host: Player, seat: int) -> Player:
+    """A new token for seat `seat`, asked by the room's host: the old one is refused from now on
+    (403 in the API, 4403 on a socket) and the seat's open sockets close with 4403. Tokens
+    otherwise never expire: this is how a leaked one (a bot's, a shared link's) stops working.
+    The seat keeps its name and its moves; nobody holds it until the host hands its new token
+    over (the answer carries it)."""
+    with transaction.atomic():
+        fresh = Room.objects.select_for_update().get(pk=room.pk)
+        if fresh.host_id != host.pk:
+            raise Forbidden("Only the host can revoke a seat's token.")
+        player = Player.objects.filter(room=room, number=seat).first()
+        if player is None:
+            raise Invalid(f"This room has no seat {seat}.")
+        if player.pk == host.pk:
+            raise Invalid("The host's own token cannot be revoked.")
+        player.token = new_player_token()
+        player.save(update_fields=["token"])
+        transaction.on_commit(partial(announce.token_revoked, room.pk, seat))
+    return player
 
 
 def set_bot(room: Room, player: Player | None, on: bool, pace: int | None = None) -> Outcome:

@@ -60,6 +60,7 @@ HOVER_INTERVAL = 0.1
 """Pointer positions go out at most ten times a second per player; the last one always does."""
 ROOM_NOT_FOUND = 4404
 UNKNOWN_TOKEN = 4403
+REVOKED = "The host revoked this seat's token: ask them for a new one."
 """A bot's token names no seat of the room: like 4404, the client should not retry."""
 UNKNOWN_TOKEN_TEXT = (
     "That token is not a player's of this room; join with POST /api/rooms/<code>/join."
@@ -302,7 +303,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             self.held is not None
             or self.delayed is not None
             or self.closing
-            or html == audiences.RESYNC_TEXT
+            or html in (audiences.RESYNC_TEXT, audiences.REVOKED_TEXT)
             or not daphne_frames.send(self.connection, html)
         ):
             return False
@@ -312,12 +313,23 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def deliver(self, html: str) -> None:
         """A message of the room, from `relay`: framed once for all the room's sockets here."""
-        if html == audiences.RESYNC_TEXT:
+        if html == audiences.REVOKED_TEXT:
+            await self._revoked()
+        elif html == audiences.RESYNC_TEXT:
             self._want_snapshot()  # a bot's: the whole game changed (a new game)
         elif self.held is not None:
             self.held.append(html)
         else:
             await self._out(html)
+
+    async def _revoked(self) -> None:
+        """The host revoked this seat's token: the socket closes as a wrong token's would."""
+        if self.closing:
+            return
+        await self._reply(REVOKED)
+        self.closing = True
+        self._stop_tasks()
+        await self.close(code=UNKNOWN_TOKEN)
 
     async def _out(self, html: str) -> None:
         """The room's game to this socket: now, or as late as its delay says."""

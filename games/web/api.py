@@ -444,6 +444,34 @@ def hint(request: HttpRequest, code: str) -> dict[str, int]:
     return {"x": cell[0], "y": cell[1]}
 
 
+class Revoked(Schema):
+    seat: int
+    name: str
+    player_token: str = Field(description="The seat's new token, for the host to hand over.")
+
+
+@api.post(
+    "/rooms/{code}/seats/{seat}/revoke",
+    auth=PlayerToken(),
+    response={200: Revoked, 400: Error, 401: Error, 403: Error, 404: Error},
+    summary="Revoke a seat's token (host only)",
+)
+def revoke(request: HttpRequest, code: str, seat: int) -> dict[str, Any]:
+    """The room's host gives seat `seat` a new token: the old one gets 403 from now on and the
+    seat's open websockets close with 4403. Tokens never expire otherwise. The answer carries
+    the new token; nobody else learns it. 403 for anyone but the host; 400 for the host's own
+    seat or a seat the room does not have."""
+    room = find_room(code)
+    host = player_of(request, room)
+    try:
+        player = services.revoke_token(room, host, seat)
+    except Invalid as exc:
+        raise HttpError(400, str(exc)) from None
+    except services.Forbidden as exc:
+        raise HttpError(403, str(exc)) from None
+    return {"seat": player.number, "name": player.nickname, "player_token": player.token}
+
+
 def reader_seat(request: HttpRequest, room: Room) -> int | None:
     """The seat of the player whose token a read carries, else None: reading needs no token,
     so a missing or unknown one only leaves out what is the seat's own."""

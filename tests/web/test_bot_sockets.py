@@ -105,7 +105,7 @@ async def test_a_tictactoe_bot_sees_its_mark_and_gets_a_snapshot_of_each_new_gam
     await send(page, action="mark", cell=4)
     placed = await event(socket, "move")
     assert placed["cells"] == [{"cell": 4, "mark": "X"}] and placed["version"] == 1
-    await send(socket, action="new_game", game=1)
+    await send(page, action="new_game", game=1)  # mid-game: the host's to call (Ana)
     rematch = await event(socket, "snapshot")
     assert rematch["number"] == 2 and rematch["version"] == 0
     assert rematch["you"] == "X"  # a rematch swaps the marks; the bot learns its new one
