@@ -37,6 +37,7 @@ from . import (
     autoplay,
     bot_sockets,
     daphne_frames,
+    flood,
     heartbeat,
     layer_watch,
     relay,
@@ -60,6 +61,11 @@ HOVER_INTERVAL = 0.1
 """Pointer positions go out at most ten times a second per player; the last one always does."""
 ROOM_NOT_FOUND = 4404
 UNKNOWN_TOKEN = 4403
+TOO_MANY_SOCKETS = 4429
+TOO_MANY_SOCKETS_TEXT = (
+    f"Too many open connections from your address (at most {flood.SOCKETS_PER_ADDRESS}): "
+    "close some tabs or bots, then reload."
+)
 REVOKED = "The host revoked this seat's token: ask them for a new one."
 """A bot's token names no seat of the room: like 4404, the client should not retry."""
 UNKNOWN_TOKEN_TEXT = (
@@ -107,6 +113,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
     """Whether this socket's pointer positions go to the room (`Rendering.shows_pointers`)."""
     delayed: DelayedSender | None = None
     """A race spectator's: what this socket hears goes out that much later (`delayed`)."""
+    address: str | None = None
+    """The client address this socket counts toward (`flood.SOCKETS`), until it closes."""
     close_counted = False
     """Whether this socket's close is in the metrics: the first close seen, the server's or
     the peer's, is counted."""
@@ -125,6 +133,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             metrics.LAYER_ERRORS.inc()
             self._count_close(TRY_AGAIN_LATER)
             self._stop_tasks()
+            self._give_address_back()
             await forget_presence([self])
             await send({"type": "websocket.close", "code": TRY_AGAIN_LATER})
         finally:
@@ -150,6 +159,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
         code = self.scope["url_route"]["kwargs"]["code"]
         credentials = bot_sockets.credentials(self.scope)
         self.json = credentials.json
+        self.address = address_of(self.scope)
+        if not flood.SOCKETS.take(self.address):  # before any database work
+            self.address = None
+            metrics.refused("sockets")
+            await self._refuse(TOO_MANY_SOCKETS, TOO_MANY_SOCKETS_TEXT)
+            return
         self.room, self.player = await database_sync_to_async(self._enter)(code, credentials)
         if self.room is None:
             # Accepted first: a handshake refused before it reaches browsers as 1006, which they
@@ -230,8 +245,15 @@ class RoomConsumer(AsyncWebsocketConsumer):
             self.close_counted = True
             metrics.closed(1000 if code is True or code is None else code)
 
+    def _give_address_back(self) -> None:
+        """This socket no longer counts toward its address's cap (once)."""
+        if self.address is not None:
+            flood.SOCKETS.give_back(self.address)
+            self.address = None
+
     async def _leave(self) -> None:
         """Out of the relay and the presence counts; once, whichever way the socket ends."""
+        self._give_address_back()
         sockets.forget(self)
         heartbeat.socket_left()
         self._stop_tasks()

@@ -84,6 +84,38 @@ def move_wait(seat: int, address: str, now: float) -> float:
     return SEAT_MOVES.wait(seat, now) or ADDRESS_MOVES.wait(address, now)
 
 
+SOCKETS_PER_ADDRESS = 200
+"""Room websockets one client address (`address_key`) may hold open at once, per process: a
+classroom behind one NAT with a few tabs each fits; a script opening thousands does not."""
+
+
+class OpenSockets:
+    """Open room sockets per address in this process. The event loop is its one user (no
+    lock), and an address is forgotten when its last socket closes (bounded memory)."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.counts: dict[str, int] = {}
+
+    def take(self, address: str) -> bool:
+        """Count one more socket of `address`; False (and nothing counted) at the cap."""
+        held = self.counts.get(address, 0)
+        if held >= self.cap:
+            return False
+        self.counts[address] = held + 1
+        return True
+
+    def give_back(self, address: str) -> None:
+        held = self.counts.get(address, 0) - 1
+        if held > 0:
+            self.counts[address] = held
+        else:
+            self.counts.pop(address, None)
+
+
+SOCKETS = OpenSockets(SOCKETS_PER_ADDRESS)
+
+
 def address_key(address: str) -> str:
     """What every per-address limit counts: an IPv4 address, but an IPv6 /64 (one holder gets a
     whole /64 and could otherwise take a fresh address per request), and the whole loopback

@@ -1,18 +1,21 @@
 """Move budgets shared by both doors (the JSON API and the websocket), and the address every
 per-address limit counts (an IPv6 /64 is one holder)."""
 
+import json
 import random
 
 import pytest
 from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
 from django.test import RequestFactory
 
+from config.asgi import application
 from games.live import flood
 from games.live.flood import address_key
 from games.models import Room
 from games.web.room_limit import room_reservation
 
-from .helpers import connect, receive_until, send
+from .helpers import TIMEOUT, connect, make_room, receive_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -91,3 +94,29 @@ def test_room_creation_is_capped_per_ipv6_64(settings):
 
     assert [reserve(host) for host in range(1, 4)] == [True] * 3
     assert not reserve(4)  # a fresh address in the same /64 is the same holder
+
+
+async def test_sockets_per_address_are_capped_with_4429_counting_a_64_as_one(monkeypatch):
+    monkeypatch.setattr(flood, "SOCKETS", flood.OpenSockets(2))
+    room = await sync_to_async(make_room)()
+    prefix = f"2001:db8:{random.randrange(1 << 16):x}:{random.randrange(1 << 16):x}"
+
+    def from_host(host: int) -> WebsocketCommunicator:
+        socket = WebsocketCommunicator(application, f"/ws/r/{room.code}/?format=json")
+        socket.scope["client"] = (f"{prefix}::{host:x}", 50000)
+        return socket
+
+    first, second, third = from_host(1), from_host(2), from_host(3)
+    for socket in (first, second):
+        assert (await socket.connect(timeout=TIMEOUT))[0]
+    assert (await third.connect(timeout=TIMEOUT))[0]  # accepted, to say why, then closed
+    refused = json.loads(await third.receive_from(timeout=TIMEOUT))
+    assert refused["type"] == "error" and "Too many open connections" in refused["error"]
+    assert (await third.receive_output(timeout=TIMEOUT))["code"] == 4429
+    await first.disconnect()
+    again = from_host(4)
+    assert (await again.connect(timeout=TIMEOUT))[0]
+    assert json.loads(await again.receive_from(timeout=TIMEOUT))["type"] == "snapshot"
+    for socket in (second, again):
+        await socket.disconnect()
+    assert flood.SOCKETS.counts == {}  # every socket gave its place back
