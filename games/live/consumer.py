@@ -113,8 +113,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
     """Whether this socket's pointer positions go to the room (`Rendering.shows_pointers`)."""
     delayed: DelayedSender | None = None
     """A race spectator's: what this socket hears goes out that much later (`delayed`)."""
-    address: str | None = None
-    """The client address this socket counts toward (`flood.SOCKETS`), until it closes."""
+    address = "unknown"
+    """The client's address as every per-address limit counts it (`flood.address_key`)."""
+    holds_address = False
+    """Whether this socket counts toward its address's open sockets (`flood.SOCKETS`)."""
     close_counted = False
     """Whether this socket's close is in the metrics: the first close seen, the server's or
     the peer's, is counted."""
@@ -160,8 +162,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         credentials = bot_sockets.credentials(self.scope)
         self.json = credentials.json
         self.address = address_of(self.scope)
-        if not flood.SOCKETS.take(self.address):  # before any database work
-            self.address = None
+        self.holds_address = flood.SOCKETS.take(self.address)
+        if not self.holds_address:  # refused before any database work
             metrics.refused("sockets")
             await self._refuse(TOO_MANY_SOCKETS, TOO_MANY_SOCKETS_TEXT)
             return
@@ -247,9 +249,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     def _give_address_back(self) -> None:
         """This socket no longer counts toward its address's cap (once)."""
-        if self.address is not None:
+        if self.holds_address:
+            self.holds_address = False
             flood.SOCKETS.give_back(self.address)
-            self.address = None
 
     async def _leave(self) -> None:
         """Out of the relay and the presence counts; once, whichever way the socket ends."""
@@ -447,7 +449,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             self._want_snapshot()
         elif isinstance(message, Command) and message.name == "hint":
             # Off the database thread and within the room's and address's limits (`hints`).
-            await ask_hint(self.room, self.player, address_of(self.scope))
+            await ask_hint(self.room, self.player, self.address)
         else:
             self._take_move_budget()
             with metrics.move_received():
@@ -461,7 +463,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         further on."""
         if self.player is None:
             return
-        if move_wait(self.player.pk, address_of(self.scope), time.monotonic()):
+        if move_wait(self.player.pk, self.address, time.monotonic()):
             raise Refused(TOO_FAST)
 
     async def _unexpected(self) -> None:
