@@ -26,6 +26,10 @@ def move(kind: GameKind, news: MoveNews) -> None:
     outbox.send(news.room.pk, texts, metrics.move_started(), order)
 
 
+def token_revoked(room_id: int, seat: int) -> None:
+    outbox.send(room_id, audiences.revoked(seat))
+
+
 def new_game(room_id: int, news: NewGame) -> None:
     """The room's next game for everyone, with a line saying who started it."""
     room = Room.objects.get(pk=room_id)

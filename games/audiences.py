@@ -25,6 +25,15 @@ new game): their socket sends them a fresh snapshot of their own instead (`RESYN
 RESYNC_TEXT = "\x00resync"
 """The text under `RESYNC`: no event, a sign to the socket; nothing sends it to a client."""
 
+REVOKED_TEXT = "\x00revoked"
+"""A sign to the sockets of a seat whose token the host revoked: they close (4403); nothing
+sends it to a client."""
+
+
+def revoked(number: int) -> dict[str, str]:
+    """The message that closes every socket of seat `number`, pages' and bots' alike."""
+    return {seat(number): REVOKED_TEXT, json_seat(number): REVOKED_TEXT}
+
 
 def seat(number: int) -> str:
     """The sockets of the person in seat `number` (`Player.number`)."""

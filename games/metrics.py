@@ -45,6 +45,11 @@ DATABASE_ERRORS = Counter(
 LAYER_ERRORS = Counter(
     "minesweeper_channel_layer_errors", "Channel layer (Redis) errors: sends, receives, joins"
 )
+WARNINGS = Counter(
+    "minesweeper_warnings",
+    "Warnings that can come in floods, by event, logged or not (games/log_limit.py)",
+    ["event"],
+)
 
 _move_received: ContextVar[float | None] = ContextVar("move_received", default=None)
 

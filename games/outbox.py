@@ -23,6 +23,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from . import metrics
 from .asgiref_loop import server_loop
+from .log_limit import warn
 
 
 def group_name(room_id: int) -> str:
@@ -82,7 +83,13 @@ def send(
             asyncio.run(_send_now(group_name(room_id), message))
         except LAYER_ERRORS as error:
             metrics.LAYER_ERRORS.inc()
-            log.warning("channel layer unavailable, room %s not told: %s", room_id, error)
+            warn(
+                log,
+                "layer_unavailable",
+                "channel layer unavailable, room %s not told: %s",
+                room_id,
+                error,
+            )
         else:
             if started is not None:
                 metrics.move_broadcast(started)
@@ -113,7 +120,13 @@ def _post(
         outbox = _outboxes[loop] = asyncio.Queue()
         loop.create_task(_deliver(outbox), name="broadcast-outbox")
     if outbox.qsize() >= OUTBOX_LIMIT:
-        log.warning("broadcast outbox full (%d); dropping a message for %s", OUTBOX_LIMIT, group)
+        warn(
+            log,
+            "outbox_full",
+            "broadcast outbox full (%d); dropping a message for %s",
+            OUTBOX_LIMIT,
+            group,
+        )
         return
     outbox.put_nowait((group, message, started))
 
@@ -128,6 +141,8 @@ async def _deliver(outbox: asyncio.Queue) -> None:
                 metrics.move_broadcast(started)
         except LAYER_ERRORS as error:
             metrics.LAYER_ERRORS.inc()
-            log.warning("channel layer unavailable, %s not told: %s", group, error)
+            warn(
+                log, "layer_unavailable", "channel layer unavailable, %s not told: %s", group, error
+            )
         except Exception:
             log.exception("could not send a message to %s", group)

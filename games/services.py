@@ -14,6 +14,7 @@ import copy
 import secrets
 import time
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -37,9 +38,18 @@ from .kinds.table import (
     MoveNews,
     NewGame,
     Refused,
+    Restart,
 )
 from .messages import CellMove, Command, Message, SquareMove
-from .models import MAX_NICKNAME, Game, Player, Presence, Room, ServerProcess
+from .models import (
+    MAX_NICKNAME,
+    Game,
+    Player,
+    Presence,
+    Room,
+    ServerProcess,
+    new_player_token,
+)
 from .palette import colour_for_seat
 
 
@@ -446,11 +456,13 @@ def start_next_game(room: Room, player: Player | None, replacing: int | None = N
             return Outcome(current, Applied(current.state, current.status, ()))
         room.refresh_from_db(fields=["settings", "host"])  # the host may have added the bot
         check = kind_of(room.kind).may_restart
-        refusal = None if check is None else check(current.state, room.host_id == player.pk)
+        under_way = not current.is_over and current.version > 0
+        asker = Restart(player.number, room.host_id == player.pk, under_way)
+        refusal = None if check is None else check(current.state, current.params, asker)
         if refusal is not None:
             raise Refused(refusal)
         game = _create_game(room, number=current.number + 1, previous=current)
-        news = NewGame(player.nickname, interrupted=not current.is_over and current.version > 0)
+        news = NewGame(player.nickname, interrupted=under_way)
         transaction.on_commit(partial(announce.new_game, room.pk, news))
     return Outcome(game, Applied(game.state, game.status, ()))
 
@@ -576,6 +588,27 @@ def record_hint(
         Game.objects.filter(pk=game.pk).update(params=game.params)
         transaction.on_commit(partial(announce.hint, room.pk, player.nickname, cell))
     return Outcome(game, Applied(game.state, game.status, (), {"hint": cell}))
+
+
+def revoke_token(room: Room, host: Player, seat: int) -> Player:
+    """A new token for seat `seat`, asked by the room's host: the old one is refused from now on
+    (403 in the API, 4403 on a socket) and the seat's open sockets close with 4403. Tokens
+    otherwise never expire: this is how a leaked one (a bot's, a shared link's) stops working.
+    The seat keeps its name and its moves; nobody holds it until the host hands its new token
+    over (the answer carries it)."""
+    with transaction.atomic():
+        fresh = Room.objects.select_for_update().get(pk=room.pk)
+        if fresh.host_id != host.pk:
+            raise Forbidden("Only the host can revoke a seat's token.")
+        player = Player.objects.filter(room=room, number=seat).first()
+        if player is None:
+            raise Invalid(f"This room has no seat {seat}.")
+        if player.pk == host.pk:
+            raise Invalid("The host's own token cannot be revoked.")
+        player.token = new_player_token()
+        player.save(update_fields=["token"])
+        transaction.on_commit(partial(announce.token_revoked, room.pk, seat))
+    return player
 
 
 def set_bot(room: Room, player: Player | None, on: bool, pace: int | None = None) -> Outcome:
@@ -726,6 +759,7 @@ def sockets_closed(players: dict[int, int], spectators: dict[int, int], process:
         players = {pk: _change_share(process, None, pk, -n) for pk, n in players.items()}
         spectators = {pk: _change_share(process, pk, None, -n) for pk, n in spectators.items()}
         _change_counts(players, spectators)
+        _seats_left(pk for pk, taken in players.items() if taken)
 
 
 def _change_share(process: str, room_id: int | None, player_id: int | None, delta: int) -> int:
@@ -810,7 +844,18 @@ def _take_out(process: str) -> list[tuple[int, bool]]:
     players = {s.player_id: -s.sockets for s in shares if s.player_id is not None}
     spectators = {s.room_id: -s.sockets for s in shares if s.player_id is None}
     _change_counts(players, spectators)
+    _seats_left(players)
     return [(s.room_id, s.player_id is not None) for s in shares]
+
+
+def _seats_left(player_ids: Iterable[int]) -> None:
+    """Tell each game whose seat lost its last socket in a sweep (a killed process, a lost
+    channel layer), as a closing socket does (`_seat_presence`): else a racer whose process died
+    is never away, and a race with no time limit never ends."""
+    gone = Player.objects.filter(pk__in=list(player_ids), connections=0).select_related("room")
+    for player in gone:
+        if kind_of(player.room.kind).presence is not None:
+            _seat_presence(player.room, player.pk)
 
 
 def find_player(room: Room, token: object) -> Player | None:

@@ -232,6 +232,7 @@ class Daphne(Process):
 
 
 NGINX_SITE = ROOT / "deploy" / "nginx.conf"
+SITE_ACCESS_LOG = "/var/log/nginx/access.log"
 
 
 def nginx_binary() -> str:
@@ -275,9 +276,9 @@ class Nginx(Process):
 
     def command(self) -> list[str]:
         self.folder.mkdir(parents=True, exist_ok=True)
-        (self.folder / "site.conf").write_text(
-            nginx_site(self.upstreams, self.port, self.behind_tls)
-        )
+        site = nginx_site(self.upstreams, self.port, self.behind_tls)
+        assert SITE_ACCESS_LOG in site
+        (self.folder / "site.conf").write_text(site.replace(SITE_ACCESS_LOG, str(self.access_log)))
         temp_paths = "".join(
             f"    {kind}_temp_path {self.folder / kind};\n"
             for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
@@ -300,6 +301,11 @@ class Nginx(Process):
     @property
     def url(self) -> str:
         return f"http://{HOST}:{self.port}"
+
+    @property
+    def access_log(self) -> Path:
+        """Where the site's access log goes (deploy/nginx.conf writes /var/log/nginx's)."""
+        return self.folder / "access.log"
 
 
 class RedisServer(Process):

@@ -188,3 +188,13 @@ def test_the_image_serves_with_proxy_headers():
     lines = (ROOT / "Dockerfile").read_text().splitlines()
     command = next(line for line in lines if line.startswith("CMD "))
     assert "--proxy-headers" in json.loads(command.removeprefix("CMD "))
+
+
+def test_the_access_log_format_has_no_query_string():
+    """Bots' websockets carry their token as ?token=; `$request` (the default format's) has it."""
+    text = re.sub(r"#[^\n]*", "", NGINX_CONF.read_text())
+    logs = [words for words in nginx_directives(text) if words[0] == "access_log"]
+    assert [words[2] for words in logs] == ["no_query"]
+    format_ = re.search(r"log_format\s+no_query\s+([^;]+);", text)
+    assert format_ and "$uri" in format_[1]
+    assert not re.search(r"\$(request|request_uri|args|query_string|arg_\w+)\b", format_[1])

@@ -34,7 +34,9 @@ def normalised(name: str) -> str:
 
 def locked(lock: str) -> dict[str, str]:
     text = (ROOT / "requirements" / lock).read_text()
-    return {normalised(name): version for name, version in re.findall(r"^(\S+)==(\S+) \\$", text, re.M)}
+    return {
+        normalised(name): version for name, version in re.findall(r"^(\S+)==(\S+) \\$", text, re.M)
+    }
 
 
 @pytest.mark.parametrize("lock", LOCKS)

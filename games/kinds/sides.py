@@ -63,6 +63,24 @@ def side_of_seat(sides: Mapping[Any, Any], seat: int) -> Any:
     return next((side for side in sides.values() if side.seat == seat), None)
 
 
+def may_restart(sides: Callable[[dict[str, Any]], Mapping[Any, Any]]) -> Callable[..., str | None]:
+    """A two-sided kind's `GameKind.may_restart`, from its `sides(params)`."""
+    return lambda state, params, asker: restart_refusal(sides(params), asker)
+
+
+def restart_refusal(sides: Mapping[Any, Any], asker: Any) -> str | None:
+    """Why `asker` (a `table.Restart`) may not start the next game: a new game swaps the sides
+    and leaves this one unfinished, so while it is under way only the host may call it off
+    (everyone is told), and never someone without a side in it. None: they may."""
+    if not asker.under_way:
+        return None
+    if side_of_seat(sides, asker.seat) is None:
+        return "You have no side in this game: a new game can start once it is over."
+    if asker.host:
+        return None
+    return "The game is under way: Rematch comes when it is over (only the host can call it off)."
+
+
 def computer_at(sides: Mapping[Any, Any], turn: Any, playing: bool) -> Any:
     """The computer side whose turn it is, or None (a person's turn, or the game is over)."""
     if not playing:

@@ -250,6 +250,18 @@ class Lineup:
 
 
 @dataclass(frozen=True, slots=True)
+class Restart:
+    """Who asks for the room's next game, and whether the current one is under way."""
+
+    seat: int
+    """The asker's seat (`Player.number`)."""
+    host: bool
+    """Whether the asker hosts the room."""
+    under_way: bool
+    """Moves made and not over: a new game now cuts it short (`NewGame.interrupted`)."""
+
+
+@dataclass(frozen=True, slots=True)
 class GameKind:
     """One game kind: everything the shell needs, looked up once per room."""
 
@@ -295,9 +307,10 @@ class GameKind:
     commands: Mapping[str, Callable[[State, Lineup, Params], Applied]] = field(default_factory=dict)
     """Commands of this kind by name (a race's `start` and `give_up`), applied under the game's
     lock with the room's seats and logged as moves."""
-    may_restart: Callable[[State, bool], str | None] | None = None
-    """(state, the sender hosts): why a player may not start the next game now (a race under
-    way: only its host may stop it), or None; None here: anyone may, any time."""
+    may_restart: Callable[[State, Params, Restart], str | None] | None = None
+    """(state, params, who asks): why that player may not start the next game now (a race or a
+    two-sided game under way: only the host may call it off), or None; None here: anyone may,
+    any time."""
     presence: Callable[[State, int, bool], Applied | None] | None = None
     """(state, seat, online): a seat's last socket closed (False) or its first opened (True);
     what that changes (a racer's grace period), logged as a move, or None."""

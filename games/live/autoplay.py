@@ -166,6 +166,8 @@ class ClockDriver:
             self.look_again.clear()
             due = await _to_the_end(due_at(self.room))
             if due is None:
+                if self.look_again.is_set():
+                    continue  # asked while reading: the read may predate the move that asked
                 return  # nothing timed: the next move or socket schedules a new driver
             wait = due[2] - time.time()
             if wait > 0:

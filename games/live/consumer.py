@@ -29,6 +29,7 @@ from django.db import DatabaseError
 from .. import audiences, bot_events, metrics, services
 from ..kinds import kind_of
 from ..kinds.table import Invalid, Refused
+from ..log_limit import warn
 from ..messages import BadMessage, Command, Hover, Message, TooLarge, parse_message
 from ..models import Player, Room, is_room_code
 from ..outbox import LAYER_ERRORS, group_name
@@ -36,6 +37,7 @@ from . import (
     autoplay,
     bot_sockets,
     daphne_frames,
+    flood,
     heartbeat,
     layer_watch,
     relay,
@@ -44,8 +46,9 @@ from . import (
     sockets,
     twisted_backlog,
 )
+from .daphne_close_codes import fail_with_close_frame
 from .delayed import DelayedSender, Full
-from .flood import MESSAGES_BURST, MESSAGES_PER_SECOND, TokenBucket
+from .flood import MESSAGES_BURST, MESSAGES_PER_SECOND, TOO_FAST, TokenBucket, move_wait
 from .fragments import cursor_html, error_html
 from .hints import address_of, ask_hint
 from .presence import PROCESS, forget_presence
@@ -58,6 +61,12 @@ HOVER_INTERVAL = 0.1
 """Pointer positions go out at most ten times a second per player; the last one always does."""
 ROOM_NOT_FOUND = 4404
 UNKNOWN_TOKEN = 4403
+TOO_MANY_SOCKETS = 4429
+TOO_MANY_SOCKETS_TEXT = (
+    f"Too many open connections from your address (at most {flood.SOCKETS_PER_ADDRESS}): "
+    "close some tabs or bots, then reload."
+)
+REVOKED = "The host revoked this seat's token: ask them for a new one."
 """A bot's token names no seat of the room: like 4404, the client should not retry."""
 UNKNOWN_TOKEN_TEXT = (
     "That token is not a player's of this room; join with POST /api/rooms/<code>/join."
@@ -110,6 +119,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
     own_seat: int | None = None
     """On a watch link, the seat this browser's session holds where boards are private: the
     socket sees that seat's view (a racer watching their own race learns no rival's cells)."""
+    address = "unknown"
+    """The client's address as every per-address limit counts it (`flood.address_key`)."""
+    holds_address = False
+    """Whether this socket counts toward its address's open sockets (`flood.SOCKETS`)."""
     close_counted = False
     """Whether this socket's close is in the metrics: the first close seen, the server's or
     the peer's, is counted."""
@@ -122,10 +135,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
         try:
             await self._serve(scope, receive, send)
         except LAYER_ERRORS as error:
-            log.warning("room socket closed, channel layer unavailable: %s", error)
+            warn(
+                log, "layer_unavailable", "room socket closed, channel layer unavailable: %s", error
+            )
             metrics.LAYER_ERRORS.inc()
             self._count_close(TRY_AGAIN_LATER)
             self._stop_tasks()
+            self._give_address_back()
             await forget_presence([self])
             await send({"type": "websocket.close", "code": TRY_AGAIN_LATER})
         finally:
@@ -151,6 +167,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
         code = self.scope["url_route"]["kwargs"]["code"]
         credentials = bot_sockets.credentials(self.scope)
         self.json = credentials.json
+        self.address = address_of(self.scope)
+        self.holds_address = flood.SOCKETS.take(self.address)
+        if not self.holds_address:  # refused before any database work
+            metrics.refused("sockets")
+            await self._refuse(TOO_MANY_SOCKETS, TOO_MANY_SOCKETS_TEXT)
+            return
         self.room, self.player = await database_sync_to_async(self._enter)(code, credentials)
         if self.room is None:
             # Accepted first: a handshake refused before it reaches browsers as 1006, which they
@@ -171,6 +193,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await relay.join(self.group, self)
         await self._accept()
         self.connection = daphne_frames.connection_of(self.base_send)
+        fail_with_close_frame(self.connection)
         sockets.track(self)
         layer_watch.watch()
         await heartbeat.register()  # before the count: the process's row comes first
@@ -234,8 +257,15 @@ class RoomConsumer(AsyncWebsocketConsumer):
             self.close_counted = True
             metrics.closed(1000 if code is True or code is None else code)
 
+    def _give_address_back(self) -> None:
+        """This socket no longer counts toward its address's cap (once)."""
+        if self.holds_address:
+            self.holds_address = False
+            flood.SOCKETS.give_back(self.address)
+
     async def _leave(self) -> None:
         """Out of the relay and the presence counts; once, whichever way the socket ends."""
+        self._give_address_back()
         sockets.forget(self)
         twisted_backlog.release(self.connection)  # once the connection is lost: free its bytes
         heartbeat.socket_left()
@@ -289,7 +319,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 self.held = []
                 await self._send_snapshot()
         except LAYER_ERRORS as error:
-            log.warning("snapshot not sent, channel layer unavailable: %s", error)
+            warn(
+                log, "layer_unavailable", "snapshot not sent, channel layer unavailable: %s", error
+            )
         except Exception:
             await self._unexpected()
         finally:
@@ -310,7 +342,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             self.held is not None
             or self.delayed is not None
             or self.closing
-            or html == audiences.RESYNC_TEXT
+            or html in (audiences.RESYNC_TEXT, audiences.REVOKED_TEXT)
             or not daphne_frames.send(self.connection, html)
         ):
             return False
@@ -320,12 +352,23 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def deliver(self, html: str) -> None:
         """A message of the room, from `relay`: framed once for all the room's sockets here."""
-        if html == audiences.RESYNC_TEXT:
+        if html == audiences.REVOKED_TEXT:
+            await self._revoked()
+        elif html == audiences.RESYNC_TEXT:
             self._want_snapshot()  # a bot's: the whole game changed (a new game)
         elif self.held is not None:
             self.held.append(html)
         else:
             await self._out(html)
+
+    async def _revoked(self) -> None:
+        """The host revoked this seat's token: the socket closes as a wrong token's would."""
+        if self.closing:
+            return
+        await self._reply(REVOKED)
+        self.closing = True
+        self._stop_tasks()
+        await self.close(code=UNKNOWN_TOKEN)
 
     async def _out(self, html: str) -> None:
         """The room's game to this socket: now, or as late as its delay says."""
@@ -336,7 +379,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
             self.delayed.put(html)
         except Full:
             if not self.closing:
-                log.warning("room %s: a delayed socket fell too far behind", self.room.pk)
+                warn(
+                    log,
+                    "delayed_behind",
+                    "room %s: a delayed socket fell too far behind",
+                    self.room.pk,
+                )
                 self.closing = True
                 self._stop_tasks()
                 await self.close(code=TRY_AGAIN_LATER)
@@ -369,7 +417,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         limit = settings.SOCKET_OUTPUT_LIMIT_BYTES
         self.closing = True
         metrics.refused("output")
-        log.warning(
+        warn(
+            log,
+            "output_limit",
             "room %s: cutting off a socket that does not read: %d bytes unsent, output limit %d",
             self.room.pk,
             unsent,
@@ -389,7 +439,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if self.closing:
             return  # frames already on their way when the server closed: not worth a line each
         if not self.bucket.allow(time.monotonic()):
-            log.warning("closing a flooding socket in room %s", self.room.pk)
+            warn(log, "flood", "closing a flooding socket in room %s", self.room.pk)
             metrics.refused("flood")
             self.closing = True
             self._stop_tasks()
@@ -414,13 +464,23 @@ class RoomConsumer(AsyncWebsocketConsumer):
             self._want_snapshot()
         elif isinstance(message, Command) and message.name == "hint":
             # Off the database thread and within the room's and address's limits (`hints`).
-            await ask_hint(self.room, self.player, address_of(self.scope))
+            await ask_hint(self.room, self.player, self.address)
         else:
             services.refuse_spectator(self.room, self.player, message)  # no database trip
+            self._take_move_budget()
             with metrics.move_received():
                 outcome = await _play(self.room, self.player, message)
             # The computer's reply, its opening after a rematch, or the Solver bot going on.
             autoplay.schedule(self.room, outcome.game)
+
+    def _take_move_budget(self) -> None:
+        """A seat's moves draw on one budget whichever door they come by (`flood.move_wait`),
+        so a bot cannot add the API's pace to its socket's. Spectators' moves are refused
+        further on."""
+        if self.player is None:
+            return
+        if move_wait(self.player.pk, self.address, time.monotonic()):
+            raise Refused(TOO_FAST)
 
     async def _unexpected(self) -> None:
         """A bug, or a database that failed: the sender hears that nothing changed, and the
@@ -454,7 +514,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
         try:
             await self._send_hover()
         except LAYER_ERRORS as error:
-            log.warning("pointer position not sent, channel layer unavailable: %s", error)
+            warn(
+                log,
+                "layer_unavailable",
+                "pointer position not sent, channel layer unavailable: %s",
+                error,
+            )
 
     async def _send_hover(self) -> None:
         hover, self.pending_hover = self.pending_hover, None

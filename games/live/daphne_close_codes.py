@@ -63,6 +63,16 @@ def install() -> None:
     WebSocketProtocol.serverClose = server_close
 
 
+def fail_with_close_frame(connection: Any) -> None:
+    """Make autobahn end a connection whose peer broke the rules (a frame or message past the
+    size limit, text that is not UTF-8) with a close frame naming why, 1009 or 1007 as
+    docs/operations.md says, instead of dropping it (which the peer sees as 1006 and retries).
+    `failByDrop` is autobahn's documented protocol option; Daphne leaves it at its default,
+    True, and the factory copies it onto each connection, so it is set per connection here."""
+    if connection is not None:
+        connection.failByDrop = False
+
+
 def frame_writer_fits() -> bool:
     """Whether Daphne still closes with `serverClose(code)` and autobahn's frame writer still
     takes `code` and `isReply`, as on the pinned versions."""

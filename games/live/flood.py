@@ -1,6 +1,10 @@
-"""The flood limit of one websocket: a token bucket lets a person's bursts through (double
-clicks, quick flagging) and stops scripts flooding the room."""
+"""Flood limits. Token buckets let a person's bursts through (double clicks, quick flagging)
+and stop scripts: one per websocket (all its messages), and per seat and per client address for
+moves, shared by the websocket and the JSON API. `address_key` is the unit every per-address
+limit counts (docs/operations.md, "Limits")."""
 
+import ipaddress
+import threading
 from dataclasses import dataclass
 
 MESSAGES_BURST = 40
@@ -27,3 +31,103 @@ class TokenBucket:
             return False
         self.tokens -= 1
         return True
+
+
+class Buckets:
+    """A token bucket per key (a seat, an address), made full on first use and shared by
+    every thread of the process (the API's request threads and the event loop). Memory stays
+    bounded: past `kept` keys, those whose bucket has filled up again are forgotten (they lose
+    nothing by it)."""
+
+    def __init__(self, capacity: float, rate: float, kept: int = 10_000) -> None:
+        self.capacity, self.rate, self.kept = capacity, rate, kept
+        self.buckets: dict[object, TokenBucket] = {}
+        self.lock = threading.Lock()
+
+    def wait(self, key: object, now: float) -> float:
+        """Take a token for `key`: 0.0 when there was one, else the seconds until there is."""
+        with self.lock:
+            bucket = self.buckets.get(key)
+            if bucket is None:
+                self._forget_full(now)
+                bucket = self.buckets[key] = TokenBucket.full(self.capacity, self.rate, now)
+            if bucket.allow(now):
+                return 0.0
+            return (1 - bucket.tokens) / self.rate
+
+    def _forget_full(self, now: float) -> None:
+        if len(self.buckets) >= self.kept:
+            refill = self.capacity / self.rate
+            self.buckets = {k: b for k, b in self.buckets.items() if now - b.updated < refill}
+
+
+SEAT_MOVES = Buckets(MESSAGES_BURST, MESSAGES_PER_SECOND)
+"""Moves per seat, the websocket's and the API's together: one person's pace, whichever door."""
+ADDRESS_MOVES_BURST = 100
+ADDRESS_MOVES_PER_SECOND = 50.0
+"""Moves per client address (`address_key`) across its seats: a classroom behind one NAT
+playing fast fits; one client cycling through seats it took does not."""
+ADDRESS_MOVES = Buckets(ADDRESS_MOVES_BURST, ADDRESS_MOVES_PER_SECOND)
+TOO_FAST = f"Too many moves: at most {MESSAGES_PER_SECOND:g} a second per seat. Slow down."
+
+
+def reset() -> None:
+    """Fresh move budgets (tests: every test client shares one address)."""
+    global SEAT_MOVES, ADDRESS_MOVES
+    SEAT_MOVES = Buckets(MESSAGES_BURST, MESSAGES_PER_SECOND)
+    ADDRESS_MOVES = Buckets(ADDRESS_MOVES_BURST, ADDRESS_MOVES_PER_SECOND)
+
+
+def move_wait(seat: int, address: str, now: float) -> float:
+    """Take one move from the seat's budget and its address's (`address`: an `address_key`):
+    0.0 when both had one, else the seconds to wait (the sender is told; no move is played)."""
+    return SEAT_MOVES.wait(seat, now) or ADDRESS_MOVES.wait(address, now)
+
+
+SOCKETS_PER_ADDRESS = 200
+"""Room websockets one client address (`address_key`) may hold open at once, per process: a
+classroom behind one NAT with a few tabs each fits; a script opening thousands does not."""
+
+
+class OpenSockets:
+    """Open room sockets per address in this process. The event loop is its one user (no
+    lock), and an address is forgotten when its last socket closes (bounded memory)."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.counts: dict[str, int] = {}
+
+    def take(self, address: str) -> bool:
+        """Count one more socket of `address`; False (and nothing counted) at the cap."""
+        held = self.counts.get(address, 0)
+        if held >= self.cap:
+            return False
+        self.counts[address] = held + 1
+        return True
+
+    def give_back(self, address: str) -> None:
+        held = self.counts.get(address, 0) - 1
+        if held > 0:
+            self.counts[address] = held
+        else:
+            self.counts.pop(address, None)
+
+
+SOCKETS = OpenSockets(SOCKETS_PER_ADDRESS)
+
+
+def address_key(address: str) -> str:
+    """What every per-address limit counts: an IPv4 address, but an IPv6 /64 (one holder gets a
+    whole /64 and could otherwise take a fresh address per request), and the whole loopback
+    range as one (127.0.0.2 is the same machine as 127.0.0.1)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address  # "unknown", a Unix socket's path
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback:
+        return "loopback"
+    if isinstance(ip, ipaddress.IPv6Address):
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)

@@ -20,7 +20,7 @@ from channels.db import database_sync_to_async
 from .. import hint_cache, services
 from ..kinds.table import Refused
 from ..models import Player, Room
-from .flood import TokenBucket
+from .flood import Buckets, address_key
 
 ROOM_INTERVAL = 1.0
 """Seconds between two hints in one room: everyone sees a hint, so a second one that soon
@@ -52,7 +52,9 @@ class Limits:
 
     rooms: dict[int, float] = field(default_factory=dict)
     """The time of each room's last hint."""
-    addresses: dict[str, TokenBucket] = field(default_factory=dict)
+    addresses: Buckets = field(
+        default_factory=lambda: Buckets(ADDRESS_BURST, ADDRESS_PER_MINUTE / 60, KEPT)
+    )
     waiting: int = 0
 
     def admit(self, room_id: int, address: str, now: float) -> None:
@@ -61,13 +63,9 @@ class Limits:
             raise Refused(JUST_GIVEN)
         if self.waiting >= QUEUE:
             raise Refused(BUSY)
-        bucket = self.addresses.get(address)
-        if bucket is None:
-            self._forget_idle(now)
-            bucket = TokenBucket.full(ADDRESS_BURST, ADDRESS_PER_MINUTE / 60, now)
-            self.addresses[address] = bucket
-        if not bucket.allow(now):
+        if self.addresses.wait(address, now):
             raise Refused(TOO_MANY)
+        self._forget_idle(now)
         self.rooms[room_id] = now
         self.waiting += 1
 
@@ -79,13 +77,10 @@ class Limits:
         self.rooms.pop(room_id, None)
 
     def _forget_idle(self, now: float) -> None:
-        """Bounded memory: past KEPT entries, drop rooms past their interval and addresses
-        whose budget is full again (they lose nothing)."""
+        """Bounded memory: past KEPT rooms, drop those past their interval (addresses bound
+        themselves, `Buckets`)."""
         if len(self.rooms) > KEPT:
             self.rooms = {k: t for k, t in self.rooms.items() if now - t < ROOM_INTERVAL}
-        if len(self.addresses) > KEPT:
-            refill = ADDRESS_BURST * 60 / ADDRESS_PER_MINUTE
-            self.addresses = {k: b for k, b in self.addresses.items() if now - b.updated < refill}
 
 
 LIMITS = Limits()
@@ -99,9 +94,10 @@ def reset() -> None:
 
 
 def address_of(scope: dict) -> str:
-    """The client's address: Daphne's `--proxy-headers` puts X-Forwarded-For's there."""
+    """The client's address as limits count it (`address_key`): Daphne's `--proxy-headers`
+    puts X-Forwarded-For's there."""
     client = scope.get("client")
-    return str(client[0]) if client else "unknown"
+    return address_key(str(client[0]) if client else "unknown")
 
 
 async def ask_hint(room: Room, player: Player | None, address: str) -> services.Outcome:

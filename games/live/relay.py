@@ -39,6 +39,7 @@ from typing import Any, Protocol
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 from .. import audiences, metrics, outbox
+from ..log_limit import warn
 from ..outbox import LAYER_ERRORS
 from . import shutdown
 from .reorder import Order, Reorder
@@ -92,7 +93,13 @@ class Subscription:
                 message = await self.layer.receive(self.channel)
             except LAYER_ERRORS as error:
                 metrics.LAYER_ERRORS.inc()
-                log.warning("room %s: channel layer unavailable: %s", self.group, error)
+                warn(
+                    log,
+                    "layer_unavailable",
+                    "room %s: channel layer unavailable: %s",
+                    self.group,
+                    error,
+                )
                 self._retire()
                 await shutdown.close_sockets(list(self.sockets), shutdown.TRY_AGAIN_LATER)
                 return
@@ -179,7 +186,13 @@ class Subscription:
                 await self.layer.group_discard(self.group, self.channel)
             except LAYER_ERRORS as error:
                 metrics.LAYER_ERRORS.inc()
-                log.warning("room %s: could not leave the group: %s", self.group, error)
+                warn(
+                    log,
+                    "layer_unavailable",
+                    "room %s: could not leave the group: %s",
+                    self.group,
+                    error,
+                )
 
 
 def _order_of(message: dict[str, Any]) -> Order | None:

@@ -1,9 +1,12 @@
 """The JSON API for bots and scripts: the same service layer as the browser, so moves made here
 appear live on every screen in the room. Schema and interactive docs at /api/docs."""
 
+import math
 import time
 from typing import Any, Literal
 
+from django.conf import settings as django_settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, NinjaAPI, Schema, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
@@ -15,9 +18,11 @@ from .. import history, services
 from ..kinds import KINDS, kind_for, kind_of
 from ..kinds.table import GameKind, Invalid, Refused, SettingsError
 from ..live import autoplay
+from ..live.flood import TOO_FAST, move_wait
 from ..messages import BadMessage, Command, parse_payload
 from ..models import Player, Room, is_room_code
 from .room_limit import (
+    client_address,
     hint_reservation,
     join_reservation,
     release_room_hint,
@@ -207,6 +212,29 @@ def no_token(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
     return error(request, "Send your player token as 'Authorization: Bearer <token>'.", 401)
 
 
+class TooFast(Exception):
+    """Over a move budget (`flood.move_wait`): 429, with when to try again."""
+
+    def __init__(self, wait: float) -> None:
+        super().__init__(TOO_FAST)
+        self.wait = wait
+
+
+@api.exception_handler(TooFast)
+def too_fast(request: HttpRequest, exc: TooFast) -> HttpResponse:
+    response = error(request, str(exc), 429)
+    response["Retry-After"] = str(max(1, math.ceil(exc.wait)))
+    return response
+
+
+@api.exception_handler(RequestDataTooBig)
+def too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
+    """Past Django's body limit: ninja passes it on, and Django would answer an HTML 400 (a 500
+    with a traceback under DEBUG)."""
+    limit = django_settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return error(request, f"The body is too large: at most {limit:,} bytes.", 413)
+
+
 @api.exception_handler(HttpError)
 def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     if isinstance(exc.__cause__, NotJson):  # ninja wraps every parser error in a 400
@@ -332,7 +360,10 @@ def read_room(request: HttpRequest, code: str) -> dict[str, Any]:
 @api.post(
     "/rooms/{code}/moves",
     auth=PlayerToken(),
-    response={200: MoveOut, 400: Error, 401: Error, 403: Error, 404: Error, 409: Error, 415: Error},
+    response={
+        200: MoveOut,
+        **dict.fromkeys((400, 401, 403, 404, 409, 415, 429), Error),
+    },
     summary="Make a move",
 )
 def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
@@ -346,9 +377,14 @@ def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
     when it could never change its cell (a flag on a revealed cell, a reveal of a flag, a chord
     on a covered cell, a 0 or a number whose flags do not match); a reveal on a revealed cell is
     a click on a number and answers 200, with `changed: []` when nothing opens. In tic-tac-toe
-    the computer's reply is played before the answer and listed in `changed` after yours."""
+    the computer's reply is played before the answer and listed in `changed` after yours.
+    429 (with `Retry-After`) past a seat's move budget, which its websocket moves share (a burst
+    of 40, then 20 a second), or its client address's (100, then 50 a second)."""
     room = find_room(code)
     player = player_of(request, room)
+    wait = move_wait(player.pk, client_address(request), time.monotonic())
+    if wait:
+        raise TooFast(wait)
     catch_up(room)
     try:
         message = parse_payload(body.dict(exclude_none=True))
@@ -408,6 +444,34 @@ def hint(request: HttpRequest, code: str) -> dict[str, int]:
         hints = kind_of(room.kind).hints
         raise HttpError(409, hints.none_found if hints is not None else "No hint.")
     return {"x": cell[0], "y": cell[1]}
+
+
+class Revoked(Schema):
+    seat: int
+    name: str
+    player_token: str = Field(description="The seat's new token, for the host to hand over.")
+
+
+@api.post(
+    "/rooms/{code}/seats/{seat}/revoke",
+    auth=PlayerToken(),
+    response={200: Revoked, 400: Error, 401: Error, 403: Error, 404: Error},
+    summary="Revoke a seat's token (host only)",
+)
+def revoke(request: HttpRequest, code: str, seat: int) -> dict[str, Any]:
+    """The room's host gives seat `seat` a new token: the old one gets 403 from now on and the
+    seat's open websockets close with 4403. Tokens never expire otherwise. The answer carries
+    the new token; nobody else learns it. 403 for anyone but the host; 400 for the host's own
+    seat or a seat the room does not have."""
+    room = find_room(code)
+    host = player_of(request, room)
+    try:
+        player = services.revoke_token(room, host, seat)
+    except Invalid as exc:
+        raise HttpError(400, str(exc)) from None
+    except services.Forbidden as exc:
+        raise HttpError(403, str(exc)) from None
+    return {"seat": player.number, "name": player.nickname, "player_token": player.token}
 
 
 def reader_seat(request: HttpRequest, room: Room) -> int | None:

@@ -14,12 +14,16 @@ from django.http import HttpRequest
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from ..live.flood import address_key
+from ..log_limit import warn
+
 log = logging.getLogger(__name__)
 
 
 def client_address(request: HttpRequest) -> str:
-    """The peer address; Daphne's --proxy-headers already puts the proxy's X-Forwarded-For here."""
-    return request.META.get("REMOTE_ADDR") or "unknown"
+    """The peer address as limits count it (`address_key`: an IPv6 /64 is one); Daphne's
+    --proxy-headers already puts the proxy's X-Forwarded-For here."""
+    return address_key(request.META.get("REMOTE_ADDR") or "unknown")
 
 
 class Reservation:
@@ -76,7 +80,7 @@ def room_hint_allowed(room_id: int) -> bool:
     try:
         return bool(cache.add(f"hint-room:{room_id}", 1, timeout=max(1, round(seconds))))
     except (OSError, RedisConnectionError, RedisTimeoutError) as error:
-        log.warning("hint limit not checked, cache unavailable: %s", error)
+        warn(log, "cache_unavailable", "hint limit not checked, cache unavailable: %s", error)
         return True
 
 
@@ -124,5 +128,10 @@ def _count(key: str, delta: int) -> int | None:
         return None
     except (OSError, RedisConnectionError, RedisTimeoutError) as error:
         # Fail open: with Redis down, rooms can still be created and joined, only without the cap.
-        log.warning("room creation limit not checked, cache unavailable: %s", error)
+        warn(
+            log,
+            "cache_unavailable",
+            "room creation limit not checked, cache unavailable: %s",
+            error,
+        )
         return None

@@ -3,6 +3,7 @@
 import time
 from collections.abc import Callable
 from functools import wraps
+from urllib.parse import urlsplit
 
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
@@ -163,14 +164,27 @@ def room(request: HttpRequest, room: Room) -> HttpResponse:
     player = seat_of(request, room)
     if player is None:
         nickname = request.session.get("nickname")
-        if not nickname or services.seats_taken(room):  # told first, even with a name ready
-            return join_page(request, room, NicknameForm(initial={"nickname": nickname}), 200)
+        # Told first, even with a name ready: seats taken, or an arrival from another site.
+        if not nickname or services.seats_taken(room) or arrived_from_another_site(request):
+            asked = NicknameForm(initial={"nickname": nickname} if nickname else None)
+            return join_page(request, room, asked, status=200)
         form = NicknameForm({"nickname": nickname})
         seat = take_seat(request, room, form) if form.is_valid() else join_page(request, room, form)
         if isinstance(seat, HttpResponse):
             return seat
         player = seat
     return render_room(request, room, player)
+
+
+def arrived_from_another_site(request: HttpRequest) -> bool:
+    """Whether another site sent the browser here (a link, a redirect, a form): it then asks
+    before taking a seat under the remembered nickname, so no page elsewhere can seat its
+    visitors in a room. The browser's Sec-Fetch-Site says so; older ones only the Referer."""
+    fetch_site = request.headers.get("Sec-Fetch-Site")
+    if fetch_site is not None:
+        return fetch_site == "cross-site"
+    referer = request.headers.get("Referer")
+    return bool(referer) and urlsplit(referer).netloc != request.get_host()
 
 
 @require_POST

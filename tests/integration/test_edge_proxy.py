@@ -160,3 +160,16 @@ async def test_every_socket_of_a_room_reaches_one_process_through_the_proxy(data
                 await client.wait_for_version(1)
         opened = [server.log_tail(200_000).count(f"WSCONNECT /ws/r/{code}/") for server in (a, b)]
         assert sorted(opened) == [0, len(clients)], opened
+
+
+def test_the_access_log_leaves_out_query_strings(database_env, tmp_path):
+    """A bot's websocket carries its seat's token as ?token=: it must not reach the disk."""
+    with (
+        daphne(database_env, tmp_path) as app,
+        Nginx([app.port], tmp_path / "nginx.log") as proxy,
+    ):
+        status, _ = fetch(f"{proxy.url}/healthz?token=not-for-the-log")
+        assert status == 200
+        logged = proxy.access_log.read_text()
+    assert "GET /healthz HTTP/1.1" in logged
+    assert "not-for-the-log" not in logged

@@ -7,10 +7,12 @@ survivor's heartbeat, without any request touching the dead process's rows.
 """
 
 import asyncio
+import contextlib
 import signal
 import time
 
 import pytest
+import websockets
 
 from tests import servers
 from tests.conftest import skip_or_fail
@@ -133,3 +135,62 @@ def online_in_db(db: GameDatabase, code: str) -> list[int]:
         " WHERE r.code = {p} ORDER BY p.number"
     )
     return [row[0] for row in db.query(query, code)]
+
+
+async def test_a_racer_on_a_killed_process_is_away_and_the_race_goes_on(tmp_path):
+    """The sweep tells the race, as a closing socket would: the stranded racer is away (their
+    grace period runs), so a race with no time limit can still end."""
+    try:
+        env = servers.database_env(
+            tmp_path,
+            "strand",
+            PRESENCE_HEARTBEAT_SECONDS=str(HEARTBEAT_SECONDS),
+            PRESENCE_EXPIRY_SECONDS=str(EXPIRY_SECONDS),
+        )
+    except servers.ServiceUnavailable as error:
+        skip_or_fail(str(error))
+    a, b = Daphne(env, tmp_path / "a.log"), Daphne(env, tmp_path / "b.log")
+    db = GameDatabase(env)
+    try:
+        servers.migrate(env)
+        a.start()
+        b.start()
+        race = {"game": "minesweeper", "mode": "race", "width": 9, "height": 9, "mines": 10}
+        status, created = api(a.url, "POST", "/api/rooms", {**race, "name": "Ana"})
+        assert status == 201, created
+        code, ana = created["code"], created["player_token"]
+        status, joined = api(a.url, "POST", f"/api/rooms/{code}/join", {"name": "Bo"})
+        assert status == 200, joined
+        async with bot_socket(a, code, ana), bot_socket(b, code, joined["player_token"]):
+            await wait_for(lambda: online(a, code) == [True, True], 5, "both racers online")
+            status, started = api(
+                a.url, "POST", f"/api/rooms/{code}/moves", {"action": "start"}, ana
+            )
+            assert status == 200, started
+            b.stop(signal.SIGKILL)
+            await wait_for(
+                lambda: ("away", 1) in moves_of(db, code), HEAL_SECONDS, "Bo marked away"
+            )
+        assert ("away", 0) not in moves_of(db, code)
+    finally:
+        a.stop()
+        b.stop(signal.SIGKILL)
+        servers.drop_database(env)
+
+
+@contextlib.asynccontextmanager
+async def bot_socket(server: Daphne, code: str, token: str):
+    """A racer's bot socket on `server`, held open (the client answers pings by itself)."""
+    headers = {"Authorization": f"Bearer {token}"}
+    async with websockets.connect(
+        f"{server.ws_url}/ws/r/{code}/", additional_headers=headers, subprotocols=["json"]
+    ) as socket:
+        yield socket
+
+
+def moves_of(db: GameDatabase, code: str) -> list[tuple[str, int]]:
+    query = (
+        "SELECT m.action, m.seat FROM games_move m JOIN games_game g ON g.id = m.game_id"
+        " JOIN games_room r ON r.id = g.room_id WHERE r.code = {p} ORDER BY m.id"
+    )
+    return [tuple(row) for row in db.query(query, code)]

@@ -3,17 +3,19 @@ that overrides `room` (a Flags or tic-tac-toe room) gets `ana` and `bo` seated i
 
 import pytest
 
-from games import services
-from games.live import hints
+from games import log_limit, services
+from games.live import flood, hints
 
 from .helpers import make_room
 
 
 @pytest.fixture(autouse=True)
 def fresh_hint_limits():
-    """Hint budgets and the hint cache are per process: each test starts with its own, as a
+    """Hint and move budgets and the hint cache are per process: each test starts with its own, as a
     database flushed between tests can give the same game id and version to another board."""
     hints.reset()
+    flood.reset()
+    log_limit.reset()
     yield
     hints.reset()
 

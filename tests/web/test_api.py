@@ -6,6 +6,7 @@ from asgiref.sync import sync_to_async
 from games.engine import minesweeper as engine
 from games.models import Game, Room
 
+from .flags_helpers import safe
 from .helpers import cell_states, connect, receive_until
 
 pytestmark = pytest.mark.django_db
@@ -172,6 +173,40 @@ def test_schema_and_docs_are_served(client):
         "/api/rooms/{code}/moves",
         "/api/rooms/{code}/hint",
         "/api/rooms/{code}/games/{number}",
+        "/api/rooms/{code}/seats/{seat}/revoke",
     }
     docs = client.get("/api/docs")
     assert docs.status_code == 200 and b"swagger-ui" in docs.content
+
+
+@pytest.mark.parametrize("game", ["tictactoe", "flags"])
+def test_mid_game_only_the_host_may_start_a_new_game_and_never_one_without_a_side(client, game):
+    """A new game swaps the sides and leaves the one under way unfinished for ever: the guest
+    and a third joiner with no side are refused (409) while it runs, the host is not."""
+    created = create(client, game=game, x="human", o="human", name="Ana").json()
+    code, ana = created["code"], created["player_token"]
+    bo, cy = (join(client, code, name).json()["player_token"] for name in ("Bo", "Cy"))
+    room = Room.objects.get(code=code)
+    if game == "tictactoe":
+        opening = {"action": "mark", "cell": 0}
+    else:
+        x, y = safe(room)
+        opening = {"action": "reveal", "x": x, "y": y}
+    assert move(client, code, ana, **opening).status_code == 200
+    for token, why in ((bo, "only the host"), (cy, "no side")):
+        refused = move(client, code, token, action="new_game")
+        assert refused.status_code == 409 and why in refused.json()["error"]
+    first = Game.objects.get(room=room, number=1)
+    assert (first.status, first.version, room.games.count()) == ("playing", 1, 1)
+    assert move(client, code, ana, action="new_game").status_code == 200  # the host calls it off
+    assert room.games.count() == 2
+
+
+@pytest.mark.parametrize("debug", [True, False])
+def test_a_body_past_the_size_limit_gets_the_json_413(client, settings, debug):
+    settings.DEBUG = debug
+    body = '{"name": "' + "x" * settings.DATA_UPLOAD_MAX_MEMORY_SIZE + '"}'
+    answer = client.post("/api/rooms", body, content_type="application/json")
+    assert answer.status_code == 413 and answer["Content-Type"].startswith("application/json")
+    assert "too large" in answer.json()["error"]
+    assert not Room.objects.exists()

@@ -2,7 +2,9 @@
 (DESIGN.md, "Bots on the websocket"), for every kind; and a kind's clock, whose timed events
 reach every screen as moves do."""
 
+import asyncio
 import json
+import threading
 import time
 from dataclasses import replace
 from typing import Any
@@ -103,7 +105,7 @@ async def test_a_tictactoe_bot_sees_its_mark_and_gets_a_snapshot_of_each_new_gam
     await send(page, action="mark", cell=4)
     placed = await event(socket, "move")
     assert placed["cells"] == [{"cell": 4, "mark": "X"}] and placed["version"] == 1
-    await send(socket, action="new_game", game=1)
+    await send(page, action="new_game", game=1)  # mid-game: the host's to call (Ana)
     rematch = await event(socket, "snapshot")
     assert rematch["number"] == 2 and rematch["version"] == 0
     assert rematch["you"] == "X"  # a rematch swaps the marks; the bot learns its new one
@@ -170,3 +172,36 @@ async def test_a_kinds_clock_ticks_once_when_due_and_everyone_sees_it(monkeypatc
     assert await sync_to_async(list)(log) == [(None, COMPUTER_SEAT, "tick")]
     for socket in (page, watcher, robot):
         await socket.disconnect()
+
+
+async def test_a_clock_wake_up_during_the_drivers_read_is_not_lost(monkeypatch):
+    """The interleaving seen once in 200 timed rooms, made certain: the driver reads "nothing
+    timed", and before it acts on that read a move sets a timer and wakes the driver. The
+    driver must look again rather than stop, else the timer never fires."""
+    when: list[float | None] = [None]
+    lights_clock = blackout_at(0.0)
+    clock = Clock(
+        due=lambda state, params: None if when[0] is None else lights_clock.due(state, params),
+        tick=lambda state, params, now: lights_clock.tick(state, params, now),
+    )
+    monkeypatch.setitem(KINDS, LIGHTS, replace(LIGHTS_OUT, clock=clock))
+    room = await sync_to_async(services.create_room)(LIGHTS, settings_from({}))
+    ana = await sync_to_async(services.join_room)(room, "Ana")
+    loop, real_due, woken = asyncio.get_running_loop(), services.clock_due, threading.Event()
+
+    def read_then_wake(read: Room):
+        """The real read, then the timer set and the driver woken before the read returns."""
+        due = real_due(read)
+        if when[0] is None:
+            when[0] = time.time()
+            loop.call_soon_threadsafe(lambda: (autoplay.schedule(read), woken.set()))
+            assert woken.wait(TIMEOUT)
+        return due
+
+    monkeypatch.setattr(services, "clock_due", read_then_wake)
+    robot = await bot(room, ana.token)  # its connection starts the driver
+    await event(robot, "snapshot")
+    ticked = await event(robot, "move")
+    assert ticked["status"] == "won"
+    await autoplay.clock_idle(room)
+    await robot.disconnect()

@@ -8,6 +8,7 @@ import pytest
 from channels.db import database_sync_to_async
 
 from games import services
+from games.kinds import kind_of
 from games.kinds.flags import render, rules
 from games.live import autoplay
 from games.messages import CellMove
@@ -297,3 +298,28 @@ def test_before_the_first_move_the_turn_timer_says_it_starts_with_that_move():
         r'<p class="turn-timer"[^>]*>.*?</p>', render.snapshot_html(room, current(room))
     )[0]
     assert "data-left-ms" in running and "from the first move" not in running
+
+
+def test_the_turn_timer_pauses_after_passes_with_nobody_moving_until_someone_moves():
+    """An abandoned timed room (a spectator's socket still open) stops ticking: each pass would
+    log a move, every 15 s for as long as the room is watched."""
+    room = make_flags_room(turn_seconds=15)
+    ana, bo = (services.join_room(room, name) for name in ("Ana", "Bo"))
+    services.play(room, ana, CellMove("reveal", *mines(room)[0]))
+    for _ in range(rules.IDLE_LIMIT):
+        start_turn_ago(room, 16)
+        assert services.tick(room) is not None
+    game = current(room)
+    assert rules.turn_due(game.state, game.params) is None
+    assert services.tick(room) is None  # paused, however long nobody moves
+    assert Move.objects.filter(game=game, action="tick").count() == rules.IDLE_LIMIT
+    assert "Timer paused until someone moves" in kind_of("flags").rendering.snapshot_html(
+        room, game
+    )
+    mover = ana if rules.load(game.state).turn.value == "X" else bo
+    services.play(room, mover, CellMove("reveal", *safe(room)))
+    game = current(room)
+    assert rules.turn_due(game.state, game.params) == pytest.approx(time.time() + 15, abs=5)
+    assert "Timer paused until someone moves" not in kind_of("flags").rendering.snapshot_html(
+        room, game
+    )

@@ -220,7 +220,7 @@ def test_the_move_log_replays_the_game(room, ana, bo):
 
 def test_a_rematch_swaps_sides(room, ana, bo):
     reveal(room, ana, mines(room)[0])
-    services.play(room, bo, Command("new_game"))
+    services.play(room, ana, Command("new_game"))  # mid-game: the host calls it off
     game = current(room)
     assert game.number == 2
     assert game.params["X"]["seat"] == 1 and game.params["O"]["seat"] == 0

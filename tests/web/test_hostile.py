@@ -13,7 +13,7 @@ from django.test import RequestFactory
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import services
+from games import log_limit, metrics, services
 from games.live.flood import TokenBucket
 from games.models import Game, Move, Room
 from games.web.room_limit import room_reservation
@@ -44,6 +44,31 @@ async def test_a_flood_closes_the_socket_with_1008():
         if output["type"] == "websocket.close":
             closed = output
     assert closed["code"] == 1008
+
+
+async def flood_until_closed(socket) -> int:
+    """Send syncs past the flood limit; the close code the socket gets."""
+    for _ in range(200):
+        await send(socket, action="sync")
+    while True:
+        output = await socket.receive_output(timeout=5)
+        if output["type"] == "websocket.close":
+            return output["code"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_flooding_sockets_log_one_line_and_are_all_counted(caplog):
+    """An attacker's many sockets cut off in a row: one line per interval, not one each."""
+    log_limit.reset()
+    room = await sync_to_async(make_room)()
+    counted = metrics.WARNINGS.labels("flood")
+    before = counted._value.get()
+    sockets = [await connect(room, watch=True) for _ in range(3)]
+    with caplog.at_level("WARNING"):
+        assert [await flood_until_closed(socket) for socket in sockets] == [1008] * 3
+    lines = [r for r in caplog.records if "flooding socket" in r.getMessage()]
+    assert len(lines) == 1
+    assert counted._value.get() - before == 3
 
 
 @pytest.mark.django_db

@@ -7,7 +7,11 @@ import pytest
 from django.utils import timezone
 
 from games import services
-from games.models import Player, Presence, Room, ServerProcess
+from games.kinds.race import rules as race_rules
+from games.messages import Command
+from games.models import Move, Player, Presence, Room, ServerProcess
+
+from .test_race import _go
 
 pytestmark = pytest.mark.django_db
 
@@ -79,3 +83,23 @@ def test_a_process_taken_for_dead_learns_it_at_its_next_beat():
     assert services.process_seen("slow") is True
     ServerProcess.objects.filter(pk="slow").delete()  # swept by another process
     assert services.process_seen("slow") is False
+
+
+def test_a_racer_on_a_killed_process_is_away_once_it_is_swept():
+    """The sweep tells the game, as a closing socket does: the grace period starts, and a race
+    with no time limit ends without them (else it never ends, and nobody can restart it)."""
+    room = services.create_room("race", race_rules.validate_settings(9, 9, 10, True))
+    ana, bo = (services.join_room(room, name) for name in ("Ana", "Bo"))
+    services.process_seen("alive")
+    services.process_seen("dead")
+    services.presence_changed(room, ana, +1, "alive")
+    services.presence_changed(room, bo, +1, "dead")
+    services.play(room, ana, Command("start"))
+    _go(room)
+    silent_for("dead", EXPIRY + 1)
+    assert services.forget_dead_processes(EXPIRY) == {room.pk: True}
+    race = race_rules.load(room.current_game().state)
+    assert race.racer(bo.number).away_since is not None
+    assert race.racer(ana.number).away_since is None
+    moves = Move.objects.filter(game__room=room).values_list("action", "seat")
+    assert list(moves)[-1] == ("away", bo.number)

@@ -16,6 +16,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.test import RequestFactory
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from games import metrics
 from games.live import consumer, sockets
 from games.live.presence import forget_presence
 from games.models import Move, Player, Room
@@ -153,12 +154,15 @@ def test_room_creation_is_not_capped_when_the_cache_is_down(monkeypatch, setting
 
     monkeypatch.setattr("games.web.room_limit.cache.add", down)
     request = RequestFactory().post("/rooms/")
+    counted = metrics.WARNINGS.labels("cache_unavailable")
+    before = counted._value.get()
     with caplog.at_level(logging.WARNING, logger="games.web.room_limit"):
         for _ in range(2):
             with room_reservation(request, 0.0) as reservation:
                 assert reservation is not None
                 reservation.keep()
-    assert len(caplog.records) == 2
+    assert len(caplog.records) == 1  # one line per interval (`log_limit`); each one counted
+    assert counted._value.get() - before == 2
 
 
 async def test_a_pointer_that_moves_on_within_the_interval_is_sent_where_it_rests(room, ana, bo):

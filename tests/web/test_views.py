@@ -235,3 +235,24 @@ def test_a_full_coop_room_says_so_before_asking_a_name(client):
     html = main_of(Client().get(f"/r/{room.code}/").content.decode())
     assert services.ROOM_FULL in html and f'href="/r/{room.code}/watch/"' in html
     assert 'name="nickname"' not in html
+
+
+@pytest.mark.parametrize(
+    "arrival",
+    [{"HTTP_SEC_FETCH_SITE": "cross-site"}, {"HTTP_REFERER": "https://elsewhere.example/page"}],
+)
+def test_a_link_from_another_site_asks_before_taking_a_seat(client, arrival):
+    """Another site's link must not seat its visitors under their remembered name: the join
+    page asks, with the name filled in; the same link opened from here seats at once."""
+    code = create(client)["Location"].split("/")[2]  # Ana
+    from django.test import Client
+
+    friend = Client()
+    assert friend.post(f"/r/{code}/join/", {"nickname": "Bo"}).status_code == 302
+    other = create(client, nickname="Cleo")["Location"]
+    asked = friend.get(other, **arrival)
+    page = asked.content.decode()
+    assert asked.status_code == 200 and "Pick a nickname" in page and 'value="Bo"' in page
+    assert not Player.objects.filter(room__code=other.split("/")[2], nickname="Bo").exists()
+    here = {"HTTP_SEC_FETCH_SITE": "same-origin", "HTTP_REFERER": "http://testserver/"}
+    assert "Playing as" in friend.get(other, **here).content.decode()

@@ -18,6 +18,7 @@ KIND = GameKind(
     apply=rules.apply,
     text_rows=rules.text_rows,
     changed_cells=rules.changed_cells,
+    may_restart=sides.may_restart(rules.sides),
     rendering=Rendering(
         page_template="games/flags_room.html",
         create_template="games/flags_create.html",

@@ -170,16 +170,17 @@ def _common(room: Room, game: Game, board: engine.State) -> dict[str, Any]:
     }
 
 
-def turn_timer(game: Game, board: engine.State) -> dict[str, int] | None:
+def turn_timer(game: Game, board: engine.State) -> dict[str, Any] | None:
     """With a turn timer: its length and the milliseconds left when this was rendered (the page
     counts down from the moment the fragment arrives, whatever its own clock says); `left` is
-    None before the clock starts (the game's first move)."""
+    None before the clock starts (the game's first move) and while it is `paused` (nobody
+    moved for `rules.IDLE_LIMIT` turns)."""
     seconds = game.params.get("turn_seconds") or 0
     if not seconds or board.status is not engine.Status.PLAYING:
         return None
     due = rules.turn_due(game.state, game.params)  # the game as saved, with the move's stamp
     left = None if due is None else max(0, round((due - time.time()) * 1000))
-    return {"seconds": seconds, "left_ms": left}
+    return {"seconds": seconds, "left_ms": left, "paused": rules.timer_paused(game.state)}
 
 
 def game_context(room: Room, game: Game) -> dict[str, Any]:

@@ -310,6 +310,11 @@ def computer_move(
 
 TURN_STARTED = "turn_started"
 """Key of `Game.state` with the Unix time (seconds) at which the current turn started."""
+IDLE_PASSES = "idle_passes"
+"""Key of `Game.state`: turns the timer passed in a row with nobody moving (a move drops it)."""
+IDLE_LIMIT = 3
+"""Passes in a row after which the timer pauses until a player moves: an abandoned room with a
+socket still open (a spectator's) would otherwise tick and log a move every turn, for ever."""
 
 
 def stamped(applied: Applied, params: dict[str, Any], now: float) -> Applied:
@@ -344,4 +349,13 @@ def tick(state: dict[str, Any], params: dict[str, Any], now: float) -> Applied |
         **public_summary(new),
     }
     applied = Applied(engine.to_dict(new), new.status.value, events, summary, board=new)
-    return stamped(applied, params, now)
+    passes = int(state.get(IDLE_PASSES, 0)) + 1
+    if passes < IDLE_LIMIT:
+        applied = stamped(applied, params, now)
+    # At the limit no new turn starts: `turn_due` is None until a move stamps one.
+    return replace(applied, state={**applied.state, IDLE_PASSES: passes})
+
+
+def timer_paused(state: dict[str, Any]) -> bool:
+    """Whether the turn timer stopped after `IDLE_LIMIT` passes with nobody moving."""
+    return int(state.get(IDLE_PASSES, 0)) >= IDLE_LIMIT

@@ -15,7 +15,7 @@ from games.engine.errors import EngineError, GenerationError
 from games.engine.stats import rounded
 
 from ...messages import CellMove, Message
-from ..table import COMPUTER_SEAT, Applied, Invalid, Lineup, Refused, SettingsError
+from ..table import COMPUTER_SEAT, Applied, Invalid, Lineup, Refused, Restart, SettingsError
 
 MAX_WIDTH = 30
 MAX_HEIGHT = 24
@@ -252,11 +252,11 @@ def give_up(state: dict[str, Any], lineup: Lineup, params: dict[str, Any]) -> Ap
 COMMANDS = {"start": start, "give_up": give_up}
 
 
-def may_restart(state: dict[str, Any], host: bool) -> str | None:
+def may_restart(state: dict[str, Any], params: dict[str, Any], asker: Restart) -> str | None:
     """A rematch wipes every racer's board: before the start or after the end anyone may ask for
     one, during the race only the host (to call it off)."""
     phase = engine.from_dict(state).phase
-    if host or phase in (engine.Phase.LOBBY, engine.Phase.OVER):
+    if asker.host or phase in (engine.Phase.LOBBY, engine.Phase.OVER):
         return None
     return "The race is on: a rematch comes after it (only the host can call it off)."
 
