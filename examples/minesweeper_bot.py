@@ -13,6 +13,7 @@ import argparse
 import json
 import sys
 import time
+import urllib.error
 import urllib.request
 from itertools import product
 from urllib.parse import urljoin
@@ -22,13 +23,21 @@ DELAY = 0.3
 
 
 def call(base, method, path, body=None, token=None):
+    """One API call; past the move budget (429) it waits as long as `Retry-After` says, then
+    asks again."""
     request = urllib.request.Request(base + path, method=method)
     request.add_header("Content-Type", "application/json")
     if token:
         request.add_header("Authorization", f"Bearer {token}")
     data = None if body is None else json.dumps(body).encode()
-    with urllib.request.urlopen(request, data) as response:
-        return json.load(response)
+    while True:
+        try:
+            with urllib.request.urlopen(request, data) as response:
+                return json.load(response)
+        except urllib.error.HTTPError as error:
+            if error.code != 429:
+                raise
+            time.sleep(float(error.headers.get("Retry-After", 1)))
 
 
 def neighbours(x, y, width, height):

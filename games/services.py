@@ -212,7 +212,6 @@ def unique_nickname(name: str, taken: set[str]) -> str:
         number += 1
 
 
-@transaction.atomic
 def seats_taken(room: Room) -> str | None:
     """Why a newcomer cannot take a seat that plays (every seat taken), for the invite to say
     before it asks a name; None while one is free. A read, not a lock: `join_room` decides."""
@@ -226,6 +225,7 @@ def seats_taken(room: Room) -> str | None:
     return f"{taken} — you can watch."
 
 
+@transaction.atomic
 def join_room(room: Room, nickname: str) -> Player:
     """A new seat, under a name no one else in the room has (see `unique_nickname`); the first
     player to join hosts the room. `RoomFull` past `MAX_PLAYERS_PER_ROOM` seats."""

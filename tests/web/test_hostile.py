@@ -101,7 +101,7 @@ def test_only_rooms_made_count_toward_the_cap_and_a_refusal_keeps_the_form(clien
     refused = client.post("/rooms/", {**typo, "width": "12"})
     assert refused.status_code == 429
     html = refused.content.decode()
-    alert = re.search(r'<div class="form-error" role="alert">([^<]*)</div>', html)
+    alert = re.search(r'<div class="form-error" role="alert"[^>]*>([^<]*)</div>', html)
     assert alert and alert[1].startswith("Slow down")
     assert 'value="Cleo"' in html and 'name="width" min="2" max="50" value="12"' in html
     assert Room.objects.count() == 2
