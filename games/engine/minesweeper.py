@@ -381,16 +381,17 @@ def three_bv(grid: Grid, field: Minefield) -> int:
 
 
 def bv_clicks(grid: Grid, field: Minefield) -> Iterator[frozenset[int]]:
-    """Each click 3BV counts, as the cells whose reveal achieves it: an opening's zero cells
-    (its border opens with them), or a lone number itself. One walk serves both 3BV and the
-    3BV a lost game solved (`stats.solved_three_bv`), so the two cannot disagree."""
+    """Each click 3BV counts, as the cells whose reveal achieves it: an opening (its zero cells
+    and the numbered border they open; a wrong flag on the border keeps it from being done), or
+    a lone number itself. One walk serves both 3BV and the 3BV a lost game solved
+    (`stats.solved_three_bv`), so the two cannot disagree."""
     mask = zero_mask(field.counts, field.mines)  # shared, so each opening is walked once
     covered: set[int] = set()
     for cell in range(grid.size):
         if mask[cell] == 0:
             area = open_area(grid, mask, [cell])
             covered |= area
-            yield frozenset(c for c in area if not field.counts[c] and c not in field.mines)
+            yield frozenset(area)
     for cell in range(grid.size):
         if field.counts[cell] and cell not in field.mines and cell not in covered:
             yield frozenset((cell,))

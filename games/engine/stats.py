@@ -64,8 +64,8 @@ def seconds(ms: int | None) -> float | None:
 
 def solved_three_bv(grid: Grid, field: Minefield, revealed: Collection[int]) -> int:
     """The part of the board's 3BV that `revealed` achieved (the community's "3BV solved",
-    as minesweeper.online and Arbiter count it): an opening counts once all of its zero cells
-    are revealed, a lone number (one no opening reaches) once it is revealed. A number on an
+    as minesweeper.online and Arbiter count it): an opening counts once all of its cells, its
+    zeros and their numbered border, are revealed, a lone number (one no opening reaches) once it is revealed. A number on an
     opening's border opened by hand before the opening counts for nothing on its own. Equal
     to `three_bv` exactly when every safe cell is revealed."""
     return sum(1 for click in bv_clicks(grid, field) if all(c in revealed for c in click))

@@ -172,6 +172,16 @@ def test_a_loss_after_the_lone_number_solved_one_of_two_and_rates_on_that() -> N
     assert stats.ioe == pytest.approx(1 / 2)
 
 
+def test_a_wrong_flag_on_an_openings_border_keeps_the_opening_unsolved() -> None:
+    """The flood stops at a flag: the opening's zeros are open, its border number is not, and
+    the board is not cleared, so the opening is not solved either (found by the property test
+    below: solved equalled the total in a game still under way)."""
+    moves = log((0, FLAG, 3, 0, 0), (0, REVEAL, 4, 2, 100))
+    stats = stats_from(board(TWO_BV), moves)
+    assert stats.status is Status.PLAYING
+    assert (stats.solved_three_bv, stats.three_bv) == (0, 2)
+
+
 def test_a_border_number_opened_by_hand_solves_nothing_until_its_opening_opens() -> None:
     state = board(TWO_BV)
     assert state.field is not None
