@@ -649,7 +649,7 @@ def _seat_presence(room: Room, player_id: int) -> None:
         return
     number, connections = seat
     game = _lock_current_game(room)
-    applied = hook(game.state, number, connections > 0)
+    applied = hook(game.state, game.params, number, connections > 0)
     if applied is not None and applied.changed:
         player = Player.objects.get(pk=player_id)
         written = _record(game, player, Command("back" if connections else "away"), applied)

@@ -290,9 +290,9 @@ class GameKind:
     may_restart: Callable[[State, bool], str | None] | None = None
     """(state, the sender hosts): why a player may not start the next game now (a race under
     way: only its host may stop it), or None; None here: anyone may, any time."""
-    presence: Callable[[State, int, bool], Applied | None] | None = None
-    """(state, seat, online): a seat's last socket closed (False) or its first opened (True);
-    what that changes (a racer's grace period), logged as a move, or None."""
+    presence: Callable[[State, Params, int, bool], Applied | None] | None = None
+    """(state, params, seat, online): a seat's last socket closed (False) or its first opened
+    (True); what that changes (a racer's or a side's grace period), logged as a move, or None."""
     replays: "Replays | None" = None
     """Replays, the room's history and records from the move log (`kinds.replays`)."""
     playing_seats: Callable[[State, Params], Collection[int] | None] | None = None

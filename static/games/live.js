@@ -161,6 +161,9 @@ window.personaliseStatus = function (mySeat) {
   try { texts = JSON.parse(status.dataset.you || "{}"); } catch { texts = {}; }
   const words = status.querySelector(".status-words");
   const mine = texts[mySeat];
+  status.querySelectorAll("[data-for-seat]").forEach((element) => {
+    element.hidden = element.dataset.forSeat !== mySeat; // e.g. "Claim the win"
+  });
   status.classList.toggle("about-you", Boolean(mine));
   if (mine && words) words.textContent = mine;
 };

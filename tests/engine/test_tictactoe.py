@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from games.engine import tictactoe as engine
 from games.engine.errors import (
     EngineError,
     GameOverError,
@@ -14,7 +15,6 @@ from games.engine.errors import (
     OutOfBoundsError,
     ParseError,
 )
-from games.engine import tictactoe as engine
 from games.engine.tictactoe import (
     LINES,
     GameEnded,

@@ -1,0 +1,106 @@
+"""A tic-tac-toe player who leaves: after the grace period everyone is told their seat is free
+and the one who stayed may claim the win; coming back in time changes nothing."""
+
+import pytest
+from channels.db import database_sync_to_async
+
+from games import services
+from games.kinds.tictactoe import rules
+from games.live import autoplay
+from games.models import Game, Move
+
+from .helpers import connect, receive_until, refused, send, settle
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+FREE = "Bo left — the seat is free."
+
+
+@pytest.fixture(autouse=True)
+async def stop_drivers():
+    """Clock drivers still running when a test ends are stopped before its database goes."""
+    yield
+    await autoplay.stop()
+
+
+@pytest.fixture
+def room():
+    return services.create_room("tictactoe", rules.validate_settings("human", "human"))
+
+
+@pytest.fixture
+def short_grace(settings):
+    settings.SEAT_GRACE_SECONDS = 0.2
+
+
+def current(room) -> Game:
+    return Game.objects.filter(room=room).order_by("-number").first()
+
+
+async def bo_leaves(room, ana, bo):
+    """Ana (X) and a spectator in the room, Bo (O) gone after one move each."""
+    sockets = [await connect(room, ana), await connect(room, bo), await connect(room, watch=True)]
+    await send(sockets[0], action="mark", cell=4)
+    await receive_until(sockets[1], 'data-version="1"')
+    await sockets[1].disconnect()
+    return sockets[0], sockets[2]
+
+
+async def test_after_the_grace_everyone_is_told_the_seat_is_free(room, ana, bo, short_grace):
+    mine, watcher = await bo_leaves(room, ana, bo)
+    for socket in (mine, watcher):
+        message = await receive_until(socket, FREE)
+        assert f'class="claim-win" ws-send data-for-seat="{ana.number}" hidden' in message
+    game = await database_sync_to_async(current)(room)
+    assert game.state["away"]["O"]["free"] is True and game.status == "playing"
+
+
+async def test_claiming_the_win_ends_the_game_for_the_one_who_stayed(room, ana, bo, short_grace):
+    mine, watcher = await bo_leaves(room, ana, bo)
+    await receive_until(mine, FREE)
+    await send(mine, action="claim_win")
+    for socket in (mine, watcher):
+        message = await receive_until(socket, 'id="game-meta"[^>]*data-status="won"')
+        assert "Ana wins! (Bo left)" in message
+        assert "Bo left: Ana claimed the win." in message
+    game = await database_sync_to_async(current)(room)
+    assert (game.state["winner"], game.state["forfeited"]) == ("X", "O")
+    actions = await database_sync_to_async(
+        lambda: list(Move.objects.filter(game=game).values_list("action", flat=True))
+    )()
+    assert actions[-1] == "claim_win"
+
+
+async def test_coming_back_before_the_grace_ends_cancels_it(room, ana, bo, settings):
+    settings.SEAT_GRACE_SECONDS = 30
+    mine, watcher = await bo_leaves(room, ana, bo)
+    await receive_until(mine, "Bo went away.")
+    back = await connect(room, bo)
+    for socket in (mine, watcher):
+        await receive_until(socket, "Bo is back.")
+    await settle(mine, watcher, back, online=2, watching=1)
+    game = await database_sync_to_async(current)(room)
+    assert "away" not in game.state or not game.state["away"]
+    await refused(mine, [watcher, back], room, {"action": "claim_win"}, "O has not left")
+
+
+async def test_a_player_who_is_here_cannot_be_claimed_against(room, ana, bo, short_grace):
+    sockets = [await connect(room, ana), await connect(room, bo)]
+    await settle(*sockets, online=2)
+    await refused(sockets[0], sockets[1:], room, {"action": "claim_win"}, "O has not left")
+
+
+async def test_only_the_player_who_stayed_may_claim(room, ana, bo, short_grace):
+    cy = await database_sync_to_async(services.join_room)(room, "Cy")
+    mine, watcher = await bo_leaves(room, ana, bo)
+    await receive_until(mine, FREE)
+    before = await database_sync_to_async(current)(room)
+    third = await connect(room, cy)
+    for socket, text in (
+        (third, "Only a player in this game can claim the win."),
+        (watcher, "Spectators can watch but not play."),
+    ):
+        await send(socket, action="claim_win")
+        assert 'id="room-error"' in await receive_until(socket, text)
+    after = await database_sync_to_async(current)(room)
+    assert (after.version, after.status) == (before.version, "playing")
