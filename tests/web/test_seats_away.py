@@ -1,13 +1,16 @@
 """A tic-tac-toe player who leaves: after the grace period everyone is told their seat is free
 and the one who stayed may claim the win; coming back in time changes nothing."""
 
+import re
+
 import pytest
 from channels.db import database_sync_to_async
 
 from games import services
 from games.kinds.tictactoe import rules
 from games.live import autoplay
-from games.models import Game, Move
+from games.messages import Command, SquareMove
+from games.models import Game, Move, Room
 
 from .helpers import connect, receive_until, refused, send, settle
 
@@ -104,3 +107,46 @@ async def test_only_the_player_who_stayed_may_claim(room, ana, bo, short_grace):
         assert 'id="room-error"' in await receive_until(socket, text)
     after = await database_sync_to_async(current)(room)
     assert (after.version, after.status) == (before.version, "playing")
+
+
+def test_a_bot_claims_the_win_over_the_api_once_the_seat_is_free(client, settings):
+    """Bo's page closes (his only socket leaves the presence counts); the API applies the clock's
+    due events before a move, so Ana's claim first finds Bo present, then his seat free."""
+    settings.SEAT_GRACE_SECONDS = 0
+    body = {"game": "tictactoe", "x": "human", "o": "human", "name": "Ana"}
+    created = client.post("/api/rooms", body, content_type="application/json").json()
+    room = Room.objects.get(code=created["code"])
+    bo = services.join_room(room, "Bo")
+    headers = {"Authorization": f"Bearer {created['player_token']}"}
+
+    def claim():
+        return client.post(
+            f"/api/rooms/{room.code}/moves",
+            {"action": "claim_win"},
+            content_type="application/json",
+            headers=headers,
+        )
+
+    services.presence_changed(room, bo, +1, "test-process")
+    refusal = claim()
+    assert (refusal.status_code, refusal.json()["error"][:14]) == (409, "O has not left")
+    services.presence_changed(room, bo, -1, "test-process")
+    answer = claim()
+    assert (answer.status_code, answer.json()["status"]) == (200, "won")
+    read = client.get(f"/api/rooms/{room.code}").json()
+    assert (read["status"], read["winner"]) == ("won", "X")
+
+
+def test_a_claimed_win_replays_with_who_left(client, settings):
+    """The replay page plays the log's claim as the forfeit it was: X won, O left."""
+    settings.SEAT_GRACE_SECONDS = 0
+    room = services.create_room("tictactoe", rules.validate_settings("human", "human"))
+    ana, bo = services.join_room(room, "Ana"), services.join_room(room, "Bo")
+    services.play(room, ana, SquareMove(4))
+    services.presence_changed(room, bo, +1, "test-process")
+    services.presence_changed(room, bo, -1, "test-process")
+    services.tick(room)  # the grace period is over: the clock frees Bo's seat
+    services.play(room, ana, Command("claim_win"))
+    html = client.get(f"/r/{room.code}/games/1/").content.decode()
+    assert "claimed the win: O left, X wins" in html
+    assert re.search(r"<dt>Result</dt><dd>Ana won</dd>", html)
