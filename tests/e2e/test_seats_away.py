@@ -1,5 +1,6 @@
 """A tic-tac-toe player closes their page: after the (shortened) grace period the one who
-stayed sees "Claim the win", a spectator only hears the seat is free, and the claim wins."""
+stayed sees "Claim the win", a spectator only hears the seat is free, and the claim wins.
+Both screens pass axe (tests/e2e/test_accessibility.py) while the notice shows."""
 
 import re
 
@@ -7,7 +8,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests import servers
-from tests.e2e.test_tictactoe import create_room, shot, square, wait_until_live
+from tests.e2e.test_accessibility import audit
+from tests.e2e.test_tictactoe import create_room, square, wait_until_live
 
 pytestmark = pytest.mark.e2e
 
@@ -48,7 +50,8 @@ def test_the_player_who_stayed_claims_the_win(new_context, quick_server, screens
     expect(ana.locator("#status")).to_contain_text("Bo left — you may claim the win.")
     expect(watcher.locator("#status")).to_contain_text("Bo left — the seat is free.")
     expect(watcher.get_by_role("button", name="Claim the win")).to_be_hidden()
-    shot(ana, screenshots, "tictactoe-claim-the-win")
+    audit(ana, screenshots, "tictactoe-claim-the-win")  # axe, light and dark
+    audit(watcher, screenshots, "tictactoe-seat-free-watching")
 
     claim.click()
     expect(ana.locator("#board")).to_have_attribute("data-status", "won")
