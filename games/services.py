@@ -371,7 +371,9 @@ def tick(room: Room) -> Outcome | None:
             return None
         if applied.at is None:  # logged at the time the rules were given, whatever the kind
             applied = replace(applied, at=now)
-        written = _record(current, None, TICK, applied, seat=COMPUTER_SEAT)
+        # A kind may name its timed event in the log (a seat freed is no turn timing out).
+        logged = Command(applied.summary.get("action", TICK.name))
+        written = _record(current, None, logged, applied, seat=COMPUTER_SEAT)
         _announce_move(kind, room, current, None, applied, written)
     return Outcome(current, applied)
 

@@ -21,6 +21,12 @@ from .table import Applied, Lineup, Refused
 
 AWAY = "away"
 """Key of `Game.state` beside the engine's: the sides whose person is away, by mark."""
+FREED = "seat_free"
+"""`Move.action` of the clock's event that frees a seat (`services.tick` logs a kind's own name)."""
+NO_MOVES = ("away", "back", FREED)
+"""Actions in the move log that change nothing on the board: replays pass over them."""
+CLAIM = "claim_win"
+"""The log's move by which the player who stayed ended the game (the other's forfeit)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +84,7 @@ def tick(state: dict[str, Any], now: float) -> Applied | None:
     for mark in freed:
         away[mark] = {**away[mark], "free": True}
     events = tuple(SeatChanged(mark, True, free=True) for mark in freed)
-    return Applied({**state, AWAY: away}, "playing", events, {"freed": freed})
+    return Applied({**state, AWAY: away}, "playing", events, {"action": FREED, "freed": freed})
 
 
 def carried(before: Mapping[str, Any], applied: Applied) -> Applied:

@@ -19,6 +19,7 @@ from ..replays import (
     Timeline,
     times_ms,
 )
+from ..seats_away import CLAIM
 from ..side_pages import side_seats, winner_name
 from ..table import credited_seat
 from . import rules
@@ -83,10 +84,6 @@ def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Ti
         stats=stats,
         seats=names,
     )
-
-
-CLAIM = "claim_win"
-"""The log's move by which the player who stayed ended a game the other left (a forfeit)."""
 
 
 def _claimed(

@@ -111,7 +111,7 @@ def status(
     """The line above the board: whose turn, or how it ended; `you` holds per-seat variants.
     `free` is the mark whose player left long enough ago that their seat is free."""
     if board.status is engine.Status.PLAYING and free is not None:
-        return seat_free_status(sides, engine.Mark(free))
+        return two_sided.seat_free_status(sides, engine.Mark(free))
     if board.status is engine.Status.DRAW:
         return {"kind": "draw", "text": "It's a draw!", "you": {}}
     if board.status is engine.Status.WON:
@@ -141,14 +141,6 @@ def status(
         return {"kind": "waiting", "text": text, "you": {}, "mark": side["mark"]}
     text = f"{side['name']} ({side['mark']}) to move"
     return {"kind": "turn", "text": text, "you": {side["seat"]: "Your turn"}, "mark": side["mark"]}
-
-
-def seat_free_status(sides: dict[engine.Mark, dict[str, Any]], gone: engine.Mark) -> dict:
-    """Everyone is told the absent player's seat is free; the one left may claim the win."""
-    name, stayer = sides[gone]["name"], sides[gone.other]["seat"]
-    you = {} if stayer is None else {stayer: f"{name} left — you may claim the win."}
-    text = f"{name} left — the seat is free."
-    return {"kind": "left", "text": text, "you": you, "mark": gone.value, "claimer": stayer}
 
 
 def next_game(game: Game) -> dict[str, int] | None:
@@ -227,22 +219,9 @@ def move_html(news: MoveNews) -> str:
 def seat_html(facts: Facts, game: Game, board: engine.State, applied: Applied) -> str:
     """A side's player went away, came back, lost their seat or the win was claimed: the whole
     (small) game again, its status line saying so."""
-    context = {**game_context(facts.room, game), "narration": seat_narration(facts, game, applied)}
-    return render_to_string(f"{TEMPLATE}#snapshot", context)
-
-
-def seat_narration(facts: Facts, game: Game, applied: Applied) -> str:
-    """The activity line: the last of what changed, as a sentence."""
     names = {view["mark"]: view["name"] for view in views(facts.room, game).values()}
-    gone = applied.summary.get("forfeited")
-    if gone is not None:
-        other = "O" if gone == "X" else "X"
-        return f"{names[gone]} left: {names[other]} claimed the win."
-    event = applied.events[-1]
-    assert isinstance(event, seats_away.SeatChanged)
-    if event.free:
-        return f"{names[event.mark]} left — the seat is free."
-    return f"{names[event.mark]} {'went away' if event.away else 'is back'}."
+    context = {**game_context(facts.room, game), "narration": two_sided.seat_news(names, applied)}
+    return render_to_string(f"{TEMPLATE}#snapshot", context)
 
 
 def narrate(
