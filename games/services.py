@@ -258,6 +258,9 @@ def _command(room: Room, player: Player | None, message: Command, kind: GameKind
         host_online = any(pk == host and connections > 0 for pk, _, connections in rows)
         lineup = Lineup(player.number, host == player.pk, seats, host_online)
         applied = kind.commands[message.name](game.state, lineup, game.params)
+        if applied.params is not None:  # a side changed hands (a free seat taken)
+            game.params = applied.params
+            Game.objects.filter(pk=game.pk).update(params=applied.params)
         if applied.changed:
             written = _record(game, player, message, applied)
             _announce_move(kind, room, game, player, applied, written)

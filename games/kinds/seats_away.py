@@ -23,7 +23,9 @@ AWAY = "away"
 """Key of `Game.state` beside the engine's: the sides whose person is away, by mark."""
 FREED = "seat_free"
 """`Move.action` of the clock's event that frees a seat (`services.tick` logs a kind's own name)."""
-NO_MOVES = ("away", "back", FREED)
+TAKE = "take_seat"
+"""The log's move by which a seated visitor without a side took a free seat."""
+NO_MOVES = ("away", "back", FREED, TAKE)
 """Actions in the move log that change nothing on the board: replays pass over them."""
 CLAIM = "claim_win"
 """The log's move by which the player who stayed ended the game (the other's forfeit)."""
@@ -121,3 +123,20 @@ def claim_win(
             f"for {grace():g} s."
         )
     return forfeit(state, gone)
+
+
+def take_seat(state: dict[str, Any], lineup: Lineup, params: dict[str, Any]) -> Applied:
+    """A seated visitor without a side takes the free seat: the game goes on with them, and the
+    absent player's seat no longer holds that side (the new `Applied.params`)."""
+    if any(params[mark]["seat"] == lineup.seat for mark in ("X", "O")):
+        raise Refused("You already play in this game: only a visitor without a side can take it.")
+    free = free_mark(state) if _playing(state) else None
+    if free is None:
+        raise Refused(
+            f"No seat is free: a seat frees up when its player has been away for {grace():g} s."
+        )
+    away = {mark: entry for mark, entry in state[AWAY].items() if mark != free}
+    sides = {**params, free: {**params[free], "seat": lineup.seat}}
+    summary = {"action": TAKE, "taken": free}
+    events = (SeatChanged(free, False),)
+    return Applied({**state, AWAY: away}, "playing", events, summary, params=sides)

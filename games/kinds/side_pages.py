@@ -118,12 +118,22 @@ def seat_free_status(sides: Mapping[Any, dict[str, Any]], gone: Any) -> dict[str
     name, stayer = sides[gone]["name"], sides[gone.other]["seat"]
     you = {} if stayer is None else {stayer: f"{name} left — you may claim the win."}
     text = f"{name} left — the seat is free."
-    return {"kind": "left", "text": text, "you": you, "mark": gone.value, "claimer": stayer}
+    return {
+        "kind": "left",
+        "text": text,
+        "you": you,
+        "mark": gone.value,
+        "claimer": stayer,
+        "gone": name,
+    }
 
 
 def seat_news(names: Mapping[str, str], applied: Applied) -> str:
     """The activity line after a side's player went away, came back, lost their seat, or the
     other claimed the win (`names`: each mark's name)."""
+    taken = applied.summary.get("taken")
+    if taken is not None:  # `names` are the new holders'
+        return f"{names[taken]} took the free seat and plays {taken}."
     gone = applied.summary.get("forfeited")
     if gone is not None:
         other = "O" if gone == "X" else "X"

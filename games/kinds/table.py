@@ -83,6 +83,9 @@ class Applied:
     at: float | None = field(default=None, compare=False)
     """The Unix time (seconds) the rules took as "now", when they read the clock (a race): the
     move log stamps the move with this very time, so a replay plays it when the rules did."""
+    params: Params | None = field(default=None, compare=False)
+    """The game's new params when a command changes who holds a side (a free seat taken);
+    None: the params stay."""
 
     def loaded[T](self, load: Callable[[State], T]) -> T:
         return self.board if self.board is not None else load(self.state)  # type: ignore[return-value]

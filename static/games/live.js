@@ -164,6 +164,11 @@ window.personaliseStatus = function (mySeat) {
   status.querySelectorAll("[data-for-seat]").forEach((element) => {
     element.hidden = element.dataset.forSeat !== mySeat; // e.g. "Claim the win"
   });
+  const meta = document.getElementById("game-meta");
+  const sides = meta ? [meta.dataset.xSeat, meta.dataset.oSeat] : [mySeat];
+  status.querySelectorAll("[data-for-visitor]").forEach((element) => {
+    element.hidden = sides.includes(mySeat); // "Take Bo's seat": for who has no side
+  });
   status.classList.toggle("about-you", Boolean(mine));
   if (mine && words) words.textContent = mine;
 };

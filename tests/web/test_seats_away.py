@@ -156,3 +156,69 @@ def test_a_claimed_win_replays_with_who_left(room, client, settings):
     assert re.search(r"<dt>Result</dt><dd>Ana won</dd>", html)
     if room.kind == "tictactoe":
         assert "claimed the win: O left, X wins" in html
+
+
+def move_for(room) -> dict:
+    """A move that any side could make on a new game of the room's kind."""
+    if room.kind == "flags":
+        return {"action": "reveal", "x": 0, "y": 0}
+    return {"action": "mark", "cell": 0}
+
+
+async def test_a_visitor_without_a_side_takes_the_free_seat_and_plays_it(
+    room, ana, bo, short_grace
+):
+    cy = await database_sync_to_async(services.join_room)(room, "Cy")
+    mine, watcher = await bo_leaves(room, ana, bo)
+    await receive_until(mine, FREE)
+    third = await connect(room, cy)
+    await send(third, action="sync")
+    assert "Take Bo's seat" in await receive_until(third, 'class="take-seat"')
+    await send(third, action="take_seat")
+    for socket in (mine, watcher, third):
+        message = await receive_until(socket, "Cy took the free seat and plays O.")
+        assert f'data-o-seat="{cy.number}"' in message
+    # Cy holds O now: out of turn is the refusal, not "no seat"; Bo's token has no side.
+    await send(third, **move_for(room))
+    assert 'id="room-error"' in await receive_until(third, "It is not your turn")
+    back = await connect(room, bo)
+    await send(back, **move_for(room))
+    assert 'id="room-error"' in await receive_until(back, "You have no seat in this game")
+    game = await database_sync_to_async(current)(room)
+    assert game.params["O"]["seat"] == cy.number and not game.state["away"]
+    if room.kind == "tictactoe":  # and on their turn, Cy's move is played
+        await send(mine, action="mark", cell=4)
+        await receive_until(third, "Cy \\(O\\) to move")
+        await send(third, action="mark", cell=0)
+        assert "Cy placed O on square 1." in await receive_until(mine, "Cy placed O")
+
+
+async def test_no_seat_can_be_taken_while_both_players_are_here(room, ana, bo, short_grace):
+    cy = await database_sync_to_async(services.join_room)(room, "Cy")
+    sockets = [await connect(room, ana), await connect(room, bo), await connect(room, cy)]
+    for socket, text in (
+        (sockets[2], "No seat is free"),
+        (sockets[0], "You already play in this game"),
+    ):
+        await send(socket, action="take_seat")
+        assert 'id="room-error"' in await receive_until(socket, text)
+    game = await database_sync_to_async(current)(room)
+    assert (game.version, game.params["O"]["seat"]) == (0, bo.number)
+
+
+def test_a_game_whose_seat_changed_hands_still_replays(room, client, settings):
+    """The log's take_seat changes nothing on the board: the replay passes over it."""
+    settings.SEAT_GRACE_SECONDS = 0
+    ana, bo = services.join_room(room, "Ana"), services.join_room(room, "Bo")
+    cy = services.join_room(room, "Cy")
+    services.presence_changed(room, bo, +1, "test-process")
+    services.presence_changed(room, bo, -1, "test-process")
+    services.tick(room)
+    services.play(room, cy, Command("take_seat"))
+    services.play(room, ana, Command("new_game"))  # game 1 ends unfinished, kept with its log
+    response = client.get(f"/r/{room.code}/games/1/")
+    assert response.status_code == 200
+    actions = list(
+        Move.objects.filter(game__number=1, game__room=room).values_list("action", flat=True)
+    )
+    assert actions == ["away", "seat_free", "take_seat"]

@@ -157,7 +157,7 @@ def claim_win(state: dict[str, Any], lineup: Lineup, params: dict[str, Any]) -> 
     return seats_away.claim_win(state, lineup, params, forfeit)
 
 
-COMMANDS = {"claim_win": claim_win}
+COMMANDS = {seats_away.CLAIM: claim_win, seats_away.TAKE: seats_away.take_seat}
 
 
 def text_rows(
