@@ -178,6 +178,7 @@ async def test_a_visitor_without_a_side_takes_the_free_seat_and_plays_it(
     for socket in (mine, watcher, third):
         message = await receive_until(socket, "Cy took the free seat and plays O.")
         assert f'data-o-seat="{cy.number}"' in message
+        assert re.search(r'id="roster"', message)  # the roster says who holds O now
     # Cy holds O now: out of turn is the refusal, not "no seat"; Bo's token has no side.
     await send(third, **move_for(room))
     assert 'id="room-error"' in await receive_until(third, "It is not your turn")

@@ -224,6 +224,11 @@ def move_html(news: MoveNews) -> str:
     room: Room = news.facts
     game, applied = news.game, news.applied
     board = applied.loaded(engine.from_dict)
+    if "mark" not in applied.summary:  # a seat's news: the roster and sides change too
+        narration = narrate(room, game, news.mover, applied, board)
+        return render_to_string(
+            f"{TEMPLATE}#snapshot", {**game_context(room, game), "narration": narration}
+        )
     context = {
         **_common(room, game, board),
         "cells_html": cells_html(changed(board, applied), oob=True),
