@@ -169,6 +169,9 @@ window.personaliseStatus = function (mySeat) {
   status.querySelectorAll("[data-for-visitor]").forEach((element) => {
     element.hidden = sides.includes(mySeat); // "Take Bo's seat": for who has no side
   });
+  document.querySelectorAll("[data-pill]").forEach((element) => {
+    element.hidden = (element.dataset.pill === "playing") !== sides.includes(mySeat);
+  });
   status.classList.toggle("about-you", Boolean(mine));
   if (mine && words) words.textContent = mine;
 };

@@ -58,3 +58,26 @@ def test_the_player_who_stayed_claims_the_win(new_context, quick_server, screens
     expect(ana.locator("#status")).to_have_text(re.compile("You win!"))
     expect(watcher.locator("#status")).to_contain_text("Ana wins! (Bo left)")
     expect(claim).to_have_count(0)
+
+
+def test_a_visitor_takes_the_free_seat_and_plays_on(new_context, quick_server):
+    ana = new_context().new_page()
+    create_room(ana, "Ana", x="human", o="human", home=f"{quick_server.url}/")
+    invite = ana.locator("#invite-link").input_value()
+    bo_context = new_context()
+    join(bo_context.new_page(), invite, "Bo")
+    cy = new_context().new_page()
+    join(cy, invite, "Cy")
+    expect(cy.get_by_text("both seats taken")).to_be_visible()
+    take = cy.get_by_role("button", name="Take Bo's seat")
+    expect(take).to_be_hidden()
+
+    bo_context.close()
+    take.click()  # auto-waits for the button to show once the seat is free
+    expect(cy.locator("#narration")).to_contain_text("Cy took the free seat and plays O.")
+    expect(cy.get_by_text("Playing as Cy")).to_be_visible()
+    expect(ana.get_by_role("button", name="Take Bo's seat")).to_have_count(0)
+    square(ana, 4).click()
+    expect(cy.locator("#status")).to_contain_text("Your turn")
+    square(cy, 0).click()
+    expect(square(ana, 0)).to_have_attribute("data-mark", "O")
