@@ -130,6 +130,11 @@ def _create_game(room: Room, number: int, previous: Game | None = None) -> Game:
     params = kind.game_params(room.settings, None if previous is None else previous.params)
     seed = new_seed()
     state = kind.initial_state(params, seed)
+    if previous is not None and kind.carry_over is not None:
+        online = Player.objects.filter(room=room, connections__gt=0).values_list(
+            "number", flat=True
+        )
+        state = kind.carry_over(previous.state, previous.params, state, params, set(online))
     kept_games.forget(room.pk)  # the write would find the newer game anyway: skip the try
     return Game.objects.create(room=room, number=number, params=params, seed=seed, state=state)
 

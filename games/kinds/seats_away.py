@@ -11,7 +11,8 @@ Who is away is presence, not game state, but it is kept in `Game.state` so that 
 (and the clock's driver) sees the same deadline, the way Flags keeps its turn timer's start.
 """
 
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -65,6 +66,25 @@ def presence(
     return Applied({**state, AWAY: away}, "playing", (SeatChanged(mark, not online),))
 
 
+def still_away(
+    previous: Mapping[str, Any],
+    previous_params: Mapping[str, Any],
+    state: dict[str, Any],
+    params: Mapping[str, Any],
+    online: Collection[int],
+) -> dict[str, Any]:
+    """The next game (a rematch) notes again who was away at the end of the last one and is
+    still (not `online`), under the side their seat holds now, their grace period starting
+    afresh: they may be gone for good, and no socket of theirs will close again to say so."""
+    seats = {previous_params[mark]["seat"] for mark in (previous.get(AWAY) or {})} - set(online)
+    away = {
+        mark: {"since": time.time(), "free": False}
+        for mark in ("X", "O")
+        if params[mark]["seat"] is not None and params[mark]["seat"] in seats
+    }
+    return {**state, AWAY: away} if away else state
+
+
 def due(state: Mapping[str, Any]) -> float | None:
     """When the next away seat is freed (Unix seconds), or None."""
     if not _playing(state):
@@ -90,8 +110,9 @@ def tick(state: dict[str, Any], now: float) -> Applied | None:
 
 
 def carried(before: Mapping[str, Any], applied: Applied) -> Applied:
-    """`applied` (a move's, which the engine stored afresh) still knowing who is away."""
-    if not before.get(AWAY) or applied.status != "playing":
+    """`applied` (a move's, which the engine stored afresh) still knowing who is away, even at
+    the game's end: the rematch notes them again (`still_away`)."""
+    if not before.get(AWAY):
         return applied
     return replace(applied, state={**applied.state, AWAY: before[AWAY]})
 
@@ -122,7 +143,7 @@ def claim_win(
             f"{gone} has not left: a win can be claimed once their seat has been empty "
             f"for {grace():g} s."
         )
-    return forfeit(state, gone)
+    return carried(state, forfeit(state, gone))
 
 
 def take_seat(state: dict[str, Any], lineup: Lineup, params: dict[str, Any]) -> Applied:

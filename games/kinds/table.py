@@ -296,6 +296,10 @@ class GameKind:
     presence: Callable[[State, Params, int, bool], Applied | None] | None = None
     """(state, params, seat, online): a seat's last socket closed (False) or its first opened
     (True); what that changes (a racer's or a side's grace period), logged as a move, or None."""
+    carry_over: Callable[[State, Params, State, Params, Collection[int]], State] | None = None
+    """(previous state, its params, new state, new params, the seats online now) -> the new
+    game's state with what outlives a game (a side's player still away: no socket of theirs
+    will close to say so again); None: nothing does."""
     replays: "Replays | None" = None
     """Replays, the room's history and records from the move log (`kinds.replays`)."""
     playing_seats: Callable[[State, Params], Collection[int] | None] | None = None

@@ -223,3 +223,36 @@ def test_a_game_whose_seat_changed_hands_still_replays(room, client, settings):
         Move.objects.filter(game__number=1, game__room=room).values_list("action", flat=True)
     )
     assert actions == ["away", "seat_free", "take_seat"]
+
+
+async def test_a_rematch_notes_again_who_is_still_away(room, ana, bo, short_grace):
+    """Bo never came back: in the next game (sides swapped) his seat is freed again."""
+    mine, watcher = await bo_leaves(room, ana, bo)
+    for socket in (mine, watcher):
+        await receive_until(socket, FREE)
+    await send(mine, action="claim_win")
+    for socket in (mine, watcher):
+        await receive_until(socket, 'data-status="won"')
+    await send(mine, action="new_game")
+    await receive_until(watcher, 'id="game-meta" hidden data-game="2"')
+    message = await receive_until(watcher, FREE)
+    assert f'data-for-seat="{ana.number}"' in message
+    game = await database_sync_to_async(current)(room)
+    assert (game.number, game.params["X"]["seat"], game.state["away"]["X"]["free"]) == (
+        2,
+        bo.number,
+        True,
+    )
+
+
+async def test_a_rematch_forgets_who_came_back_after_the_end(room, ana, bo, short_grace):
+    mine, watcher = await bo_leaves(room, ana, bo)
+    await receive_until(mine, FREE)
+    await send(mine, action="claim_win")
+    await receive_until(mine, 'data-status="won"')
+    back = await connect(room, bo)
+    await settle(mine, watcher, back, online=2, watching=1)
+    await send(mine, action="new_game")
+    await receive_until(back, 'id="game-meta" hidden data-game="2"')
+    game = await database_sync_to_async(current)(room)
+    assert game.number == 2 and not game.state.get("away")
