@@ -250,6 +250,9 @@ PRESENCE_HEARTBEAT_SECONDS = float(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", 
 PRESENCE_EXPIRY_SECONDS = float(os.environ.get("PRESENCE_EXPIRY_SECONDS", "20"))
 """A process with sockets beats this often; one silent for the expiry is taken for dead and its
 sockets leave the presence counts (docs/operations.md, "Presence after a crash")."""
+# Seconds a two-sided game's player may be away before their seat is free (and the other may
+# claim the win): docs/architecture.md. Tests shorten it.
+SEAT_GRACE_SECONDS = float(os.environ.get("SEAT_GRACE_SECONDS", "60"))
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 """Prometheus scrapes /metrics with `Authorization: Bearer <this>`; unset, /metrics is a 404
 (docs/operations.md, Metrics)."""

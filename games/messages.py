@@ -12,13 +12,25 @@ from typing import Any
 MAX_MESSAGE_BYTES = 8 * 1024
 CELL_ACTIONS = ("reveal", "flag", "chord", "bomb")
 """Moves on a cell (x, y); each kind takes those it knows (`bomb` is Flags')."""
-COMMANDS = ("new_game", "sync", "hint", "add_bot", "remove_bot", "start", "give_up")
+COMMANDS = (
+    "new_game",
+    "sync",
+    "hint",
+    "add_bot",
+    "remove_bot",
+    "start",
+    "give_up",
+    "claim_win",
+    "take_seat",
+)
 """Messages that are not moves: `hint` asks for a provably safe cell (Minesweeper), `add_bot` and
 `remove_bot` seat or unseat the Solver bot (the host only; `add_bot` may name its `pace` where
-the kind offers several), `start` starts a race (its host) and `give_up` leaves it."""
+the kind offers several), `start` starts a race (its host) and `give_up` leaves it; `claim_win`
+ends a two-sided game whose other player left and `take_seat` takes their seat
+(`kinds.seats_away`)."""
 ACTIONS_HELP = (
-    "use reveal, flag, chord, bomb, mark, hint, add_bot, remove_bot, start, give_up, new_game "
-    "or sync"
+    "use reveal, flag, chord, bomb, mark, hint, add_bot, remove_bot, start, give_up, claim_win, "
+    "take_seat, new_game or sync"
 )
 
 

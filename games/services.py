@@ -194,6 +194,11 @@ def _create_game(room: Room, number: int, previous: Game | None = None) -> Game:
     params = kind.game_params(room.settings, None if previous is None else previous.params)
     seed = new_seed()
     state = kind.initial_state(params, seed)
+    if previous is not None and kind.carry_over is not None:
+        online = Player.objects.filter(room=room, connections__gt=0).values_list(
+            "number", flat=True
+        )
+        state = kind.carry_over(previous.state, previous.params, state, params, set(online))
     kept_games.forget(room.pk)  # the write would find the newer game anyway: skip the try
     return Game.objects.create(room=room, number=number, params=params, seed=seed, state=state)
 
@@ -322,6 +327,9 @@ def _command(room: Room, player: Player | None, message: Command, kind: GameKind
         host_online = any(pk == host and connections > 0 for pk, _, connections in rows)
         lineup = Lineup(player.number, host == player.pk, seats, host_online)
         applied = kind.commands[message.name](game.state, lineup, game.params)
+        if applied.params is not None:  # a side changed hands (a free seat taken)
+            game.params = applied.params
+            Game.objects.filter(pk=game.pk).update(params=applied.params)
         if applied.changed:
             written = _record(game, player, message, applied)
             _announce_move(kind, room, game, player, applied, written)
@@ -435,7 +443,9 @@ def tick(room: Room) -> Outcome | None:
             return None
         if applied.at is None:  # logged at the time the rules were given, whatever the kind
             applied = replace(applied, at=now)
-        written = _record(current, None, TICK, applied, seat=COMPUTER_SEAT)
+        # A kind may name its timed event in the log (a seat freed is no turn timing out).
+        logged = Command(applied.summary.get("action", TICK.name))
+        written = _record(current, None, logged, applied, seat=COMPUTER_SEAT)
         _announce_move(kind, room, current, None, applied, written)
     return Outcome(current, applied)
 
@@ -744,7 +754,7 @@ def _seat_presence(room: Room, player_id: int) -> None:
         return
     number, connections = seat
     game = _lock_current_game(room)
-    applied = hook(game.state, number, connections > 0)
+    applied = hook(game.state, game.params, number, connections > 0)
     if applied is not None and applied.changed:
         player = Player.objects.get(pk=player_id)
         written = _record(game, player, Command("back" if connections else "away"), applied)

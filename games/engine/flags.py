@@ -176,6 +176,8 @@ class State:
     bombs_used: frozenset[Seat] = frozenset()
     status: Status = Status.PLAYING
     winner: Seat | None = None
+    forfeited: Seat | None = None
+    """The seat whose player left the game unfinished (`forfeit`): the other won."""
 
     @property
     def grid(self) -> Grid:
@@ -241,6 +243,17 @@ def time_out(state: State) -> tuple[State, tuple[Event, ...]]:
         raise GameOverError(f"no turn to time out: the game is over ({state.winner.value} won)")
     passed = state.turn.other
     return replace(state, turn=passed), (TurnPassed(passed),)
+
+
+def forfeit(state: State, seat: Seat) -> tuple[State, tuple[Event, ...]]:
+    """`seat` loses an unfinished game by leaving it: the other seat wins, whatever the score.
+    Whether the player really left is the shell's to judge; the rules record the result, so
+    replays and history show it."""
+    if state.status is not Status.PLAYING:
+        assert state.winner is not None
+        raise GameOverError(f"cannot forfeit: the game is over ({state.winner.value} won)")
+    new = replace(state, status=Status.WON, winner=seat.other, forfeited=seat)
+    return new, (GameWon(seat.other, new.score(Seat.X), new.score(Seat.O)),)
 
 
 def replay(config: Config, seed: int, moves: Iterable[Move]) -> State:
@@ -428,6 +441,8 @@ def _settle(state: State) -> State:
     winners = [seat for seat in Seat if state.score(seat) >= state.config.to_win]
     if len(winners) > 1:
         raise ParseError("both seats hold more than half the mines")
+    if not winners and state.forfeited is not None:
+        return replace(state, status=Status.WON, winner=state.forfeited.other)
     if not winners:
         return replace(state, status=Status.PLAYING, winner=None)
     return replace(state, status=Status.WON, winner=winners[0])
@@ -442,7 +457,7 @@ def to_dict(state: State) -> dict[str, Any]:
     The mines are stored, not regenerated from the seed, so a stored game survives any change
     to how `new_game` places them.
     """
-    return {
+    stored = {
         "v": 1,
         "width": state.config.width,
         "height": state.config.height,
@@ -459,6 +474,9 @@ def to_dict(state: State) -> dict[str, Any]:
         "status": state.status.value,
         "winner": None if state.winner is None else state.winner.value,
     }
+    if state.forfeited is not None:  # only then, so games stored before forfeits read alike
+        stored["forfeited"] = state.forfeited.value
+    return stored
 
 
 def from_dict(data: Mapping[str, Any]) -> State:
@@ -484,6 +502,7 @@ def from_dict(data: Mapping[str, Any]) -> State:
             bombs_used=frozenset(Seat(seat) for seat in data["bombs_used"]),
             status=Status(data["status"]),
             winner=None if data["winner"] is None else Seat(data["winner"]),
+            forfeited=None if data.get("forfeited") is None else Seat(data["forfeited"]),
         )
     except ParseError:
         raise

@@ -66,6 +66,7 @@ class State:
 
     `turn` is whose move it would be (X when the counts are equal); it still alternates after the
     game ends, so check `status` first. `winning_line` is the first completed line in `LINES`.
+    `forfeited` is the mark whose player left the game unfinished (`forfeit`): the other won.
     """
 
     squares: Squares
@@ -73,11 +74,14 @@ class State:
     status: Status
     winner: Mark | None
     winning_line: Line | None
+    forfeited: Mark | None = None
 
     def __post_init__(self) -> None:
         """Refuse inconsistent fields, so every State in the system is a reachable position."""
         got = (self.turn, self.status, self.winner, self.winning_line)
         expected = _derive_fields(self.squares)
+        if self.forfeited is not None and expected[1] is Status.PLAYING:
+            expected = (expected[0], Status.WON, self.forfeited.other, None)
         if got != expected:
             raise InvalidPositionError(
                 f"fields do not match the squares {_text(self.squares)!r}: "
@@ -100,13 +104,20 @@ class SquarePlaced:
 
 
 @dataclass(frozen=True, slots=True)
+class Forfeited:
+    """`mark`'s player left an unfinished game and the other claimed the win."""
+
+    mark: Mark
+
+
+@dataclass(frozen=True, slots=True)
 class GameEnded:
     status: Status
     winner: Mark | None
     line: Line | None
 
 
-Event = SquarePlaced | GameEnded
+Event = SquarePlaced | Forfeited | GameEnded
 
 
 def new_game() -> State:
@@ -140,6 +151,16 @@ def apply_move(state: State, move: Move) -> tuple[State, tuple[Event, ...]]:
     if new_state.status is not Status.PLAYING:
         events += (GameEnded(new_state.status, new_state.winner, new_state.winning_line),)
     return new_state, events
+
+
+def forfeit(state: State, mark: Mark) -> tuple[State, tuple[Event, ...]]:
+    """`mark` loses an unfinished game by leaving it: the other mark wins, with no line. Whether
+    the player really left (and for long enough) is the shell's to judge; the rules only record
+    the result, so replays and history show it."""
+    if state.status is not Status.PLAYING:
+        raise GameOverError(f"cannot forfeit as {mark.value}: the game is over ({_result(state)})")
+    new_state = State(state.squares, state.turn, Status.WON, mark.other, None, mark)
+    return new_state, (Forfeited(mark), GameEnded(Status.WON, mark.other, None))
 
 
 def legal_moves(state: State) -> tuple[int, ...]:
@@ -193,14 +214,18 @@ def parse(text: str) -> State:
 
 
 def to_dict(state: State) -> dict[str, Any]:
-    """JSON-able storage form. Only `squares` is needed to restore; the rest is for readers."""
-    return {
+    """JSON-able storage form. Only `squares` (and `forfeited`, present only in a forfeited
+    game) is needed to restore; the rest is for readers."""
+    stored = {
         "squares": _text(state.squares),
         "turn": state.turn.value,
         "status": state.status.value,
         "winner": None if state.winner is None else state.winner.value,
         "winning_line": None if state.winning_line is None else list(state.winning_line),
     }
+    if state.forfeited is not None:
+        stored["forfeited"] = state.forfeited.value
+    return stored
 
 
 def from_dict(data: Mapping[str, Any]) -> State:
@@ -209,6 +234,9 @@ def from_dict(data: Mapping[str, Any]) -> State:
     if not isinstance(squares, str) or len(squares) != SIZE or set(squares) - set(_MARKS):
         raise ParseError(f"squares must be {SIZE} characters of X, O or ., got {squares!r}")
     state = _derive(tuple(_MARKS[char] for char in squares))
+    forfeited = data.get("forfeited")
+    if forfeited in ("X", "O") and state.status is Status.PLAYING:
+        state = forfeit(state, Mark(forfeited))[0]
     derived = to_dict(state)
     del derived["squares"]
     stored = {key: data.get(key) for key in derived}

@@ -13,8 +13,9 @@ from django.utils import timezone
 from ..models import Game, Player, Room
 from .replays import Seat
 from .roster import roster_cut, spectators
+from .seats_away import SeatChanged
 from .sides import HUMAN
-from .table import NewGame, computer_seat
+from .table import Applied, NewGame, computer_seat
 
 
 def people(room: Room) -> dict[int, Player]:
@@ -115,3 +116,36 @@ def winner_name(named: Mapping[int, Seat], sides: Mapping[Any, Any], winner: Any
     seat = computer_seat(winner.value) if side.is_computer else side.seat
     found = named.get(seat)
     return found.name if found is not None else winner.value
+
+
+def seat_free_status(sides: Mapping[Any, dict[str, Any]], gone: Any) -> dict[str, Any]:
+    """The status line once `gone`'s player has been away the grace period (`seats_away`):
+    everyone is told the seat is free; the one who stayed may claim the win (`claimer`)."""
+    name, stayer = sides[gone]["name"], sides[gone.other]["seat"]
+    you = {} if stayer is None else {stayer: f"{name} left — you may claim the win."}
+    text = f"{name} left — the seat is free."
+    return {
+        "kind": "left",
+        "text": text,
+        "you": you,
+        "mark": gone.value,
+        "claimer": stayer,
+        "gone": name,
+    }
+
+
+def seat_news(names: Mapping[str, str], applied: Applied) -> str:
+    """The activity line after a side's player went away, came back, lost their seat, or the
+    other claimed the win (`names`: each mark's name)."""
+    taken = applied.summary.get("taken")
+    if taken is not None:  # `names` are the new holders'
+        return f"{names[taken]} took the free seat and plays {taken}."
+    gone = applied.summary.get("forfeited")
+    if gone is not None:
+        other = "O" if gone == "X" else "X"
+        return f"{names[gone]} left: {names[other]} claimed the win."
+    event = applied.events[-1]
+    assert isinstance(event, SeatChanged)
+    if event.free:
+        return f"{names[event.mark]} left — the seat is free."
+    return f"{names[event.mark]} {'went away' if event.away else 'is back'}."

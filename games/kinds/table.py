@@ -83,6 +83,9 @@ class Applied:
     at: float | None = field(default=None, compare=False)
     """The Unix time (seconds) the rules took as "now", when they read the clock (a race): the
     move log stamps the move with this very time, so a replay plays it when the rules did."""
+    params: Params | None = field(default=None, compare=False)
+    """The game's new params when a command changes who holds a side (a free seat taken);
+    None: the params stay."""
 
     def loaded[T](self, load: Callable[[State], T]) -> T:
         return self.board if self.board is not None else load(self.state)  # type: ignore[return-value]
@@ -311,9 +314,13 @@ class GameKind:
     """(state, params, who asks): why that player may not start the next game now (a race or a
     two-sided game under way: only the host may call it off), or None; None here: anyone may,
     any time."""
-    presence: Callable[[State, int, bool], Applied | None] | None = None
-    """(state, seat, online): a seat's last socket closed (False) or its first opened (True);
-    what that changes (a racer's grace period), logged as a move, or None."""
+    presence: Callable[[State, Params, int, bool], Applied | None] | None = None
+    """(state, params, seat, online): a seat's last socket closed (False) or its first opened
+    (True); what that changes (a racer's or a side's grace period), logged as a move, or None."""
+    carry_over: Callable[[State, Params, State, Params, Collection[int]], State] | None = None
+    """(previous state, its params, new state, new params, the seats online now) -> the new
+    game's state with what outlives a game (a side's player still away: no socket of theirs
+    will close to say so again); None: nothing does."""
     replays: "Replays | None" = None
     """Replays, the room's history and records from the move log (`kinds.replays`)."""
     playing_seats: Callable[[State, Params], Collection[int] | None] | None = None

@@ -279,6 +279,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
             if self.counted:
                 self.counted = False  # before the await: `forget_presence` may run meanwhile
                 await self._presence(-1)
+                if self.player is not None:  # a seat's grace period may have started: its clock
+                    autoplay.schedule(self.room)
 
     async def _presence(self, delta: int) -> None:
         await database_sync_to_async(services.presence_changed)(

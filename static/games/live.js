@@ -242,6 +242,17 @@ window.personaliseStatus = function (mySeat) {
   try { texts = JSON.parse(status.dataset.you || "{}"); } catch { texts = {}; }
   const words = status.querySelector(".status-words");
   const mine = texts[mySeat];
+  status.querySelectorAll("[data-for-seat]").forEach((element) => {
+    element.hidden = element.dataset.forSeat !== mySeat; // e.g. "Claim the win"
+  });
+  const meta = document.getElementById("game-meta");
+  const sides = meta ? [meta.dataset.xSeat, meta.dataset.oSeat] : [mySeat];
+  status.querySelectorAll("[data-for-visitor]").forEach((element) => {
+    element.hidden = sides.includes(mySeat); // "Take Bo's seat": for who has no side
+  });
+  document.querySelectorAll("[data-pill]").forEach((element) => {
+    element.hidden = (element.dataset.pill === "playing") !== sides.includes(mySeat);
+  });
   status.classList.toggle("about-you", Boolean(mine));
   if (mine && words) words.textContent = mine;
 };

@@ -11,8 +11,8 @@ pytestmark = pytest.mark.e2e
 FINISHED = '#board:not([data-status="playing"])'
 
 
-def create_room(page: Page, nickname: str, x: str, o: str) -> None:
-    page.goto("/")
+def create_room(page: Page, nickname: str, x: str, o: str, home: str = "/") -> None:
+    page.goto(home)
     page.locator('input[name="game"][value="tictactoe"]').check()
     expect(page.locator("#tictactoe-fields")).to_be_visible()
     expect(page.locator("#minesweeper-fields")).to_be_hidden()

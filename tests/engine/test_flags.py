@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from games.engine import flags
 from games.engine.errors import (
     GameOverError,
     InvalidBoardError,
@@ -298,3 +299,22 @@ def test_random_legal_games_keep_the_scores_consistent(
     assert state.scores[state.winner.other] < config.to_win <= state.scores[state.winner]
     assert replay(config, seed, log) == state
     assert from_dict(json.loads(json.dumps(to_dict(state)))) == state
+
+
+def test_forfeit_gives_the_game_to_the_other_seat_whatever_the_score() -> None:
+    board = parse(CROWDED, turn=O)  # X leads 2 to 1
+    new, events = flags.forfeit(board, X)
+    assert (new.status, new.winner, new.forfeited) == (Status.WON, O, X)
+    assert events == (GameWon(O, 2, 1),)
+    assert board.status is Status.PLAYING  # the input is untouched
+    with pytest.raises(GameOverError):
+        apply_move(new, Move(Action.REVEAL, 6, 6, O))
+    with pytest.raises(GameOverError):
+        flags.forfeit(new, O)
+
+
+def test_a_forfeit_round_trips_and_a_stored_one_must_agree_with_its_winner() -> None:
+    new, _ = flags.forfeit(parse(CROWDED, turn=O), O)
+    assert from_dict(to_dict(new)) == new
+    with pytest.raises(ParseError):
+        from_dict({**to_dict(new), "winner": "O"})

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from games.engine import tictactoe as engine
 from games.engine.errors import (
     EngineError,
     GameOverError,
@@ -323,3 +324,29 @@ def test_random_legal_play_ends_within_nine_moves_consistently(data: st.DataObje
     for move in log:
         replayed, _ = apply_move(replayed, move)
     assert replayed == state
+
+
+def test_forfeit_ends_the_game_for_the_other_mark_without_a_line():
+    board = engine.parse("X..\n.O.\n...")
+    new, events = engine.forfeit(board, engine.Mark.O)
+    assert (new.status, new.winner, new.winning_line) == (engine.Status.WON, engine.Mark.X, None)
+    assert events == (
+        engine.Forfeited(engine.Mark.O),
+        engine.GameEnded(engine.Status.WON, engine.Mark.X, None),
+    )
+    assert board.status is engine.Status.PLAYING  # the input is untouched
+
+
+def test_a_forfeited_game_refuses_further_moves_and_round_trips():
+    new, _ = engine.forfeit(engine.parse("X..\n...\n..."), engine.Mark.X)
+    with pytest.raises(GameOverError):
+        engine.apply_move(new, engine.Move(4, engine.Mark.O))
+    with pytest.raises(GameOverError):
+        engine.forfeit(new, engine.Mark.O)
+    assert engine.from_dict(engine.to_dict(new)) == new
+
+
+def test_a_stored_forfeit_that_disagrees_with_its_winner_is_refused():
+    stored = engine.to_dict(engine.forfeit(engine.new_game(), engine.Mark.X)[0])
+    with pytest.raises(engine.InvalidPositionError):
+        engine.from_dict({**stored, "winner": "X"})

@@ -1,7 +1,7 @@
 """Minesweeper Flags: two players take turns on one board and claim mines; a person against a
 person, against the computer (easy or strong), or two computers playing for spectators."""
 
-from .. import sides
+from .. import seats_away, sides
 from ..table import Clock, Computer, GameKind, Rendering
 from . import history, render, rules
 from .form import CreateFlagsRoomForm
@@ -40,7 +40,10 @@ KIND = GameKind(
         computers_only=rules.computers_only,
         next_game_after=rules.NEXT_GAME_AFTER,
     ),
-    clock=Clock(due=rules.turn_due, tick=rules.tick),
+    clock=Clock(due=rules.due, tick=rules.clock_tick),
+    commands=rules.COMMANDS,
+    presence=rules.presence,
+    carry_over=seats_away.still_away,
     public_summary=rules.PUBLIC_SUMMARY,
     replays=history.REPLAYS,
     seats_for_people=sides.seats_for_people,

@@ -22,6 +22,7 @@ from ..replays import (
     diff,
     times_ms,
 )
+from ..seats_away import CLAIM, NO_MOVES
 from ..side_pages import side_seats, winner_name
 from ..table import credited_seat
 from . import rules
@@ -57,6 +58,13 @@ def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Ti
     for move, at_ms in zip(moves, times_ms(moves), strict=True):
         if move.action == TICK:
             board, _ = engine.time_out(board)
+            continue
+        if move.action in NO_MOVES:
+            continue
+        if move.action == CLAIM:  # the claimer's opponent left: a forfeit, no cell changes
+            side = rules.side_of_seat(game.params, move.seat)
+            assert side is not None  # only a side's player may claim (`seats_away`)
+            board, _ = engine.forfeit(board, side.mark.other)
             continue
         mark = board.turn
         played = engine.Move(engine.Action(move.action), move.x, move.y, mark)

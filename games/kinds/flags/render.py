@@ -15,6 +15,7 @@ from django.utils.safestring import mark_safe
 from games.engine import flags as engine
 
 from ...models import Game, Player, Room
+from .. import seats_away
 from .. import side_pages as two_sided
 from ..table import Applied, MoveNews, NewGame
 from . import rules
@@ -111,8 +112,13 @@ def contenders(board: engine.State, sides: dict[engine.Seat, dict[str, Any]]) ->
     ]
 
 
-def status(board: engine.State, sides: dict[engine.Seat, dict[str, Any]]) -> dict[str, Any]:
-    """The line above the board: whose turn, or who won; `you` holds per-seat variants."""
+def status(
+    board: engine.State, sides: dict[engine.Seat, dict[str, Any]], free: str | None = None
+) -> dict[str, Any]:
+    """The line above the board: whose turn, or who won; `you` holds per-seat variants.
+    `free` is the mark whose player left long enough ago that their seat is free."""
+    if board.status is engine.Status.PLAYING and free is not None:
+        return two_sided.seat_free_status(sides, engine.Seat(free))
     if board.status is engine.Status.WON:
         assert board.winner is not None
         winner, loser = sides[board.winner], sides[board.winner.other]
@@ -123,6 +129,8 @@ def status(board: engine.State, sides: dict[engine.Seat, dict[str, Any]]) -> dic
         if loser["seat"] is not None:
             you[loser["seat"]] = f"{winner['name']} wins this one, {score}."
         text = f"{winner['name']} ({winner['mark']}) wins, {score}!"
+        if board.forfeited is not None:
+            text = f"{winner['name']} ({winner['mark']}) wins: {loser['name']} left."
         return {"kind": "won", "text": text, "you": you, "mark": winner["mark"]}
     side = sides[board.turn]
     if side["is_computer"]:
@@ -146,7 +154,7 @@ def roster(room: Room, game: Game) -> dict[str, Any]:
 
 def _common(room: Room, game: Game, board: engine.State) -> dict[str, Any]:
     sides = views(room, game)
-    line = status(board, sides)
+    line = status(board, sides, seats_away.free_mark(game.state))
     playing = board.status is engine.Status.PLAYING
     turn = sides[board.turn]
     bomber = turn["seat"] if playing and board.can_bomb(board.turn) else None
@@ -219,6 +227,11 @@ def move_html(news: MoveNews) -> str:
     room: Room = news.facts
     game, applied = news.game, news.applied
     board = applied.loaded(engine.from_dict)
+    if "mark" not in applied.summary:  # a seat's news: the roster and sides change too
+        narration = narrate(room, game, news.mover, applied, board)
+        return render_to_string(
+            f"{TEMPLATE}#snapshot", {**game_context(room, game), "narration": narration}
+        )
     context = {
         **_common(room, game, board),
         "cells_html": cells_html(changed(board, applied), oob=True),
@@ -233,6 +246,8 @@ def narrate(
     """One line for screen readers and the activity line."""
     summary = applied.summary
     sides = views(room, game)
+    if "mark" not in summary:  # a side's player went away, came back, or lost their seat
+        return two_sided.seat_news({v["mark"]: v["name"] for v in sides.values()}, applied)
     side = sides[engine.Seat(summary["mark"])]
     name = mover.nickname if mover is not None else side["name"]
     if summary["action"] == "tick":

@@ -25,8 +25,9 @@ from games.engine.errors import GameOverError, OutOfBoundsError
 from games.engine.flags_ai import Strategy, choose_move
 
 from ...messages import CellMove, Message
+from .. import seats_away
 from .. import sides as two_sided
-from ..table import Applied, Invalid, Refused, SettingsError
+from ..table import Applied, Invalid, Lineup, Refused, SettingsError
 
 HUMAN = two_sided.HUMAN
 PLAYERS = (HUMAN, *(strategy.value for strategy in Strategy))
@@ -147,7 +148,7 @@ def apply(state: dict[str, Any], message: Message, seat: int, params: dict[str, 
     if side is None:
         raise Refused("You have no seat in this game: both sides are taken. You can still watch.")
     applied = play(board, engine.Action(message.action), message.x, message.y, side.mark)
-    return stamped(applied, params, time.time())
+    return seats_away.carried(state, stamped(applied, params, time.time()))
 
 
 def off_board(board: engine.State, x: int, y: int) -> str:
@@ -295,9 +296,8 @@ def computer_move(
     board = engine.from_dict(state)
     move = choose_move(board, Strategy(side.player), random.Random(f"{seed}:{version}"))
     message = CellMove(move.action.value, move.x, move.y)
-    return message, stamped(
-        play(board, move.action, move.x, move.y, side.mark), params, time.time()
-    )
+    applied = stamped(play(board, move.action, move.x, move.y, side.mark), params, time.time())
+    return message, seats_away.carried(state, applied)
 
 
 # The turn timer --------------------------------------------------------------------------------
@@ -359,3 +359,42 @@ def tick(state: dict[str, Any], params: dict[str, Any], now: float) -> Applied |
 def timer_paused(state: dict[str, Any]) -> bool:
     """Whether the turn timer stopped after `IDLE_LIMIT` passes with nobody moving."""
     return int(state.get(IDLE_PASSES, 0)) >= IDLE_LIMIT
+
+
+# A player who leaves (`seats_away`) -------------------------------------------------------------
+#
+# The clock serves both the turn timer and a seat's grace period: its next event is the earlier.
+
+
+def presence(
+    state: dict[str, Any], params: dict[str, Any], seat: int, online: bool
+) -> Applied | None:
+    return seats_away.presence(state, params, seat, online, time.time())
+
+
+def due(state: dict[str, Any], params: dict[str, Any]) -> float | None:
+    times = [at for at in (turn_due(state, params), seats_away.due(state)) if at is not None]
+    return min(times, default=None)
+
+
+def clock_tick(state: dict[str, Any], params: dict[str, Any], now: float) -> Applied | None:
+    """A seat freed first, else the turn passing; the turn timer keeps who is away."""
+    freed = seats_away.tick(state, now)
+    if freed is not None:
+        return freed
+    passed = tick(state, params, now)
+    return None if passed is None else seats_away.carried(state, passed)
+
+
+def forfeit(state: dict[str, Any], mark: str) -> Applied:
+    """`mark`'s player left: the other side wins (the engine's forfeit)."""
+    new, events = engine.forfeit(engine.from_dict(state), engine.Seat(mark))
+    summary = {"action": "claim_win", "forfeited": mark, **public_summary(new)}
+    return Applied(engine.to_dict(new), new.status.value, events, summary, board=new)
+
+
+def claim_win(state: dict[str, Any], lineup: Lineup, params: dict[str, Any]) -> Applied:
+    return seats_away.claim_win(state, lineup, params, forfeit)
+
+
+COMMANDS = {seats_away.CLAIM: claim_win, seats_away.TAKE: seats_away.take_seat}

@@ -261,7 +261,9 @@ def may_restart(state: dict[str, Any], params: dict[str, Any], asker: Restart) -
     return "The race is on: a rematch comes after it (only the host can call it off)."
 
 
-def presence(state: dict[str, Any], seat: int, online: bool) -> Applied | None:
+def presence(
+    state: dict[str, Any], params: dict[str, Any], seat: int, online: bool
+) -> Applied | None:
     """A racer's last socket closed (the grace period starts) or one opened again."""
     race, now = engine.from_dict(state), now_ms()
     race, events = engine.set_away(race, seat, not online, now)

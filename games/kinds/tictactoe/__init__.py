@@ -1,7 +1,7 @@
 """Tic-tac-toe: two entrants, each a person or a computer (random or perfect)."""
 
-from .. import sides
-from ..table import Computer, GameKind, Rendering
+from .. import seats_away, sides
+from ..table import Clock, Computer, GameKind, Rendering
 from . import history, render, rules
 from .form import CreateTicTacToeRoomForm
 
@@ -39,6 +39,10 @@ KIND = GameKind(
         computers_only=rules.computers_only,
         next_game_after=rules.NEXT_GAME_AFTER,
     ),
+    clock=Clock(due=rules.due, tick=rules.tick),
+    commands=rules.COMMANDS,
+    presence=rules.presence,
+    carry_over=seats_away.still_away,
     replays=history.REPLAYS,
     seats_for_people=sides.seats_for_people,
     playing_seats=sides.playing_seats,

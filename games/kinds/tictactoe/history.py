@@ -13,13 +13,13 @@ from games.engine.stats import seconds
 
 from ...models import Game, Move
 from ..replays import (
-    TICK,
     Replays,
     Seat,
     Step,
     Timeline,
     times_ms,
 )
+from ..seats_away import CLAIM
 from ..side_pages import side_seats, winner_name
 from ..table import credited_seat
 from . import rules
@@ -35,13 +35,17 @@ LEGEND: dict[str, dict[str, str]] = {
 
 
 def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Timeline:
-    played = [move for move in moves if move.action != TICK and move.cell is not None]
+    played = [move for move in moves if move.cell is not None or move.action == CLAIM]
     board = engine.new_game()
     start = "".join(engine.rows(board))
     previous = start
     steps = []
     counts: dict[int, int] = {}
     for move, at_ms in zip(played, times_ms(played), strict=True):
+        if move.action == CLAIM:
+            board, step = _claimed(board, game, move, len(steps) + 1, at_ms)
+            steps.append(step)
+            continue
         mark = board.turn
         board, _ = engine.apply_move(board, engine.Move(move.cell, mark))
         now = _chars(board)
@@ -63,7 +67,7 @@ def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Ti
     stats: dict[str, Any] = {
         "time_ms": times[-1] if times and times[-1] is not None else None,
         "time_s": seconds(times[-1]) if times else None,
-        "moves": len(steps),
+        "moves": sum(counts.values()),  # marks placed: a claimed win is no move on the board
         "winner": None if board.winner is None else board.winner.value,
         "winner_name": winner_name(names, sides, board.winner),
         "players": [{"seat": seat, "moves": n} for seat, n in sorted(counts.items())],
@@ -80,6 +84,17 @@ def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Ti
         stats=stats,
         seats=names,
     )
+
+
+def _claimed(
+    board: engine.State, game: Game, move: Move, seq: int, at_ms: int | None
+) -> tuple[engine.State, Step]:
+    """The claimer's opponent forfeits: the step names who left and who won."""
+    side = rules.side_of_seat(game.params, move.seat)
+    assert side is not None  # only a side's player may claim (`seats_away.claim_win`)
+    board, _ = engine.forfeit(board, side.mark.other)
+    line = f"claimed the win: {side.mark.other.value} left, {side.mark.value} wins"
+    return board, Step(seq, move.seat, at_ms, CLAIM, None, (), "", line)
 
 
 def _chars(board: engine.State) -> str:

@@ -15,6 +15,7 @@ from django.template.loader import render_to_string
 from games.engine import tictactoe as engine
 
 from ...models import Game, Player, Room
+from .. import seats_away
 from .. import side_pages as two_sided
 from ..table import Applied, MoveNews, NewGame
 from . import rules
@@ -104,8 +105,13 @@ def scoreboard(board: engine.State, sides: dict[engine.Mark, dict[str, Any]], ta
     return {"entrants": cards, "draws": draws, "games_played": sum(wins.values()) + draws}
 
 
-def status(board: engine.State, sides: dict[engine.Mark, dict[str, Any]]) -> dict[str, Any]:
-    """The line above the board: whose turn, or how it ended; `you` holds per-seat variants."""
+def status(
+    board: engine.State, sides: dict[engine.Mark, dict[str, Any]], free: str | None = None
+) -> dict[str, Any]:
+    """The line above the board: whose turn, or how it ended; `you` holds per-seat variants.
+    `free` is the mark whose player left long enough ago that their seat is free."""
+    if board.status is engine.Status.PLAYING and free is not None:
+        return two_sided.seat_free_status(sides, engine.Mark(free))
     if board.status is engine.Status.DRAW:
         return {"kind": "draw", "text": "It's a draw!", "you": {}}
     if board.status is engine.Status.WON:
@@ -115,9 +121,10 @@ def status(board: engine.State, sides: dict[engine.Mark, dict[str, Any]]) -> dic
             you[winner["seat"]] = "You win!"
         if loser["seat"] is not None:
             you[loser["seat"]] = f"{winner['name']} wins this one."
+        left = "" if board.forfeited is None else f" ({loser['name']} left)"
         return {
             "kind": "won",
-            "text": f"{winner['name']} wins!",
+            "text": f"{winner['name']} wins!{left}",
             "you": you,
             "mark": winner["mark"],
         }
@@ -146,7 +153,7 @@ def roster(room: Room, game: Game) -> dict[str, Any]:
 
 def _common(room: Room, game: Game, board: engine.State, tally: Score) -> dict[str, Any]:
     sides = views(room, game)
-    state_line = status(board, sides)
+    state_line = status(board, sides, seats_away.free_mark(game.state))
     return {
         "room": room,
         "game": game,
@@ -196,6 +203,8 @@ def move_html(news: MoveNews) -> str:
     facts: Facts = news.facts
     room, game, applied, mover = facts.room, news.game, news.applied, news.mover
     board = engine.from_dict(applied.state)
+    if "square" not in applied.summary:
+        return seat_html(facts, game, board, applied)
     placed = applied.summary["square"]
     changed = {placed} | set(board.winning_line or ())
     context = {
@@ -205,6 +214,14 @@ def move_html(news: MoveNews) -> str:
         "narration": narrate(room, game, mover, applied, board),
     }
     return render_to_string(f"{TEMPLATE}#move", context)
+
+
+def seat_html(facts: Facts, game: Game, board: engine.State, applied: Applied) -> str:
+    """A side's player went away, came back, lost their seat or the win was claimed: the whole
+    (small) game again, its status line saying so."""
+    names = {view["mark"]: view["name"] for view in views(facts.room, game).values()}
+    context = {**game_context(facts.room, game), "narration": two_sided.seat_news(names, applied)}
+    return render_to_string(f"{TEMPLATE}#snapshot", context)
 
 
 def narrate(

@@ -17,6 +17,7 @@ come from an rng seeded with the game's seed and version, so a game replays from
 """
 
 import random
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -26,9 +27,10 @@ from games.engine.errors import GameOverError, OutOfBoundsError
 from games.engine.tictactoe_ai import Strategy, choose_move
 
 from ...messages import Message, SquareMove
+from .. import seats_away
 from .. import sides as two_sided
 from ..table import COMPUTER_SEAT as COMPUTER_SEAT  # services log computer moves with it
-from ..table import Applied, Invalid, Refused, SettingsError
+from ..table import Applied, Invalid, Lineup, Refused, SettingsError
 
 HUMAN = two_sided.HUMAN
 PLAYERS = (HUMAN, *(strategy.value for strategy in Strategy))
@@ -104,7 +106,7 @@ def apply(state: dict[str, Any], message: Message, seat: int, params: dict[str, 
     side = side_of_seat(params, seat)
     if side is None:
         raise Refused("You have no seat in this game: both sides are taken. You can still watch.")
-    return place(engine.from_dict(state), message.cell, side.mark)
+    return seats_away.carried(state, place(engine.from_dict(state), message.cell, side.mark))
 
 
 def place(board: engine.State, cell: int, mark: engine.Mark) -> Applied:
@@ -124,6 +126,38 @@ def place(board: engine.State, cell: int, mark: engine.Mark) -> Applied:
     winner = None if new.winner is None else new.winner.value
     summary = {"square": cell, "mark": mark.value, "winner": winner}
     return Applied(engine.to_dict(new), new.status.value, events, summary)
+
+
+# A player who leaves (`seats_away`) -------------------------------------------------------------
+
+
+def presence(
+    state: dict[str, Any], params: dict[str, Any], seat: int, online: bool
+) -> Applied | None:
+    return seats_away.presence(state, params, seat, online, time.time())
+
+
+def due(state: dict[str, Any], params: dict[str, Any]) -> float | None:
+    return seats_away.due(state)
+
+
+def tick(state: dict[str, Any], params: dict[str, Any], now: float) -> Applied | None:
+    return seats_away.tick(state, now)
+
+
+def forfeit(state: dict[str, Any], mark: str) -> Applied:
+    """`mark`'s player left: the other side wins (the engine's forfeit)."""
+    new, events = engine.forfeit(engine.from_dict(state), engine.Mark(mark))
+    winner = None if new.winner is None else new.winner.value
+    summary = {"forfeited": mark, "winner": winner}
+    return Applied(engine.to_dict(new), new.status.value, events, summary)
+
+
+def claim_win(state: dict[str, Any], lineup: Lineup, params: dict[str, Any]) -> Applied:
+    return seats_away.claim_win(state, lineup, params, forfeit)
+
+
+COMMANDS = {seats_away.CLAIM: claim_win, seats_away.TAKE: seats_away.take_seat}
 
 
 def text_rows(
