@@ -232,3 +232,15 @@ def test_every_registered_kind_fills_its_table():
             assert kind.computer is not None or kind.clock is not None
     assert replace(LIGHTS_OUT, hints=None).hints is None
     assert json.dumps(text_rows(initial_state({}, 0), {}, None)[0]) == '["*****"]'
+
+
+def test_every_logged_action_fits_the_move_logs_column():
+    """Commands and clock events are logged under their names: PostgreSQL refuses a name longer
+    than the column (SQLite does not check, so only a PostgreSQL run found "seat_free")."""
+    from games.kinds import KINDS, seats_away
+    from games.models import Move
+
+    width = Move._meta.get_field("action").max_length
+    names = {name for kind in KINDS.values() for name in kind.commands}
+    names |= {"away", "back", "tick", seats_away.FREED, "new_game", "reveal", "flag", "chord"}
+    assert max(map(len, names)) <= width, sorted(n for n in names if len(n) > width)

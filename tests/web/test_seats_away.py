@@ -12,18 +12,34 @@ from games.live import autoplay
 from games.messages import Command
 from games.models import Game, Move, Room
 
+from . import helpers
 from .flags_helpers import make_flags_room
-from .helpers import connect, receive_until, refused, send, settle
+from .helpers import receive_until, refused, send, settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 FREE = "Bo left — the seat is free."
 
 
+OPEN: list = []
+"""The test's sockets, closed when it ends (`stop_drivers`)."""
+
+
+async def connect(*args, **kwargs):
+    """`helpers.connect`, remembered so the test's end can close it."""
+    socket = await helpers.connect(*args, **kwargs)
+    OPEN.append(socket)
+    return socket
+
+
 @pytest.fixture(autouse=True)
 async def stop_drivers():
-    """Clock drivers still running when a test ends are stopped before its database goes."""
+    """The test's sockets are closed and the clock drivers they started stopped before its
+    database goes: a socket left open closes as the event loop ends, and its presence write then
+    met the database's flush (PostgreSQL: "deadlock detected")."""
     yield
+    while OPEN:
+        await OPEN.pop().disconnect()
     await autoplay.stop()
 
 
