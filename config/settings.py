@@ -241,6 +241,12 @@ ROOMS_PER_MINUTE = int(os.environ.get("ROOMS_PER_MINUTE", "10"))
 JOINS_PER_MINUTE = int(os.environ.get("JOINS_PER_MINUTE", "20"))
 """Seats one client address may take per minute, in any rooms (pages and API together)."""
 HINTS_PER_MINUTE = int(os.environ.get("HINTS_PER_MINUTE", "30"))
+# Move budgets (games/live/flood.py): per seat, its websockets and the API together, one person's
+# pace; per client address across its seats. A burst, then so many a second.
+MOVES_BURST = int(os.environ.get("MOVES_BURST", "40"))
+MOVES_PER_SECOND = float(os.environ.get("MOVES_PER_SECOND", "20"))
+ADDRESS_MOVES_BURST = int(os.environ.get("ADDRESS_MOVES_BURST", "100"))
+ADDRESS_MOVES_PER_SECOND = float(os.environ.get("ADDRESS_MOVES_PER_SECOND", "50"))
 HINT_ROOM_SECONDS = float(os.environ.get("HINT_ROOM_SECONDS", "1"))
 """The API's hint budget: per client address and minute, and one hint per room this often (the
 sockets' own budget is `games.live.hints`)."""

@@ -144,7 +144,9 @@ class Move(models.Model):
     seq = models.PositiveIntegerField()
     player = models.ForeignKey(Player, null=True, on_delete=models.SET_NULL, related_name="+")
     seat = models.PositiveIntegerField(help_text="The engine's player id, kept if the row goes.")
-    action = models.CharField(max_length=16)  # the longest, "claim_win", "seat_free", "take_seat", is 9
+    action = models.CharField(
+        max_length=16
+    )  # the longest, "claim_win", "seat_free", "take_seat", is 9
     x = models.IntegerField(null=True, blank=True)
     y = models.IntegerField(null=True, blank=True)
     cell = models.IntegerField(null=True, blank=True)

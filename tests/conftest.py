@@ -68,6 +68,9 @@ def no_room_cap(settings):
     settings.JOINS_PER_MINUTE = 100_000
     settings.HINTS_PER_MINUTE = 100_000
     settings.HINT_ROOM_SECONDS = 0
+    settings.MOVES_BURST = settings.ADDRESS_MOVES_BURST = (
+        100_000  # tests play fast from one address
+    )
 
 
 @pytest.hookimpl(trylast=True)

@@ -7,6 +7,8 @@ import ipaddress
 import threading
 from dataclasses import dataclass
 
+from django.conf import settings
+
 MESSAGES_BURST = 40
 MESSAGES_PER_SECOND = 20.0
 """Pointer updates (10/s) plus fast clicking stay well inside this; scripts flooding do not."""
@@ -61,27 +63,35 @@ class Buckets:
             self.buckets = {k: b for k, b in self.buckets.items() if now - b.updated < refill}
 
 
-SEAT_MOVES = Buckets(MESSAGES_BURST, MESSAGES_PER_SECOND)
-"""Moves per seat, the websocket's and the API's together: one person's pace, whichever door."""
-ADDRESS_MOVES_BURST = 100
-ADDRESS_MOVES_PER_SECOND = 50.0
-"""Moves per client address (`address_key`) across its seats: a classroom behind one NAT
-playing fast fits; one client cycling through seats it took does not."""
-ADDRESS_MOVES = Buckets(ADDRESS_MOVES_BURST, ADDRESS_MOVES_PER_SECOND)
-TOO_FAST = f"Too many moves: at most {MESSAGES_PER_SECOND:g} a second per seat. Slow down."
+TOO_FAST = "Too many moves: slow down."
+
+
+_budgets: dict[tuple[str, float, float], Buckets] = {}
+
+
+def budget(name: str) -> Buckets:
+    """The move budget `name` ("MOVES" per seat, "ADDRESS_MOVES" per client address) as the
+    settings `<name>_BURST` and `<name>_PER_SECOND` give it (docs/operations.md, "Limits"); a
+    changed setting starts a fresh one."""
+    burst = float(getattr(settings, f"{name}_BURST"))
+    rate = float(getattr(settings, f"{name}_PER_SECOND"))
+    key = (name, burst, rate)
+    if key not in _budgets:
+        _budgets[key] = Buckets(burst, rate)
+    return _budgets[key]
 
 
 def reset() -> None:
     """Fresh move budgets (tests: every test client shares one address)."""
-    global SEAT_MOVES, ADDRESS_MOVES
-    SEAT_MOVES = Buckets(MESSAGES_BURST, MESSAGES_PER_SECOND)
-    ADDRESS_MOVES = Buckets(ADDRESS_MOVES_BURST, ADDRESS_MOVES_PER_SECOND)
+    _budgets.clear()
 
 
 def move_wait(seat: int, address: str, now: float) -> float:
     """Take one move from the seat's budget and its address's (`address`: an `address_key`):
-    0.0 when both had one, else the seconds to wait (the sender is told; no move is played)."""
-    return SEAT_MOVES.wait(seat, now) or ADDRESS_MOVES.wait(address, now)
+    the seat's is one person's pace whichever door (websocket or API); the address's lets a
+    classroom behind one NAT play fast, not one client cycling through seats it took. 0.0 when
+    both had one, else the seconds to wait (the sender is told; no move is played)."""
+    return budget("MOVES").wait(seat, now) or budget("ADDRESS_MOVES").wait(address, now)
 
 
 SOCKETS_PER_ADDRESS = 200

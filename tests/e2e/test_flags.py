@@ -236,7 +236,7 @@ def test_a_flags_room_passes_axe_mid_game_and_at_the_end(new_context, game_db, s
     past.click()
     expect(bo.locator("#board.flags-board")).to_be_visible()
     expect(bo.locator('#board .cell[data-state="claimed"][data-seat="X"]').first).to_be_attached()
-    expect(bo.locator(".end-stats")).to_contain_text("X won")
+    expect(bo.locator(".end-stats")).to_contain_text("Ana won")
     shot(bo, screenshots, "flags-replay")
 
 

@@ -23,6 +23,13 @@ CAP = 400
 """Requests a test sends at most before it gives up waiting for a refusal."""
 
 
+@pytest.fixture(autouse=True)
+def shipped_budgets(settings):
+    """The budgets as shipped: conftest raises them for every other test."""
+    settings.MOVES_BURST, settings.MOVES_PER_SECOND = 40, 20.0
+    settings.ADDRESS_MOVES_BURST, settings.ADDRESS_MOVES_PER_SECOND = 100, 50.0
+
+
 def flag(client, code: str, token: str):
     """A move that is always legal: flag (or unflag) the corner."""
     return client.post(
@@ -48,18 +55,17 @@ def new_room(client) -> tuple[str, str]:
     return created["code"], created["player_token"]
 
 
-def test_api_moves_past_a_seats_budget_get_429_json_and_retry_after(client):
+def test_api_moves_past_a_seats_budget_get_429_json_and_retry_after(client, settings):
     code, token = new_room(client)
     played, refused = until_refused(client, code, token)
-    assert played >= flood.MESSAGES_BURST  # a burst goes through
+    assert played >= settings.MOVES_BURST  # a burst goes through
     assert refused.status_code == 429 and "Too many moves" in refused.json()["error"]
     assert int(refused["Retry-After"]) >= 1
     assert Room.objects.get(code=code).games.get().version == played  # refused: not played
 
 
-async def test_a_seats_socket_and_its_api_moves_draw_on_one_budget(client, monkeypatch):
-    slow = flood.Buckets(flood.MESSAGES_BURST, 0.01)  # no token back while the test runs
-    monkeypatch.setattr(flood, "SEAT_MOVES", slow)
+async def test_a_seats_socket_and_its_api_moves_draw_on_one_budget(client, settings):
+    settings.MOVES_PER_SECOND = 0.01  # no token back while the test runs
     code, token = await sync_to_async(new_room)(client)
     room = await Room.objects.aget(code=code)
     robo = await room.players.aget()
