@@ -1,7 +1,7 @@
 """What bots on the websocket read: JSON events, for every kind, from the kind's table.
 
 The same facts the JSON API gives (`text_rows`, `changed_cells`), one event per message
-(DESIGN.md, "Bots on the websocket"): a `snapshot` on every connect and every new game, a `move`
+(docs/contracts.md, "Bots on the websocket"): a `snapshot` on every connect and every new game, a `move`
 for every version, so a bot follows the game as a page does and spots a gap by the version. A
 bot sees what its seat may see: in a race (`GameKind.private_boards`) only the mover's bot gets
 the move's cells, and after a timed event every bot gets a snapshot of its own board.

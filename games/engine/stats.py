@@ -1,6 +1,6 @@
 """Game statistics and replay positions, rebuilt from a game's seed and move log.
 
-The move log is the source of truth (DESIGN.md, "Statistics (definitions)"): nothing here is
+The move log is the source of truth (docs/contracts.md, "Statistics"): nothing here is
 stored alongside a game, so a change to a definition applies to every game played so far.
 `game_stats` replays the log once and counts; `replay` replays it once and keeps what each move
 changed, so any position can be shown without replaying from the start.

@@ -1,5 +1,5 @@
 """How a bot opens the room websocket: with its seat's token instead of the browser session,
-and asking for JSON events instead of HTML (DESIGN.md, "Bots on the websocket").
+and asking for JSON events instead of HTML (docs/contracts.md, "Bots on the websocket").
 
 The token comes in an `Authorization: Bearer` header, or `?token=` where a client cannot set
 headers; JSON is asked for with the `json` subprotocol (`Sec-WebSocket-Protocol: json`) or

@@ -1,5 +1,5 @@
 """Bots on the room websocket: a seat's token instead of a session, JSON events instead of HTML
-(DESIGN.md, "Bots on the websocket"), for every kind; and a kind's clock, whose timed events
+(docs/contracts.md, "Bots on the websocket"), for every kind; and a kind's clock, whose timed events
 reach every screen as moves do."""
 
 import asyncio

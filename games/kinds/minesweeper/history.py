@@ -53,7 +53,7 @@ def board_name(params: Mapping[str, Any]) -> str:
 
 
 def statistics(game: Game, moves: Sequence[engine_stats.LoggedMove]) -> dict[str, Any]:
-    """The game's figures by seat (DESIGN.md, "Statistics"); before its end, only those that
+    """The game's figures by seat (docs/contracts.md, "Statistics"); before its end, only those that
     say nothing of the mines: time so far, clicks and cells revealed, never 3BV or flags."""
     figures = engine_stats.game_stats(rules.config(game.params), game.seed, moves)
     over = figures.status is not engine.Status.PLAYING

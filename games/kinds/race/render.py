@@ -1,4 +1,4 @@
-"""HTML for race rooms: each screen sees only what it may (DESIGN.md, "Game kinds and modes").
+"""HTML for race rooms: each screen sees only what it may (docs/contracts.md, "Markup").
 
 Three views of one race:
 - a racer: their own board in full (`#board`, cells `cell-X-Y`); while they race, every racer
