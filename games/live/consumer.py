@@ -286,6 +286,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         )
         if delta > 0:
             self.counted = True
+        elif self.player is not None:
+            autoplay.schedule(self.room)  # an away move may start a grace period to time
         rosters.changed(self.room.pk, player=self.player is not None)
 
     async def _send_snapshot(self) -> None:

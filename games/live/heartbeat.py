@@ -21,7 +21,8 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from .. import services
-from . import rosters
+from ..models import Room
+from . import autoplay, rosters
 from .presence import PROCESS, forget_presence
 from .sockets import open_sockets
 
@@ -110,11 +111,25 @@ async def _beat_once() -> None:
             timeout=2,
         )
         return
+    await sweep()
+
+
+async def sweep() -> None:
+    """Take the sockets of processes taken for dead out of the counts; the rooms that changed
+    get a fresh roster, and those that lost a player a look from their clock: a racer marked
+    away has a grace period to time, which else would wait for the room's next move."""
     rooms = await database_sync_to_async(services.forget_dead_processes)(expiry())
     if rooms:
         log.warning("presence: took a dead process's sockets out of %d rooms", len(rooms))
     for room_id, player in rooms.items():
         rosters.changed(room_id, player=player)
+    seated = [room_id for room_id, player in rooms.items() if player]
+    for room in await database_sync_to_async(_rooms)(seated):
+        autoplay.schedule(room)
+
+
+def _rooms(ids: list[int]) -> list[Room]:
+    return list(Room.objects.filter(pk__in=ids)) if ids else []
 
 
 async def stopped() -> None:
