@@ -13,7 +13,7 @@ from django.utils import timezone
 from games import services
 from games.engine import race as engine
 from games.kinds.race import rules
-from games.live import heartbeat
+from games.live import autoplay, heartbeat
 from games.models import Game, Move, Presence, Room, ServerProcess
 
 from .helpers import connect, receive_until, send
@@ -356,7 +356,7 @@ async def test_a_racer_swept_from_a_killed_process_is_out_after_the_grace_by_its
     monkeypatch.setattr(engine, "GRACE_MS", 300)
     room, a, b = await _racing_pair()
     await sync_to_async(_moved_to_a_dead_process)(room, b)
-    await heartbeat.sweep()
+    await heartbeat.sweep(autoplay.schedule)
     await receive_until(a, 'id="status-1"[^>]*data-away="true"')
     await receive_until(a, "did not finish")
     for socket in (a, b):
