@@ -196,9 +196,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         fail_with_close_frame(self.connection)
         sockets.track(self)
         layer_watch.watch()
-        await heartbeat.register(
-            autoplay.schedule
-        )  # before the count: the process's row comes first
+        # Before the count: the process's row comes first.
+        await heartbeat.register(autoplay.schedule)
         await self._send_snapshot()
         await self._presence(+1)
         autoplay.schedule(self.room)  # a computer may be due: resume after a restart, or start
