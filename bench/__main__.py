@@ -20,6 +20,10 @@ Sections (all by default, about five minutes on two cores):
               N = 2, 20, 100 in one co-op room, MOVERS=3, embedded and production (one Daphne),
               the issue-17 table: flag/reveal p50/p99, bytes per one-cell update, Daphne CPU
               (bench.probe; the peer side by side: bench.peer)
+  attack      not run by default: sockets that never read, cut off and reconnecting, for
+              ATTACK_SECONDS, in the embedded shape and in production's (bench.slow_readers):
+              a quiet room's p50/p99 during it, and resident memory before, at its peak and
+              10 s after
 `--priority` runs the bench and its Daphnes at nice -10 (root only), for a shared machine where
 other work would otherwise show up as latency.
 `--profile` attaches py-spy to the Daphnes during one throughput run and writes flame graphs.
@@ -43,13 +47,25 @@ from pathlib import Path
 
 import psutil
 
-from . import clients, engine_noguess, engine_reveal, probe, procs, report, scenarios
+from . import (
+    clients,
+    engine_noguess,
+    engine_reveal,
+    probe,
+    procs,
+    report,
+    scenarios,
+    slow_readers,
+)
 from .profile import summarise
 
 RESULTS = Path(__file__).resolve().parent / "results"
 BUDGET_SECONDS = 330
 """For the production and core sections' throughput steps; the probe adds about 75 s."""
-SECTIONS = ("engine", "embedded", "production", "core", "probe")
+SECTIONS = ("engine", "embedded", "production", "core", "probe", "attack")
+DEFAULT_SECTIONS = SECTIONS[:-1]
+ATTACK_SECONDS = 120.0
+"""Issue 26's memory attack: two minutes."""
 LATENCY_CLIENTS = (2, 20, 100)
 MOVES_PER_SECOND = 20.0
 
@@ -188,6 +204,16 @@ async def production_section(
             report.progress("  profile", out["profile"]["watched_pct"])
 
 
+async def attack_section(quick: bool) -> list[dict[str, object]]:
+    """The slow-reader attack on each shape in turn (60 sockets, as issue 26 measured)."""
+    runs = []
+    for shape in slow_readers.SHAPES:
+        attack_seconds = 20.0 if quick else ATTACK_SECONDS
+        runs.append(await slow_readers.run("slow", 60, 10.0, shape, attack_seconds))
+        report.progress(f"  {shape}", {"quiet": runs[-1]["attacked"], **runs[-1]["rss_mb"]})
+    return runs
+
+
 def start_profilers(server: procs.Server, profilers: list, layer: str):
     """py-spy on every Daphne from the first load step on, for as long as the run lasts."""
     py_spy = Path(sys.executable).parent / "py-spy"
@@ -227,7 +253,7 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
         },
         "started": time.strftime("%Y-%m-%d %H:%M:%S"),
     }
-    sections = args.only or list(SECTIONS)
+    sections = args.only or list(DEFAULT_SECTIONS)
     with tempfile.TemporaryDirectory(prefix="minesweeper-bench-") as tmp:
         workdir = Path(tmp)
         if "engine" in sections:
@@ -253,6 +279,9 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
                 for shape in probe.SHAPES
                 for run in probe.shape_runs(shape, workdir, logdir, progress=report.progress)
             ]
+    if "attack" in sections:
+        report.progress("attack (bench.slow_readers, slow readers)", {})
+        results["attack"] = await attack_section(args.quick)
     results["join_retries"] = clients.JOIN_RETRIES["count"]
     results["connect_retries"] = clients.CONNECT_RETRIES["count"]
     results["seconds"] = round(time.monotonic() - started, 1)

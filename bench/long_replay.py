@@ -36,17 +36,49 @@ def flagging(seed: int, target: int) -> list:
     return moves
 
 
+def after_a_move(room, game, requests: int) -> dict[str, list[float]]:
+    """Milliseconds of the first page view and the first API view after each of `requests`
+    further moves (a flag toggled), the previous version having been looked at: what every
+    move of a game under way costs its first viewer."""
+    import time
+
+    from django.test import Client
+
+    from games.engine import minesweeper as engine
+    from games.models import Game, Move
+
+    client = Client()
+    state = engine.from_dict(game.state)
+    x, y = state.grid.xy(next(c for c in range(state.grid.size) if c not in state.revealed))
+    url = f"/r/{room.code}/games/{game.number}/"
+    timed: dict[str, list[float]] = {"page": [], "api": []}
+    client.get(url)
+    for _ in range(requests):
+        game.version += 1
+        Move.objects.create(game=game, seq=game.version, seat=0, action="flag", x=x, y=y)
+        Game.objects.filter(pk=game.pk).update(version=game.version)
+        for name, path in (("page", url), ("api", f"/api/rooms/{room.code}/games/1")):
+            started = time.perf_counter()
+            assert client.get(path).status_code == 200
+            timed[name].append((time.perf_counter() - started) * 1000)
+    return timed
+
+
 def measure(moves_wanted: int, requests: int) -> dict[str, object]:
     room, game, status = stored_game(moves_wanted, flagging)
     views = timed_views(room, game, game.version, requests)
+    label = f"30x16/99, {game.version} moves, {status}"
+    moved = after_a_move(room, game, requests)
     return {
-        "game": f"30x16/99, {game.version} moves, {status}",
+        "game": label,
         "page_bytes": views["page_bytes"],
         "rows": [
             summary("timeline from the log", views["builds"]),
             summary("page, nothing kept", views["first"]),
             summary("page, same version again", views["later"]),
             summary("API game view, same version", views["api"]),
+            summary("page, first view after a move", moved["page"]),
+            summary("API game view, first after a move", moved["api"]),
         ],
     }
 

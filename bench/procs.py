@@ -23,7 +23,11 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 HOST = "127.0.0.1"
 POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
-BENCH_DATABASE = "minesweeper_bench"
+RUN_ID = os.environ.get("CI_RUN_ID", "")
+"""Set (as .ci/run sets it): the bench's database and Redis keys carry it, so benches run at
+once on one machine keep apart, and Redis is cleared of this run's keys only."""
+BENCH_DATABASE = f"minesweeper_bench_{RUN_ID}" if RUN_ID else "minesweeper_bench"
+PREFIX = f"minesweeper-bench-{RUN_ID}" if RUN_ID else "minesweeper-bench"
 REDIS_URL = "redis://127.0.0.1:6379/9"
 """A database number of its own, so FLUSHDB at the start touches nothing but the bench's keys."""
 WEBSOCKET_LIMITS = [
@@ -91,7 +95,8 @@ def base_env(workdir: Path, layer: str = "pubsub") -> dict[str, str]:
         PYTHONPATH=str(ROOT),
         REDIS_CHANNEL_LAYER=layer,
         # Pub/sub channels ignore the database number: a prefix keeps bench and tests apart.
-        CHANNEL_LAYER_PREFIX="minesweeper-bench",
+        CHANNEL_LAYER_PREFIX=PREFIX,
+        CACHE_KEY_PREFIX=PREFIX,
         # Every simulated browser joins from 127.0.0.1: the per-address join limit would stop them.
         JOINS_PER_MINUTE="1000000",
         # and so moves from there: the per-address move budget (the per-seat one holds).
@@ -138,7 +143,11 @@ def fresh_redis(url: str = REDIS_URL) -> None:
     import redis
 
     client = redis.Redis.from_url(url)
-    client.flushdb()
+    if RUN_ID:
+        for key in client.scan_iter(match=f"*{PREFIX}*"):
+            client.delete(key)
+    else:
+        client.flushdb()
     client.close()
 
 

@@ -212,6 +212,23 @@ def engine_table(results: dict[str, object]) -> list[str]:
     return lines
 
 
+def attack_table(results: dict[str, object]) -> list[str]:
+    """Issue 26's memory attack per shape: the quiet room during it, memory before and after."""
+    runs = results.get("attack") or []
+    if not runs:
+        return []
+    lines = ["", "Slow readers (60 sockets cut off and reconnecting), a quiet room's moves:"]
+    for run in runs:
+        quiet, rss = run["attacked"], run["rss_mb"]
+        lines.append(
+            f"  {run['shape']:<45} {run['attack_seconds']:.0f} s: p50 {quiet.get('p50_ms')} ms"
+            f"  p99 {quiet.get('p99_ms')} ms  RSS {rss['before']} -> peak {rss['peak_during']}"
+            f" -> {rss['after']} MB ({run['rss_after_vs_before_pct']:+} %), cut off"
+            f" {run.get('cut_off')}, load {run['load_1min_before']:.1f}"
+        )
+    return lines
+
+
 def table(results: dict[str, object]) -> str:
     machine = results["machine"]
     lines = [
@@ -228,6 +245,7 @@ def table(results: dict[str, object]) -> str:
     lines += engine_table(results)
     if results.get("probe"):
         lines += ["", *probe.table(results["probe"])]
+    lines += attack_table(results)
     lines.append(
         f"\nRetried: {results.get('join_retries', 0)} joins (HTTP 500), "
         f"{results.get('connect_retries', 0)} websocket handshakes (dropped by the server)"

@@ -1,18 +1,22 @@
 """Sockets that cost the server without playing, and a quiet room's moves timed meanwhile
 (issue 26, items 1 and 7).
 
-    python -m bench.slow_readers [--attack slow|refused] [--sockets 60] [--seconds 10]
+    python -m bench.slow_readers [--attack slow|refused] [--shape embedded|production]
+                                 [--sockets 60] [--seconds 10] [--attack-seconds 10]
+    python -m bench --only attack   (the slow attack, 2 minutes, in both shapes)
 
-One embedded Daphne (SQLite, in-memory layer: `make run`). Room A: an expert board, one player
-moving at 20 moves a second, timed from send to screen. Room B: a 50x50 board under attack:
+One embedded Daphne (SQLite, in-memory layer: `make run`), or production's two (PostgreSQL,
+Redis; everything below aims at the first, the worst case for its quiet room). Room A: an expert
+board, one player moving at 20 moves a second, timed from send to screen. Room B: a 50x50 board
+under attack:
   - `slow`: spectator sockets that never read (a 4 KiB receive window) ask for a snapshot 18
     times a second, inside the flood limit, until the server cuts them off at its output limit;
     each then connects again, until the attack ends;
   - `refused`: spectator sockets send reveals (refused: spectators cannot play) 16 times a
     second each.
-Prints room A's move p50/p99 before and during the attack, and Daphne's resident memory before,
-at its peak during, and 5 s after the attack. 127.0.0.1 only, bounded (about a minute); the
-Daphne dies with the bench.
+Prints room A's move p50/p99 before (`--seconds`) and during the attack (`--attack-seconds`),
+and the Daphnes' resident memory before, at its peak during, and 10 s after the attack.
+127.0.0.1 only, bounded (the attack plus about a minute); the Daphnes die with the bench.
 """
 
 import argparse
@@ -38,7 +42,8 @@ SYNCS_PER_SECOND = 18.0
 REVEALS_PER_SECOND = 16.0
 """Both per socket, under the flood limit (20 a second after a burst of 40): no socket is closed
 for flooding, so only what the server does with the messages is measured."""
-AFTER_SECONDS = 5.0
+AFTER_SECONDS = 10.0
+SHAPES = ("embedded", "production")
 
 
 def sync_frame() -> bytes:
@@ -107,9 +112,17 @@ async def refused_reveals(clients: list[Client], stop: asyncio.Event) -> dict[st
     return {"reveals_sent": sent}
 
 
-async def run(attack: str, count: int, seconds: float) -> dict[str, object]:
+async def run(
+    attack: str,
+    count: int,
+    seconds: float,
+    shape_name: str = "embedded",
+    attack_seconds: float | None = None,
+) -> dict[str, object]:
+    """One attack on one shape (`SHAPES`): `seconds` of quiet moves, then `attack_seconds` (as
+    long, unless given) of them under attack."""
     workdir = Path(tempfile.mkdtemp(prefix="slow-readers-"))
-    shape = procs.embedded(workdir)
+    shape = procs.embedded(workdir) if shape_name == "embedded" else procs.production(workdir)
     procs.prepare(shape)
     server = procs.Server(shape, workdir).start()
     b_clients: list[Client] = []
@@ -129,7 +142,7 @@ async def run(attack: str, count: int, seconds: float) -> dict[str, object]:
             client.listen(matcher)
         await start_games(server, [a, b], tracker)
         await procs.wait_quiet()
-        before = sum(server.rss())
+        before, load = sum(server.rss()), os.getloadavg()[0]
         version = await moves(a, tracker, 1, seconds, phase=0)
 
         stop, done = threading.Event(), asyncio.Event()
@@ -149,7 +162,7 @@ async def run(attack: str, count: int, seconds: float) -> dict[str, object]:
 
         watching = asyncio.create_task(watch_memory())
         await asyncio.sleep(1.0)  # past the first burst: the steady state is what is measured
-        await moves(a, tracker, version, seconds, phase=1)
+        await moves(a, tracker, version, attack_seconds or seconds, phase=1)
         stop.set()
         done.set()
         attacked = await attacking
@@ -158,14 +171,19 @@ async def run(attack: str, count: int, seconds: float) -> dict[str, object]:
         after = sum(server.rss())
         return {
             "attack": attack,
+            "shape": shape.label,
             "sockets": count,
+            "attack_seconds": attack_seconds or seconds,
+            "load_1min_before": load,
             "quiet": percentiles(tracker.samples.get(0, [])),
             "attacked": percentiles(tracker.samples.get(1, [])),
             "rss_mb": {
                 "before": round(before / 2**20, 1),
                 "peak_during": round(peak / 2**20, 1),
-                f"{AFTER_SECONDS:.0f}s_after": round(after / 2**20, 1),
+                "after": round(after / 2**20, 1),
+                "after_seconds": AFTER_SECONDS,
             },
+            "rss_after_vs_before_pct": round(100 * (after - before) / before, 1),
             **attacked,
             "lost_moves": tracker.drop(0) + tracker.drop(1),
         }
@@ -179,10 +197,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--attack", choices=("slow", "refused"), default="slow")
     parser.add_argument("--sockets", type=int, default=60)
-    parser.add_argument("--seconds", type=float, default=10.0, help="each timed phase")
+    parser.add_argument("--shape", choices=SHAPES, default="embedded")
+    parser.add_argument("--seconds", type=float, default=10.0, help="quiet moves before")
+    parser.add_argument("--attack-seconds", type=float, default=10.0, help="moves under attack")
     args = parser.parse_args()
+    attack = run(args.attack, args.sockets, args.seconds, args.shape, args.attack_seconds)
     try:
-        figures = asyncio.run(asyncio.wait_for(run(args.attack, args.sockets, args.seconds), 150))
+        figures = asyncio.run(asyncio.wait_for(attack, args.seconds + args.attack_seconds + 150))
     finally:
         procs.stop_all()
     print(json.dumps(figures, indent=1))

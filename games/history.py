@@ -14,6 +14,7 @@ screens replays the log once.
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -47,6 +48,8 @@ RECORD_MIN_MS = 5
 """A win shown as 0.00 s (one click cleared the board) says nothing about speed: no record."""
 
 _timelines: OrderedDict[tuple[int, int, int], Timeline] = OrderedDict()
+_logs: OrderedDict[tuple[int, int], tuple[list[dict[str, Any]], datetime | None]] = OrderedDict()
+"""The API's move log of the last few games, and their first move's time (`api_log`)."""
 
 
 def replayable(room: Room) -> bool:
@@ -59,9 +62,10 @@ def seats_of(room: Room) -> dict[int, Seat]:
     return {p.number: Seat(p.nickname, str(p.colour)) for p in room.players.all()}
 
 
-def moves_of(game: Game) -> list[Move]:
+def moves_of(game: Game, after: int = 0) -> list[Move]:
+    """The game's log rows in order, those after `Move.seq` `after` only."""
     return list(
-        Move.objects.filter(game_id=game.pk)
+        Move.objects.filter(game_id=game.pk, seq__gt=after)
         .order_by("seq")
         .only("seq", "seat", "action", "x", "y", "cell", "created_at")
     )
@@ -82,9 +86,25 @@ def timeline_of(room: Room, game: Game) -> Timeline | None:
     if kept is not None:
         _timelines.move_to_end(key)
         return kept
-    timeline = replays.timeline(game, moves_of(game), seats_of(room))
+    earlier = _earlier(key)
+    if earlier is not None and replays.extend is not None:
+        timeline = replays.extend(
+            earlier, game, moves_of(game, after=earlier.read_to), seats_of(room)
+        )
+    else:
+        timeline = replays.timeline(game, moves_of(game), seats_of(room))
     _keep(key, timeline)
     return timeline
+
+
+def _earlier(key: tuple[int, int, int]) -> Timeline | None:
+    """The kept timeline of an earlier version of the same game still under way, to which its
+    later moves are appended: the first view after each move of a long game then reads and
+    replays those moves only, not the whole log."""
+    for (game, version, seed), timeline in _timelines.items():
+        if game == key[0] and seed == key[2] and version < key[1] and timeline.resume is not None:
+            return timeline
+    return None
 
 
 def _keep(key: tuple[int, int, int], timeline: Timeline) -> None:
@@ -100,6 +120,7 @@ def _keep(key: tuple[int, int, int], timeline: Timeline) -> None:
 def forget_timelines() -> None:
     """Tests start from a flushed database, where ids come again."""
     _timelines.clear()
+    _logs.clear()
 
 
 def _summary(game: Game, timeline: Timeline) -> GameSummary:
@@ -245,19 +266,16 @@ def game_view(room: Room, game: Game) -> dict[str, Any]:
     return cache.get_or_set(key, partial(_game_view, room, game), GAME_VIEW_SECONDS)
 
 
-def _game_view(room: Room, game: Game) -> dict[str, Any]:
-    """Its statistics, the move log and, once the game is over, where the mines were; before
-    that only what every player sees."""
-    timeline = timeline_of(room, game)
-    kind = KINDS.get(room.kind)
-    if kind is not None and kind.private_boards and not game.is_over:
-        # A race under way: each racer's moves are theirs alone (flags would show the others
-        # where mines are); the log is public once the race is over.
-        moves: list[Move] = []
-    else:
-        moves = moves_of(game)
-    first = moves[0].created_at if moves else None
-    log = [
+def api_log(game: Game) -> list[dict[str, Any]]:
+    """The game's move log as the API lists it. The last few games' are kept per process and
+    extended with the rows after them, so a long game's view after a move reads that move, not
+    the whole log (issue 26)."""
+    key = (game.pk, game.seed)
+    kept = _logs.pop(key, None)
+    log, first = kept if kept is not None else ([], None)
+    moves = moves_of(game, after=log[-1]["seq"] if log else 0)
+    first = first or (moves[0].created_at if moves else None)
+    log = log + [
         {
             "seq": move.seq,
             "ms": None if first is None else round((move.created_at - first).total_seconds() * 1e3),
@@ -268,6 +286,23 @@ def _game_view(room: Room, game: Game) -> dict[str, Any]:
         }
         for move in moves
     ]
+    _logs[key] = (log, first)
+    if len(_logs) > TIMELINES_KEPT:
+        _logs.popitem(last=False)
+    return log
+
+
+def _game_view(room: Room, game: Game) -> dict[str, Any]:
+    """Its statistics, the move log and, once the game is over, where the mines were; before
+    that only what every player sees."""
+    timeline = timeline_of(room, game)
+    kind = KINDS.get(room.kind)
+    if kind is not None and kind.private_boards and not game.is_over:
+        # A race under way: each racer's moves are theirs alone (flags would show the others
+        # where mines are); the log is public once the race is over.
+        log: list[dict[str, Any]] = []
+    else:
+        log = api_log(game)
     view: dict[str, Any] = {
         "game": room.kind,
         "number": game.number,

@@ -40,6 +40,7 @@ __all__ = [
     "rounded",
     "seconds",
     "solved_three_bv",
+    "Tally",
     "stats_from",
     "three_bv",
 ]
@@ -151,36 +152,54 @@ def game_stats(config: Config, seed: int, moves: Sequence[LoggedMove]) -> GameSt
 
 def stats_from(start: GameState, moves: Sequence[LoggedMove]) -> GameStats:
     """As `game_stats`, from any starting state (tests start from a fixed layout)."""
-    clicks: dict[int, int] = {}
+    return Tally(start).add(moves).stats()
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """What the statistics count move by move, up to some move of a game: kept, later moves
+    are added without replaying the earlier ones (a long game under way, issue 26)."""
+
+    state: GameState
+    clicks: tuple[tuple[int, int], ...] = ()
+    """(seat, accepted moves) for every seat that sent a move, in order of first move."""
     first_reveal: int | None = None
     last_move: int | None = None
-    timed = True
-    state = start
-    for logged in moves:
-        state, events = apply_move(state, logged.move())
-        clicks.setdefault(logged.seat, 0)
-        if not events:
-            continue
-        clicks[logged.seat] += 1
-        timed = timed and logged.at_ms is not None
-        last_move = logged.at_ms
-        if first_reveal is None and any(isinstance(e, CellsRevealed) for e in events):
-            first_reveal = logged.at_ms
-    time_ms = None
-    if timed and first_reveal is not None and last_move is not None:
-        time_ms = last_move - first_reveal
-    field = state.field
-    return GameStats(
-        status=state.status,
-        three_bv=None if field is None else three_bv(state.grid, field),
-        solved_three_bv=None
-        if field is None
-        else solved_three_bv(state.grid, field, state.revealed),
-        clicks=sum(clicks.values()),
-        time_ms=time_ms,
-        hit_by=state.ended_by if state.status is Status.LOST else None,
-        players=tuple(_player(state, seat, clicks[seat]) for seat in sorted(clicks)),
-    )
+    timed: bool = True
+
+    def add(self, moves: Sequence[LoggedMove]) -> "Tally":
+        clicks = dict(self.clicks)
+        first_reveal, last_move, timed = self.first_reveal, self.last_move, self.timed
+        state = self.state
+        for logged in moves:
+            state, events = apply_move(state, logged.move())
+            clicks.setdefault(logged.seat, 0)
+            if not events:
+                continue
+            clicks[logged.seat] += 1
+            timed = timed and logged.at_ms is not None
+            last_move = logged.at_ms
+            if first_reveal is None and any(isinstance(e, CellsRevealed) for e in events):
+                first_reveal = logged.at_ms
+        return Tally(state, tuple(clicks.items()), first_reveal, last_move, timed)
+
+    def stats(self) -> GameStats:
+        state, clicks = self.state, dict(self.clicks)
+        time_ms = None
+        if self.timed and self.first_reveal is not None and self.last_move is not None:
+            time_ms = self.last_move - self.first_reveal
+        field = state.field
+        return GameStats(
+            status=state.status,
+            three_bv=None if field is None else three_bv(state.grid, field),
+            solved_three_bv=None
+            if field is None
+            else solved_three_bv(state.grid, field, state.revealed),
+            clicks=sum(clicks.values()),
+            time_ms=time_ms,
+            hit_by=state.ended_by if state.status is Status.LOST else None,
+            players=tuple(_player(state, seat, clicks[seat]) for seat in sorted(clicks)),
+        )
 
 
 def _player(state: GameState, seat: int, clicks: int) -> PlayerStats:
@@ -246,6 +265,8 @@ class Replay:
     checkpoints: tuple[bytes, ...]
     """The board after moves 0, 32, 64, ... (the ending left out)."""
     ending: _Diff
+    state: GameState | None = None
+    """The game after the last move, from which later moves replay (`replay_from`)."""
 
     @property
     def moves(self) -> int:
@@ -299,6 +320,7 @@ def replay_from(start: GameState, moves: Sequence[LoggedMove]) -> Replay:
         diffs=tuple(diffs),
         checkpoints=tuple(checkpoints),
         ending=ending if state.is_over else _NO_DIFF,
+        state=state,
     )
 
 

@@ -14,6 +14,7 @@ Positions are sent to the browser as per-move diffs of the public board (`Step.c
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from ..models import Game, Move
@@ -107,6 +108,11 @@ class Timeline:
     withheld: str = ""
     """Why no position of the game is shown yet (a race under way: every board shows where
     mines are), or "" when the timeline holds them all."""
+    read_to: int = 0
+    """The `Move.seq` of the last log row read (ticks included)."""
+    resume: Any = None
+    """What the kind needs to append later moves (`Replays.extend`), or None; the shell never
+    looks inside."""
 
     @property
     def moves(self) -> int:
@@ -148,6 +154,10 @@ class Replays:
     wins make no records (no preset boards, no time to beat)."""
     record_holder: str = "Team"
     """What the records' table calls who won: "Team", or "Winner" of a race."""
+    extend: Callable[[Timeline, Game, Sequence[Move], Mapping[int, Seat]], Timeline] | None = None
+    """(a kept timeline with its `resume`, the game, the log rows after its `read_to`, who sat
+    where) -> the timeline with those moves appended, as `timeline` would build it from the
+    whole log; None: this kind's timelines are always built whole (its games stay short)."""
 
 
 def named_stats(stats: Mapping[str, Any], seat: Callable[[int], Seat]) -> dict[str, Any]:
@@ -166,12 +176,13 @@ def diff(before: str, after: str) -> tuple[tuple[int, ...], str]:
     return cells, "".join(after[i] for i in cells)
 
 
-def times_ms(moves: Iterable[Move]) -> list[int | None]:
-    """Each move's time in milliseconds since the first move's (the log keeps microseconds)."""
+def times_ms(moves: Iterable[Move], first: datetime | None = None) -> list[int | None]:
+    """Each move's time in milliseconds since the first move's (the log keeps microseconds);
+    `first`: that first move's time, when `moves` are later rows of the log."""
     stamps = [move.created_at for move in moves]
     if not stamps or any(stamp is None for stamp in stamps):
         return [None] * len(stamps)
-    first = stamps[0]
+    first = first or stamps[0]
     return [round((stamp - first).total_seconds() * 1000) for stamp in stamps]
 
 

@@ -196,7 +196,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         fail_with_close_frame(self.connection)
         sockets.track(self)
         layer_watch.watch()
-        await heartbeat.register()  # before the count: the process's row comes first
+        # Before the count: the process's row comes first.
+        await heartbeat.register(autoplay.schedule)
         await self._send_snapshot()
         await self._presence(+1)
         autoplay.schedule(self.room)  # a computer may be due: resume after a restart, or start
@@ -288,6 +289,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         )
         if delta > 0:
             self.counted = True
+        elif self.player is not None:
+            autoplay.schedule(self.room)  # an away move may start a grace period to time
         rosters.changed(self.room.pk, player=self.player is not None)
 
     async def _send_snapshot(self) -> None:

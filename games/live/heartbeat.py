@@ -16,11 +16,13 @@ import asyncio
 import contextlib
 import logging
 import weakref
+from collections.abc import Callable
 
 from channels.db import database_sync_to_async
 from django.conf import settings
 
 from .. import services
+from ..models import Room
 from . import rosters
 from .presence import PROCESS, forget_presence
 from .sockets import open_sockets
@@ -38,7 +40,8 @@ SERVICE_RESTART = 1012
 class _Beat:
     """The heartbeat of one event loop: registered in the database, and the task that beats."""
 
-    def __init__(self) -> None:
+    def __init__(self, wake: "Wake") -> None:
+        self.wake = wake
         self.registered = False
         self.task: asyncio.Task[None] | None = None
         self.idle = asyncio.Event()
@@ -59,10 +62,15 @@ def expiry() -> float:
     return float(getattr(settings, "PRESENCE_EXPIRY_SECONDS", EXPIRY_SECONDS))
 
 
-async def register() -> None:
+Wake = Callable[[Room], None]
+"""What to call for a room that lost a player in a sweep (`autoplay.schedule`: its clock may
+have a grace period to time); passed in, as the live drivers sit above this module."""
+
+
+async def register(wake: Wake) -> None:
     """Before a socket is counted: the process has its row (so no live process takes the count
     for an orphan), and the heartbeat runs while the process has sockets."""
-    beat = _beats.setdefault(asyncio.get_running_loop(), _Beat())
+    beat = _beats.setdefault(asyncio.get_running_loop(), _Beat(wake))
     beat.idle.clear()
     if not beat.registered:
         global _counted
@@ -88,7 +96,7 @@ async def _run(beat: _Beat) -> None:
     try:
         while open_sockets():
             try:
-                await _beat_once()
+                await _beat_once(beat.wake)
             except Exception:  # a database hiccup: the next beat tries again
                 log.exception("presence heartbeat failed")
             with contextlib.suppress(TimeoutError):
@@ -100,7 +108,7 @@ async def _run(beat: _Beat) -> None:
         beat.registered = False
 
 
-async def _beat_once() -> None:
+async def _beat_once(wake: Wake) -> None:
     if not await database_sync_to_async(services.process_seen)(PROCESS):
         sockets = open_sockets()
         log.warning("presence: this process was taken for dead; closing %d sockets", len(sockets))
@@ -110,11 +118,25 @@ async def _beat_once() -> None:
             timeout=2,
         )
         return
+    await sweep(wake)
+
+
+async def sweep(wake: Wake) -> None:
+    """Take the sockets of processes taken for dead out of the counts; the rooms that changed
+    get a fresh roster, and those that lost a player a look from their clock: a racer marked
+    away has a grace period to time, which else would wait for the room's next move."""
     rooms = await database_sync_to_async(services.forget_dead_processes)(expiry())
     if rooms:
         log.warning("presence: took a dead process's sockets out of %d rooms", len(rooms))
     for room_id, player in rooms.items():
         rosters.changed(room_id, player=player)
+    seated = [room_id for room_id, player in rooms.items() if player]
+    for room in await database_sync_to_async(_rooms)(seated):
+        wake(room)
+
+
+def _rooms(ids: list[int]) -> list[Room]:
+    return list(Room.objects.filter(pk__in=ids)) if ids else []
 
 
 async def stopped() -> None:

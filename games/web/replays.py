@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET
 
 from .. import history
 from ..kinds import kind_of
-from ..kinds.replays import Timeline, clock, named_stats
+from ..kinds.replays import Step, Timeline, clock, named_stats
 from ..models import Game, Room
 from .views import find_room, not_found, seat_of
 
@@ -113,24 +113,38 @@ def timeline_html(timeline: Timeline, k: int) -> SafeString:
 
 def _entries_of(timeline: Timeline) -> list[str]:
     """Each step's entry, none of them current; kept for the last few timelines (the same
-    object while `history` keeps the game's version)."""
+    object while `history` keeps the game's version). A timeline extended from a kept one (a
+    game under way, a few moves on) writes out its new steps only."""
     kept = _entries.get(id(timeline))
     if kept is not None and kept[0] is timeline:
         _entries.move_to_end(id(timeline))
         return kept[1]
-    parts = []
-    for step in timeline.steps:
-        seat = timeline.seat(step.seat)
-        parts.append(
-            f'<li class="colour-{escape(seat.colour)}"><button type="button" data-k="{step.seq}"'
-            f'><span class="when">{clock(step.at_ms)}</span> <span class="swatch"'
-            f' aria-hidden="true"></span><span class="what"><strong>{escape(seat.name)}</strong>'
-            f" {escape(step.line)}</span></button></li>"
-        )
+    earlier = _earlier_entries(timeline)
+    parts = earlier + [_entry(timeline, step) for step in timeline.steps[len(earlier) :]]
     _entries[id(timeline)] = (timeline, parts)
     if len(_entries) > ENTRIES_KEPT:
         _entries.popitem(last=False)
     return parts
+
+
+def _earlier_entries(timeline: Timeline) -> list[str]:
+    """The entries of a kept timeline whose steps begin this one's (the same steps, shared by
+    `Replays.extend`), or none."""
+    for kept, parts in reversed(_entries.values()):
+        n = len(kept.steps)
+        if 0 < n <= timeline.moves and timeline.steps[n - 1] is kept.steps[-1]:
+            return parts
+    return []
+
+
+def _entry(timeline: Timeline, step: Step) -> str:
+    seat = timeline.seat(step.seat)
+    return (
+        f'<li class="colour-{escape(seat.colour)}"><button type="button" data-k="{step.seq}"'
+        f'><span class="when">{clock(step.at_ms)}</span> <span class="swatch"'
+        f' aria-hidden="true"></span><span class="what"><strong>{escape(seat.name)}</strong>'
+        f" {escape(step.line)}</span></button></li>"
+    )
 
 
 def back_to_live(request: HttpRequest, room: Room) -> str:

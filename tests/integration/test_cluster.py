@@ -24,6 +24,7 @@ from channels_redis.core import RedisChannelLayer
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from games.engine import minesweeper as engine
+from games.live.flood import ADDRESS_MOVES_PER_SECOND
 from tests import servers
 from tests.conftest import skip_or_fail
 from tests.servers import Daphne, GameDatabase, RedisServer
@@ -38,6 +39,9 @@ MOVES_EACH = 20
 """1,000 moves: each socket fires 20 at once, inside its burst of 40 (games/ratelimit.py)."""
 ORDER_PLAYERS, ORDER_ROUNDS, ORDER_BURST = 16, 5, 20
 """1,600 moves in bursts of 20 per socket (within its 40), with 4 spectators: about 40 s here."""
+ORDER_PACE = 0.8 * ADDRESS_MOVES_PER_SECOND * 2 / ORDER_PLAYERS
+"""Moves a second per seat: the players share one address (loopback), half on each process,
+and each process allows an address ADDRESS_MOVES_PER_SECOND (with room to spare)."""
 IDLE_SECONDS = 30
 CONVERGE_SECONDS = 10
 DRAIN_SECONDS = 90
@@ -222,6 +226,18 @@ async def test_every_socket_hears_every_version_once_and_in_order_across_process
     """Players and spectators on both processes, moves from both at once: a move committed on
     one process can overtake the other's earlier one on its way through Redis; the relay's
     reorder buffer (games/live/reorder.py) hands them on in order, so no socket sees a gap."""
+    everyone, final, took = await order_run(cluster, ORDER_ROUNDS)
+    for client in everyone:
+        first = client.heard[0][1]
+        assert client.heard == [(1, v) for v in range(first, final + 1)], client.name
+        assert client.syncs == 0 and client.closes == [], client.name
+    print(f"\n{final} versions to {len(everyone)} sockets on two processes in {took:.1f}s")
+
+
+async def order_run(cluster: Cluster, rounds: int) -> tuple[list[LiveClient], int, float]:
+    """ORDER_PLAYERS players and 4 spectators spread over both processes; each player sends
+    `rounds` bursts of ORDER_BURST moves. The sockets (each with what it heard), the final
+    version and the seconds taken (also `python -m bench.version_order`)."""
     servers_ = (cluster.a, cluster.b)
     code, cookie = await new_room(cluster.a, "Host", preset="expert")
     guests = await asyncio.gather(
@@ -237,27 +253,31 @@ async def test_every_socket_hears_every_version_once_and_in_order_across_process
     async with running(*players, *watchers):
         await players[0].send(action="reveal", x=15, y=8)
         await asyncio.gather(*(client.wait_for_version(1) for client in players + watchers))
-        total = ORDER_PLAYERS * ORDER_ROUNDS * ORDER_BURST
+        total = ORDER_PLAYERS * rounds * ORDER_BURST
         moves = plan_moves(cluster.db.state(code), rng, total)
 
-        async def fire(client: LiveClient, script: list[tuple[str, int, int]]) -> None:
-            """Bursts within the flood limit, each committed before the next (`barrier`)."""
-            for start in range(0, len(script), ORDER_BURST):
+        period = (ORDER_BURST + 1) / ORDER_PACE  # a burst and its barrier, each a move
+
+        async def fire(client: LiveClient, script: list[tuple[str, int, int]], at: float) -> None:
+            """Bursts within the flood limit, each committed before the next (`barrier`), and
+            no faster than the move budgets refill (issue 26 counts moves per seat and
+            address): each seat's bursts start `period` apart, the seats spread over it."""
+            for n, start in enumerate(range(0, len(script), ORDER_BURST)):
+                await asyncio.sleep(max(0.0, at + n * period - time.monotonic()))
                 for action, x, y in script[start : start + ORDER_BURST]:
                     assert await client.send(action=action, x=x, y=y), f"{client.name} closed"
                 await client.barrier(timeout=DRAIN_SECONDS)
 
         started = time.monotonic()
-        await asyncio.gather(*(fire(c, moves[i::ORDER_PLAYERS]) for i, c in enumerate(players)))
+        offsets = [started + i * period / ORDER_PLAYERS for i in range(ORDER_PLAYERS)]
+        await asyncio.gather(
+            *(fire(c, moves[i::ORDER_PLAYERS], offsets[i]) for i, c in enumerate(players))
+        )
         final = cluster.db.game(code)["version"]
         everyone = players + watchers
         await asyncio.gather(*(c.wait_for_version(final, DRAIN_SECONDS) for c in everyone))
         took = time.monotonic() - started
-    for client in everyone:
-        first = client.heard[0][1]
-        assert client.heard == [(1, v) for v in range(first, final + 1)], client.name
-        assert client.syncs == 0 and client.closes == [], client.name
-    print(f"\n{final} versions to {len(everyone)} sockets on two processes in {took:.1f}s")
+    return everyone, final, took
 
 
 # --- c: a process restarts mid-game -----------------------------------------------------------

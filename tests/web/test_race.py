@@ -4,14 +4,17 @@ finishing, results, rematch, the computer racer and the views each screen gets."
 
 import re
 import time
+from datetime import timedelta
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.utils import timezone
 
 from games import services
 from games.engine import race as engine
 from games.kinds.race import rules
-from games.models import Game, Move, Room
+from games.live import autoplay, heartbeat
+from games.models import Game, Move, Presence, Room, ServerProcess
 
 from .helpers import connect, receive_until, send
 
@@ -329,6 +332,57 @@ async def test_a_racer_whose_socket_closes_is_away_and_back_when_it_opens_again(
     assert actions == ["start", "tick", "away", "back"]
     for socket in (a, b):
         await socket.disconnect()
+
+
+async def test_a_racer_whose_socket_closes_is_out_after_the_grace_with_no_further_move(
+    monkeypatch,
+):
+    """The away move wakes the room's clock: the grace period is timed by itself, not only
+    once someone moves again (grace shortened here; 60 s in play)."""
+    monkeypatch.setattr(engine, "GRACE_MS", 300)
+    room, a, b = await _racing_pair()
+    await b.disconnect()
+    await receive_until(a, 'id="status-1"[^>]*data-away="true"')
+    await receive_until(a, "did not finish")
+    assert (await sync_to_async(race_of)(room.code)).racer(1).standing is engine.Standing.DNF  # type: ignore[union-attr]
+    await a.disconnect()
+
+
+async def test_a_racer_swept_from_a_killed_process_is_out_after_the_grace_by_itself(
+    monkeypatch,
+):
+    """After kill -9, the survivor's sweep marks the racer away and wakes the room's clock, so
+    the race ends them after the grace period with no further move (issue 26, item 2)."""
+    monkeypatch.setattr(engine, "GRACE_MS", 300)
+    room, a, b = await _racing_pair()
+    await sync_to_async(_moved_to_a_dead_process)(room, b)
+    await heartbeat.sweep(autoplay.schedule)
+    await receive_until(a, 'id="status-1"[^>]*data-away="true"')
+    await receive_until(a, "did not finish")
+    for socket in (a, b):
+        await socket.disconnect()
+
+
+async def _racing_pair():
+    """A race under way, Ana (seat 0) and Bo (seat 1) each on a socket of this process."""
+    settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
+    room = await sync_to_async(services.create_room)("race", settings)
+    ana = await sync_to_async(services.join_room)(room, "Ana")
+    bo = await sync_to_async(services.join_room)(room, "Bo")
+    a, b = await connect(room, ana), await connect(room, bo)
+    b.player = bo
+    await send(a, action="start")
+    await receive_until(a, 'data-phase="countdown"')
+    await sync_to_async(_go)(room)
+    await receive_until(a, 'data-phase="racing"')
+    return room, a, b
+
+
+def _moved_to_a_dead_process(room: Room, socket) -> None:
+    """Count `socket`'s racer under a process killed long ago instead of this one, as if their
+    socket had been served there (the socket itself stays, unseen by the counts)."""
+    Presence.objects.filter(player=socket.player).update(process="killed")
+    ServerProcess.objects.create(pk="killed", last_seen=timezone.now() - timedelta(days=1))
 
 
 async def test_the_solver_bot_races_live_on_the_clock():

@@ -3,6 +3,7 @@ the API and the service that plays moves."""
 
 import json
 import re
+from dataclasses import replace
 
 import pytest
 from django.db import connection
@@ -395,3 +396,97 @@ def test_the_api_reads_a_games_log_once_per_version(client: Client, room, ana):
     hidden = next(c for c in range(state.grid.size) if c not in state.revealed)
     play(room, ana, "flag", *state.grid.xy(hidden))
     assert client.get(url).json()["version"] == 2
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["reveal", "flag", "flag", "chord"]),
+            st.integers(0, 5),
+            st.integers(0, 4),
+            st.integers(0, 1),
+        ),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_a_timeline_extended_move_by_move_is_the_one_built_from_the_whole_log(moves) -> None:
+    """Issue 26, item 6: looking after every move appends the new moves to the kept timeline;
+    what it shows, statistics included, is what a build from the whole log shows."""
+    history.forget_timelines()
+    room = make_room(6, 5, 5)
+    players = [services.join_room(room, "Ana"), services.join_room(room, "Bo")]
+    extended = None
+    for action, x, y, who in moves:
+        if room.current_game().is_over:
+            break
+        try:
+            services.play(room, players[who], CellMove(action, x, y))
+        except ValueError:  # refused (a pointless chord, a flag on an open cell): not logged
+            continue
+        extended = history.timeline_of(room, room.current_game())
+    if extended is None:
+        return
+    history.forget_timelines()
+    whole = history.timeline_of(room, room.current_game())
+    assert whole is not None
+    assert replace(extended, resume=None) == replace(whole, resume=None)
+
+
+def test_the_first_view_after_a_move_reads_only_the_new_moves(room, ana):
+    """Issue 26, item 6: a long game's first view after a move costs that move, not the log."""
+    play(room, ana, "reveal", 4, 4)
+    state = state_of(room)
+    hidden = [c for c in range(state.grid.size) if c not in state.revealed][:3]
+    for cell in hidden:
+        play(room, ana, "flag", *state.grid.xy(cell))
+    history.timeline_of(room, room.current_game())
+    play(room, ana, "flag", *state.grid.xy(hidden[0]))
+    with CaptureQueriesContext(connection) as queries:
+        later = history.timeline_of(room, room.current_game())
+    assert later is not None and later.moves == 5
+    read = [q["sql"] for q in queries.captured_queries if 'FROM "games_move"' in q["sql"]]
+    assert len(read) == 1 and '"seq" > 4' in read[0], read
+
+
+def test_the_replay_page_after_a_move_writes_out_the_new_entry_only(client: Client, room, ana):
+    """Issue 26, item 6: the timeline's list of entries is extended like the timeline, and the
+    page is the one a fresh build gives."""
+    from games.web import replays
+
+    play(room, ana, "reveal", 4, 4)
+    state = state_of(room)
+    hidden = next(c for c in range(state.grid.size) if c not in state.revealed)
+    url = f"/r/{room.code}/games/1/"
+    client.get(url)
+    earlier = replays._entries_of(history.timeline_of(room, room.current_game()))
+    play(room, ana, "flag", *state.grid.xy(hidden))
+    page = without_nonces(client.get(url).content.decode())
+    later = replays._entries_of(history.timeline_of(room, room.current_game()))
+    assert len(later) == 2 and later[0] is earlier[0]
+    history.forget_timelines()
+    replays._entries.clear()
+    assert without_nonces(client.get(url).content.decode()) == page
+
+
+def without_nonces(html: str) -> str:
+    """A page without its per-request script nonces."""
+    return re.sub(r'nonce="[^"]*"', "", html)
+
+
+def test_the_api_view_after_a_move_reads_only_the_new_moves(client: Client, room, ana):
+    """Issue 26, item 6: the API's log is extended like the timeline, and is the whole log."""
+    play(room, ana, "reveal", 4, 4)
+    state = state_of(room)
+    hidden = next(c for c in range(state.grid.size) if c not in state.revealed)
+    url = f"/api/rooms/{room.code}/games/1"
+    client.get(url)
+    play(room, ana, "flag", *state.grid.xy(hidden))
+    with CaptureQueriesContext(connection) as queries:
+        answer = client.get(url).json()
+    read = [q["sql"] for q in queries.captured_queries if 'FROM "games_move"' in q["sql"]]
+    assert read and all('"seq" > 1' in sql for sql in read), read
+    assert [(m["seq"], m["action"]) for m in answer["moves"]] == [(1, "reveal"), (2, "flag")]

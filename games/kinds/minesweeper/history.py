@@ -8,6 +8,8 @@ so rendering the banner afterwards queries nothing.
 
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 from games.engine import minesweeper as engine
@@ -35,12 +37,13 @@ STATS_KEPT = 256
 _kept: OrderedDict[tuple[int, int, int], dict[str, Any]] = OrderedDict()
 
 
-def logged(moves: Sequence[Move]) -> list[engine_stats.LoggedMove]:
-    """The log as the engine replays it: people's and the Solver bot's moves, without ticks."""
+def logged(moves: Sequence[Move], first: datetime | None = None) -> list[engine_stats.LoggedMove]:
+    """The log as the engine replays it: people's and the Solver bot's moves, without ticks
+    (`first`: the game's first move's time, when `moves` are later rows)."""
     played = [move for move in moves if move.action != TICK]
     return [
         engine_stats.LoggedMove(move.seat, move.action, move.x, move.y, at_ms)
-        for move, at_ms in zip(played, times_ms(played), strict=True)
+        for move, at_ms in zip(played, times_ms(played, first), strict=True)
     ]
 
 
@@ -55,7 +58,10 @@ def board_name(params: Mapping[str, Any]) -> str:
 def statistics(game: Game, moves: Sequence[engine_stats.LoggedMove]) -> dict[str, Any]:
     """The game's figures by seat (docs/contracts.md, "Statistics"); before its end, only those that
     say nothing of the mines: time so far, clicks and cells revealed, never 3BV or flags."""
-    figures = engine_stats.game_stats(rules.config(game.params), game.seed, moves)
+    return _shown(game, engine_stats.game_stats(rules.config(game.params), game.seed, moves))
+
+
+def _shown(game: Game, figures: engine_stats.GameStats) -> dict[str, Any]:
     over = figures.status is not engine.Status.PLAYING
     players = []
     for p in figures.players:
@@ -92,14 +98,52 @@ def _rounded(figure: float | None) -> float | None:
     return None if figure is None else engine_stats.rounded(figure)
 
 
+@dataclass(frozen=True, slots=True)
+class _Resume:
+    """Where a timeline of a game under way stopped (`Timeline.resume`), so later moves are
+    appended (`extend`) rather than the whole log replayed: a game of 4,700 moves cost about
+    0.4 s to rebuild after each move (issue 26)."""
+
+    state: engine.GameState
+    tally: engine_stats.Tally
+    first: datetime | None
+    """The game's first move's time, from which every move's time counts."""
+
+
 def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Timeline:
     """Every position of the game as it was broadcast, with the statistics."""
+    state = engine.new_game(rules.config(game.params), game.seed)
+    start = engine_stats.replay_from(state, ()).position(0).decode()
+    return _appended(game, _Resume(state, engine_stats.Tally(state), None), start, (), moves, seats)
+
+
+def extend(
+    kept: Timeline, game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]
+) -> Timeline:
+    """`kept` with the log rows after it appended: the same timeline `timeline` builds."""
+    resume = kept.resume
+    assert isinstance(resume, _Resume), "only a game under way's timeline is extended"
+    appended = _appended(game, resume, kept.start, kept.steps, moves, seats)
+    return appended if moves else replace(appended, read_to=kept.read_to)
+
+
+def _appended(
+    game: Game,
+    resume: _Resume,
+    start: str,
+    before: Sequence[Step],
+    moves: Sequence[Move],
+    seats: Mapping[int, Seat],
+) -> Timeline:
+    """The timeline whose first `before` steps led to `resume`, with `moves` played after."""
     config = rules.config(game.params)
-    log = logged(moves)
-    played = engine_stats.replay(config, game.seed, log)
+    first = resume.first or next((m.created_at for m in moves if m.action != TICK), None)
+    log = logged(moves, first)
+    played = engine_stats.replay_from(resume.state, log)
+    tally = resume.tally.add(log)
     over = played.status is not engine.Status.PLAYING
     width = config.width
-    steps = []
+    steps = list(before)
     for k, move in enumerate(log):
         change = played.diffs[k]  # what the move opened, flagged or unflagged
         cells, chars = change.cells, change.chars.decode()
@@ -108,23 +152,27 @@ def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Ti
             cells, chars = cells + played.ending.cells, chars + played.ending.chars.decode()
         action = engine.Action(move.action).value
         line = _line(move, chars, last, played.status)
+        target = move.x + move.y * width
         steps.append(
-            Step(k + 1, move.seat, move.at_ms, action, move.x + move.y * width, cells, chars, line)
+            Step(len(steps) + 1, move.seat, move.at_ms, action, target, cells, chars, line)
         )
     final = played.position(played.moves, show_mines=over).decode()
+    assert played.state is not None
     return Timeline(
         width=width,
         height=config.height,
         ids=tuple(f"cell-{c % width}-{c // width}" for c in range(config.width * config.height)),
         legend=MINESWEEPER_LEGEND,
-        start=played.position(0).decode(),
+        start=start,
         steps=tuple(steps),
         status=played.status.value,
         over=over,
         mines=tuple(c for c, char in enumerate(final) if char in _MINES) if over else (),
         exploded=final.find("!") if "!" in final else None,
-        stats=statistics(game, log),
+        stats=_shown(game, tally.stats()),
         seats={**seats, rules.COMPUTER_SEAT: BOT_SEAT},
+        read_to=moves[-1].seq if moves else 0,
+        resume=None if over else _Resume(played.state, tally, first),
     )
 
 
@@ -167,6 +215,7 @@ def end_stats(game: Game) -> dict[str, Any] | None:
 
 REPLAYS = Replays(
     timeline=timeline,
+    extend=extend,
     board_class="board",
     cell_class="cell",
     stats_template="games/stats.html#minesweeper",
