@@ -27,7 +27,7 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from . import announce, hint_cache, kept_games, rowsql
-from .kinds import kind_of
+from .kinds import kind_of, seats_away
 from .kinds.table import (
     COMPUTER_SEAT,
     HINTED,
@@ -226,6 +226,9 @@ def seats_taken(room: Room) -> str | None:
     seats = kind_of(room.kind).seats_for_people
     if seats is None or people < seats(room.settings):
         return None
+    current = room.current_game()
+    if current is not None and seats_away.free_mark(current.state) is not None:
+        return None  # its player left long ago: whoever joins may take the seat
     taken = "Both seats are taken" if seats(room.settings) == 2 else "The seat is taken"
     return f"{taken} — you can watch."
 

@@ -237,7 +237,11 @@ window.NextGameCountdown = function () {
 window.personaliseStatus = function (mySeat) {
   "use strict";
   const status = document.getElementById("status");
-  if (!status || mySeat === "") return;
+  if (!status) return;
+  status.querySelectorAll("[data-for-spectator]").forEach((element) => {
+    element.hidden = mySeat !== ""; // "Join to take Bo's seat": for the watch link's spectators
+  });
+  if (mySeat === "") return;
   let texts = {};
   try { texts = JSON.parse(status.dataset.you || "{}"); } catch { texts = {}; }
   const words = status.querySelector(".status-words");

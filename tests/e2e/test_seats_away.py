@@ -81,3 +81,24 @@ def test_a_visitor_takes_the_free_seat_and_plays_on(new_context, quick_server):
     expect(cy.locator("#status")).to_contain_text("Your turn")
     square(cy, 0).click()
     expect(square(ana, 0)).to_have_attribute("data-mark", "O")
+
+
+def test_a_spectator_on_the_watch_link_joins_to_take_the_free_seat(new_context, quick_server):
+    ana = new_context().new_page()
+    create_room(ana, "Ana", x="human", o="human", home=f"{quick_server.url}/")
+    invite = ana.locator("#invite-link").input_value()
+    bo_context = new_context()
+    join(bo_context.new_page(), invite, "Bo")
+    watcher = new_context().new_page()
+    watcher.goto(invite.rstrip("/") + "/watch/")
+    wait_until_live(watcher)
+    offer = watcher.get_by_role("link", name="Join to take Bo's seat")
+    expect(offer).to_be_hidden()
+
+    bo_context.close()
+    offer.click()  # auto-waits for the link to show once the seat is free
+    expect(watcher.get_by_text("seats are taken")).to_have_count(0)  # a seat is free: asked a name
+    join(watcher, watcher.url, "Cy")
+    watcher.get_by_role("button", name="Take Bo's seat").click()
+    expect(watcher.get_by_text("Playing as Cy")).to_be_visible()
+    expect(ana.locator("#narration")).to_contain_text("Cy took the free seat and plays O.")

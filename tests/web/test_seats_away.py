@@ -73,8 +73,21 @@ async def test_after_the_grace_everyone_is_told_the_seat_is_free(room, ana, bo, 
     for socket in (mine, watcher):
         message = await receive_until(socket, FREE)
         assert f'class="claim-win" ws-send data-for-seat="{ana.number}" hidden' in message
+        # The watch link's spectators are offered the invite page, which asks a name again.
+        assert 'class="button take-seat-join" href="../" data-for-spectator hidden' in message
     game = await database_sync_to_async(current)(room)
     assert game.state["away"]["O"]["free"] is True and game.status == "playing"
+    assert await database_sync_to_async(services.seats_taken)(room) is None
+
+
+async def test_the_invite_says_the_seats_are_taken_while_the_one_away_may_come_back(
+    room, ana, bo, settings
+):
+    settings.SEAT_GRACE_SECONDS = 3600
+    await bo_leaves(room, ana, bo)
+    game = await database_sync_to_async(current)(room)
+    assert game.state["away"]["O"]["free"] is False
+    assert "taken" in await database_sync_to_async(services.seats_taken)(room)
 
 
 async def test_claiming_the_win_ends_the_game_for_the_one_who_stayed(room, ana, bo, short_grace):
