@@ -32,12 +32,18 @@ def join(page: Page, invite: str, nickname: str) -> None:
     wait_until_live(page)
 
 
-def test_the_player_who_stayed_claims_the_win(new_context, quick_server, screenshots):
+def ana_and_bo(new_context, server) -> tuple[Page, str, object]:
+    """Ana's page (X, the host), the invite link, and Bo's browser context (O), both seated."""
     ana = new_context().new_page()
-    create_room(ana, "Ana", x="human", o="human", home=f"{quick_server.url}/")
+    create_room(ana, "Ana", x="human", o="human", home=f"{server.url}/")
     invite = ana.locator("#invite-link").input_value()
     bo_context = new_context()
     join(bo_context.new_page(), invite, "Bo")
+    return ana, invite, bo_context
+
+
+def test_the_player_who_stayed_claims_the_win(new_context, quick_server, screenshots):
+    ana, invite, bo_context = ana_and_bo(new_context, quick_server)
     watcher = new_context().new_page()
     watcher.goto(invite.rstrip("/") + "/watch/")
     wait_until_live(watcher)
@@ -61,11 +67,7 @@ def test_the_player_who_stayed_claims_the_win(new_context, quick_server, screens
 
 
 def test_a_visitor_takes_the_free_seat_and_plays_on(new_context, quick_server):
-    ana = new_context().new_page()
-    create_room(ana, "Ana", x="human", o="human", home=f"{quick_server.url}/")
-    invite = ana.locator("#invite-link").input_value()
-    bo_context = new_context()
-    join(bo_context.new_page(), invite, "Bo")
+    ana, invite, bo_context = ana_and_bo(new_context, quick_server)
     cy = new_context().new_page()
     join(cy, invite, "Cy")
     expect(cy.get_by_text("both seats taken")).to_be_visible()
@@ -84,11 +86,7 @@ def test_a_visitor_takes_the_free_seat_and_plays_on(new_context, quick_server):
 
 
 def test_a_spectator_on_the_watch_link_joins_to_take_the_free_seat(new_context, quick_server):
-    ana = new_context().new_page()
-    create_room(ana, "Ana", x="human", o="human", home=f"{quick_server.url}/")
-    invite = ana.locator("#invite-link").input_value()
-    bo_context = new_context()
-    join(bo_context.new_page(), invite, "Bo")
+    ana, invite, bo_context = ana_and_bo(new_context, quick_server)
     watcher = new_context().new_page()
     watcher.goto(invite.rstrip("/") + "/watch/")
     wait_until_live(watcher)
