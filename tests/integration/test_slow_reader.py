@@ -87,7 +87,8 @@ def open_non_reading_socket(server: Daphne, path: str) -> socket.socket:
     return client
 
 
-def test_a_socket_that_never_reads_is_cut_off_and_memory_stays_bounded(daphne, tmp_path):
+def big_room_and_server_rss(daphne):
+    """A 50x50 room (its snapshot is large), the server's process and its RSS now."""
     status, created = api(
         daphne.url,
         "POST",
@@ -96,7 +97,11 @@ def test_a_socket_that_never_reads_is_cut_off_and_memory_stays_bounded(daphne, t
     )
     assert status == 201, created
     process = psutil.Process(daphne.process.pid)
-    before = process.memory_info().rss
+    return created, process, process.memory_info().rss
+
+
+def test_a_socket_that_never_reads_is_cut_off_and_memory_stays_bounded(daphne, tmp_path):
+    created, process, before = big_room_and_server_rss(daphne)
     client = open_non_reading_socket(daphne, f"/ws/r/{created['code']}/?watch=1")
     sync = masked_text_frame(json.dumps({"action": "sync"}))
     started = time.monotonic()
@@ -167,15 +172,7 @@ cycle for a full collection (issue 26: 60 such sockets a minute took Daphne to 8
 def test_sockets_cut_off_for_not_reading_leave_no_memory_behind(daphne):
     """Issue 26, item 1: a closed connection's unsent bytes are freed when it closes, not when
     the cyclic collector happens to run (`twisted_backlog.release`)."""
-    status, created = api(
-        daphne.url,
-        "POST",
-        "/api/rooms",
-        {"game": "minesweeper", "width": 50, "height": 50, "mines": 300},
-    )
-    assert status == 201, created
-    process = psutil.Process(daphne.process.pid)
-    before = process.memory_info().rss
+    created, process, before = big_room_and_server_rss(daphne)
     sync = masked_text_frame(json.dumps({"action": "sync"}))
     for _ in range(CUT_OFF_ROUNDS):
         path = f"/ws/r/{created['code']}/?watch=1"

@@ -249,22 +249,23 @@ def test_a_tictactoe_game_replays_move_by_move(client: Client):
 
 # Property: replaying the log to move k gives the board that was broadcast as version k --------
 
+MOVE_LISTS = st.lists(
+    st.tuples(
+        st.sampled_from(["reveal", "flag", "flag", "chord"]),
+        st.integers(0, 5),
+        st.integers(0, 4),
+        st.integers(0, 1),
+    ),
+    min_size=1,
+    max_size=40,
+)
+"""Moves on a 6x5 board by seat 0 or 1 (x, y, seat), flags drawn twice as often."""
+
 
 @settings(
     max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(
-    st.lists(
-        st.tuples(
-            st.sampled_from(["reveal", "flag", "flag", "chord"]),
-            st.integers(0, 5),
-            st.integers(0, 4),
-            st.integers(0, 1),
-        ),
-        min_size=1,
-        max_size=40,
-    )
-)
+@given(MOVE_LISTS)
 def test_replay_position_k_is_the_board_broadcast_as_version_k(moves) -> None:
     room = make_room(6, 5, 5)
     players = [services.join_room(room, "Ana"), services.join_room(room, "Bo")]
@@ -401,18 +402,7 @@ def test_the_api_reads_a_games_log_once_per_version(client: Client, room, ana):
 @settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(
-    st.lists(
-        st.tuples(
-            st.sampled_from(["reveal", "flag", "flag", "chord"]),
-            st.integers(0, 5),
-            st.integers(0, 4),
-            st.integers(0, 1),
-        ),
-        min_size=1,
-        max_size=40,
-    )
-)
+@given(MOVE_LISTS)
 def test_a_timeline_extended_move_by_move_is_the_one_built_from_the_whole_log(moves) -> None:
     """Issue 26, item 6: looking after every move appends the new moves to the kept timeline;
     what it shows, statistics included, is what a build from the whole log shows."""
