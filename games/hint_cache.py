@@ -4,7 +4,8 @@ the same (game id, version) shares one solver run. Bounded (least recently used 
 a lock, because the hint worker thread and the database thread both use it."""
 
 import threading
-from collections import OrderedDict
+
+from cachetools import LRUCache
 
 SIZE = 512
 """Entries kept: a (game id, version) key and a cell each, so a few tens of kilobytes."""
@@ -12,7 +13,7 @@ SIZE = 512
 MISSING = object()
 """`get`'s answer for a key not kept (None is a hint too: "nothing can be proved")."""
 
-_kept: "OrderedDict[tuple[int, int], tuple[int, int] | None]" = OrderedDict()
+_kept: LRUCache[tuple[int, int], tuple[int, int] | None] = LRUCache(SIZE)
 _lock = threading.Lock()
 
 
@@ -20,18 +21,12 @@ def get(game_id: int, version: int) -> object:
     """The hint kept for this game at this version, or MISSING."""
     key = (game_id, version)
     with _lock:
-        if key not in _kept:
-            return MISSING
-        _kept.move_to_end(key)
-        return _kept[key]
+        return _kept.get(key, MISSING)
 
 
 def put(game_id: int, version: int, cell: tuple[int, int] | None) -> None:
     with _lock:
         _kept[(game_id, version)] = cell
-        _kept.move_to_end((game_id, version))
-        while len(_kept) > SIZE:
-            _kept.popitem(last=False)
 
 
 def clear() -> None:

@@ -11,13 +11,13 @@ under way's until its next move): scrubbing a replay (`?move=N`) or opening it f
 screens replays the log once.
 """
 
-from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import Any
 
+from cachetools import LRUCache
 from django.core.cache import cache
 from django.db.models import QuerySet
 
@@ -47,8 +47,11 @@ RECORD_BOARDS = (
 RECORD_MIN_MS = 5
 """A win shown as 0.00 s (one click cleared the board) says nothing about speed: no record."""
 
-_timelines: OrderedDict[tuple[int, int, int], Timeline] = OrderedDict()
-_logs: OrderedDict[tuple[int, int], tuple[list[dict[str, Any]], datetime | None]] = OrderedDict()
+_timelines: LRUCache[int, tuple[int, int, Timeline]] = LRUCache(TIMELINES_KEPT)
+"""Per game id, one version's timeline: (version, seed, timeline)."""
+_logs: LRUCache[tuple[int, int], tuple[list[dict[str, Any]], datetime | None]] = LRUCache(
+    TIMELINES_KEPT
+)
 """The API's move log of the last few games, and their first move's time (`api_log`)."""
 
 
@@ -81,40 +84,22 @@ def timeline_of(room: Room, game: Game) -> Timeline | None:
     replays = None if kind is None else kind.replays
     if replays is None:
         return None
-    key = (game.pk, game.version, game.seed)  # the seed too: a reset database reuses ids
-    kept = _timelines.get(key)
-    if kept is not None:
-        _timelines.move_to_end(key)
-        return kept
-    earlier = _earlier(key)
-    if earlier is not None and replays.extend is not None:
+    kept = _timelines.get(game.pk)
+    if kept is not None and kept[:2] == (game.version, game.seed):  # the seed: ids come again
+        return kept[2]
+    earlier = (
+        kept[2] if kept is not None and kept[1] == game.seed and kept[0] < game.version else None
+    )
+    if earlier is not None and earlier.resume is not None and replays.extend is not None:
+        # An earlier version of this game still under way takes the moves after it: the first
+        # view after each move of a long game reads and replays those moves only.
         timeline = replays.extend(
             earlier, game, moves_of(game, after=earlier.read_to), seats_of(room)
         )
     else:
         timeline = replays.timeline(game, moves_of(game), seats_of(room))
-    _keep(key, timeline)
+    _timelines[game.pk] = (game.version, game.seed, timeline)  # in place of an earlier version
     return timeline
-
-
-def _earlier(key: tuple[int, int, int]) -> Timeline | None:
-    """The kept timeline of an earlier version of the same game still under way, to which its
-    later moves are appended: the first view after each move of a long game then reads and
-    replays those moves only, not the whole log."""
-    for (game, version, seed), timeline in _timelines.items():
-        if game == key[0] and seed == key[2] and version < key[1] and timeline.resume is not None:
-            return timeline
-    return None
-
-
-def _keep(key: tuple[int, int, int], timeline: Timeline) -> None:
-    """Kept, in place of the same game's earlier versions (a game under way moved on), the
-    least recently used dropped past `TIMELINES_KEPT`."""
-    for older in [kept for kept in _timelines if kept[0] == key[0]]:
-        del _timelines[older]
-    _timelines[key] = timeline
-    if len(_timelines) > TIMELINES_KEPT:
-        _timelines.popitem(last=False)
 
 
 def forget_timelines() -> None:
@@ -271,7 +256,7 @@ def api_log(game: Game) -> list[dict[str, Any]]:
     extended with the rows after them, so a long game's view after a move reads that move, not
     the whole log (issue 26)."""
     key = (game.pk, game.seed)
-    kept = _logs.pop(key, None)
+    kept = _logs.pop(key, None)  # put back below, as the most recently used
     log, first = kept if kept is not None else ([], None)
     moves = moves_of(game, after=log[-1]["seq"] if log else 0)
     first = first or (moves[0].created_at if moves else None)
@@ -287,8 +272,6 @@ def api_log(game: Game) -> list[dict[str, Any]]:
         for move in moves
     ]
     _logs[key] = (log, first)
-    if len(_logs) > TIMELINES_KEPT:
-        _logs.popitem(last=False)
     return log
 
 

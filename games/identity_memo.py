@@ -4,7 +4,8 @@ of the object. Each entry holds its object, so an id is never reused for another
 lives, and a lookup compares the object itself as well."""
 
 import threading
-from collections import OrderedDict
+
+from cachetools import FIFOCache
 
 
 class IdentityMemo[K, V]:
@@ -12,16 +13,14 @@ class IdentityMemo[K, V]:
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
-        self._entries: OrderedDict[int, tuple[K, V]] = OrderedDict()
+        self._entries: FIFOCache[int, tuple[K, V]] = FIFOCache(limit)
         self._lock = threading.Lock()
 
     def get(self, key: K) -> V | None:
-        found = self._entries.get(id(key))
+        with self._lock:  # another thread may drop the entry between look-up and read
+            found = self._entries.get(id(key))
         return found[1] if found is not None and found[0] is key else None
 
     def put(self, key: K, value: V) -> None:
         with self._lock:
             self._entries[id(key)] = (key, value)
-            self._entries.move_to_end(id(key))
-            while len(self._entries) > self.limit:
-                self._entries.popitem(last=False)

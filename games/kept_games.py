@@ -11,8 +11,9 @@ while a move works on it and put back, as a copy, once the move's write is commi
 """
 
 import threading
-from collections import OrderedDict
 from typing import NamedTuple
+
+from cachetools import LRUCache
 
 from .models import Game
 
@@ -27,7 +28,7 @@ class Kept(NamedTuple):
     """The state column's text as written, which the next write checks."""
 
 
-_kept: OrderedDict[int, Kept] = OrderedDict()
+_kept: LRUCache[int, Kept] = LRUCache(LIMIT)
 _lock = threading.Lock()
 
 
@@ -42,9 +43,6 @@ def keep(game: Game, state_text: str) -> None:
     kept = Kept(game, state_text)
     with _lock:
         _kept[game.room_id] = kept
-        _kept.move_to_end(game.room_id)
-        while len(_kept) > LIMIT:
-            _kept.popitem(last=False)
 
 
 def forget(room_id: int) -> None:

@@ -6,8 +6,7 @@ shows the same board without script) and sends every move's diff of the public b
 timeline holds: before a game ends that is the public board only, never a mine.
 """
 
-from collections import OrderedDict
-
+from cachetools import LRUCache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.html import escape
@@ -95,7 +94,7 @@ def progress(board: str, mines: int) -> int:
 
 ENTRIES_KEPT = 8
 """Timelines whose entries are kept written out (`timeline_html`), per process."""
-_entries: OrderedDict[int, tuple[Timeline, list[str]]] = OrderedDict()
+_entries: LRUCache[int, tuple[Timeline, list[str]]] = LRUCache(ENTRIES_KEPT)
 CURRENT = ' aria-current="step"'
 
 
@@ -117,24 +116,22 @@ def _entries_of(timeline: Timeline) -> list[str]:
     game under way, a few moves on) writes out its new steps only."""
     kept = _entries.get(id(timeline))
     if kept is not None and kept[0] is timeline:
-        _entries.move_to_end(id(timeline))
         return kept[1]
     earlier = _earlier_entries(timeline)
     parts = earlier + [_entry(timeline, step) for step in timeline.steps[len(earlier) :]]
     _entries[id(timeline)] = (timeline, parts)
-    if len(_entries) > ENTRIES_KEPT:
-        _entries.popitem(last=False)
     return parts
 
 
 def _earlier_entries(timeline: Timeline) -> list[str]:
     """The entries of a kept timeline whose steps begin this one's (the same steps, shared by
-    `Replays.extend`), or none."""
-    for kept, parts in reversed(_entries.values()):
+    `Replays.extend`), the longest such, or none."""
+    found: list[str] = []
+    for kept, parts in list(_entries.values()):
         n = len(kept.steps)
-        if 0 < n <= timeline.moves and timeline.steps[n - 1] is kept.steps[-1]:
-            return parts
-    return []
+        if len(found) < n <= timeline.moves and timeline.steps[n - 1] is kept.steps[-1]:
+            found = parts
+    return found
 
 
 def _entry(timeline: Timeline, step: Step) -> str:

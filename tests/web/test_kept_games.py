@@ -4,6 +4,7 @@ write checks that copy against the row: a stale copy never writes, never answers
 import json
 
 import pytest
+from cachetools import LRUCache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -98,7 +99,7 @@ def test_a_copy_of_a_game_since_replaced_never_writes_to_it(room, ana):
 
 
 def test_the_store_keeps_a_bounded_number_of_rooms_the_latest_moved(monkeypatch):
-    monkeypatch.setattr(kept_games, "LIMIT", 2)
+    monkeypatch.setattr(kept_games, "_kept", LRUCache(2))  # a store of two rooms
     rooms = [make_room() for _ in range(3)]
     for room in rooms:
         services.play(room, services.join_room(room, "Ana"), CellMove("reveal", 4, 4))

@@ -6,11 +6,12 @@ game shows: worked out once per game inside the move's transaction (`render.gath
 so rendering the banner afterwards queries nothing.
 """
 
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
+
+from cachetools import LRUCache
 
 from games.engine import minesweeper as engine
 from games.engine import stats as engine_stats
@@ -34,7 +35,7 @@ _MINES = frozenset("*!F")
 BOT_SEAT = Seat(rules.BOT_NAME, "bot")
 STATS_KEPT = 256
 """Finished games whose banner statistics are kept per process (a few hundred bytes each)."""
-_kept: OrderedDict[tuple[int, int, int], dict[str, Any]] = OrderedDict()
+_kept: LRUCache[tuple[int, int, int], dict[str, Any]] = LRUCache(STATS_KEPT)
 
 
 def logged(moves: Sequence[Move], first: datetime | None = None) -> list[engine_stats.LoggedMove]:
@@ -208,8 +209,6 @@ def end_stats(game: Game) -> dict[str, Any] | None:
         moves = list(Move.objects.filter(game_id=game.pk).order_by("seq"))
         kept = statistics(game, logged(moves))
         _kept[key] = kept
-        if len(_kept) > STATS_KEPT:
-            _kept.popitem(last=False)
     return kept
 
 

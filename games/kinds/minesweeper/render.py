@@ -18,6 +18,7 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from django.template.loader import render_to_string
@@ -34,10 +35,9 @@ from . import history, rules
 TEMPLATE = "games/minesweeper.html"
 CELL_CACHE_LIMIT = 100_000
 """Distinct cells kept: a 50x50 board has 2,500 positions in at most 15 looks (with and without
-hx-swap-oob); about 20 MB at most, and cleared whole when full."""
+hx-swap-oob); about 20 MB at most, the least recently used dropped first."""
 
 log = logging.getLogger(__name__)
-_cells: dict[tuple[int, int, engine.CellState, int | None, bool], str] = {}
 _verified: dict[str, bool] = {}
 
 _LABELS = {
@@ -83,16 +83,10 @@ BOT_STUCK = f"{rules.BOT_NAME} is stuck: a guess is needed."
 BOT_WAITING = f"{rules.BOT_NAME} joins in after the first reveal."
 
 
+@lru_cache(maxsize=CELL_CACHE_LIMIT)
 def cell_html(x: int, y: int, shown: engine.CellState, count: int | None, oob: bool) -> str:
     """The `cell` partial for this cell, rendered once per process and then kept."""
-    key = (x, y, shown, count, oob)
-    html = _cells.get(key)
-    if html is None:
-        if len(_cells) >= CELL_CACHE_LIMIT:
-            _cells.clear()
-        html = render_to_string(f"{TEMPLATE}#cell", {"c": cell(x, y, shown, count), "oob": oob})
-        _cells[key] = html
-    return html
+    return render_to_string(f"{TEMPLATE}#cell", {"c": cell(x, y, shown, count), "oob": oob})
 
 
 def _fill(html: str, marker: str, closed: bool, cells: Iterable[str]) -> str | None:
