@@ -29,6 +29,7 @@ from django.db import DatabaseError
 from .. import audiences, bot_events, metrics, services
 from ..kinds import kind_of
 from ..kinds.table import Invalid, Refused
+from ..limits import TokenBucket
 from ..log_limit import warn
 from ..messages import BadMessage, Command, Hover, Message, TooLarge, parse_message
 from ..models import Player, Room, is_room_code
@@ -48,7 +49,7 @@ from . import (
 )
 from .daphne_close_codes import fail_with_close_frame
 from .delayed import DelayedSender, Full
-from .flood import MESSAGES_BURST, MESSAGES_PER_SECOND, TOO_FAST, TokenBucket, move_wait
+from .flood import FLOOD_REASON, MESSAGES, TOO_FAST, move_budget
 from .fragments import cursor_html, error_html
 from .hints import address_of, ask_hint
 from .presence import PROCESS, forget_presence
@@ -185,7 +186,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self._choose_view()
         self.group = group_name(self.room.pk)
         self.last_hover = 0.0
-        self.bucket = TokenBucket.full(MESSAGES_BURST, MESSAGES_PER_SECOND, time.monotonic())
+        self.bucket = TokenBucket.full(MESSAGES, time.monotonic())
         self.held = []
         self.joined = True  # before the await: a cancelled join must be left too
         self.role = "spectator" if self.player is None else "player"
@@ -443,12 +444,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.closing:
             return  # frames already on their way when the server closed: not worth a line each
-        if not self.bucket.allow(time.monotonic()):
+        if not self.bucket.take(time.monotonic()).allowed:
             warn(log, "flood", "closing a flooding socket in room %s", self.room.pk)
             metrics.refused("flood")
             self.closing = True
             self._stop_tasks()
-            await self.close(code=POLICY_VIOLATION)
+            await self.close(code=POLICY_VIOLATION, reason=FLOOD_REASON)
             return
         message: Message | None = None
         try:
@@ -479,12 +480,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
             autoplay.schedule(self.room, outcome.game)
 
     def _take_move_budget(self) -> None:
-        """A seat's moves draw on one budget whichever door they come by (`flood.move_wait`),
+        """A seat's moves draw on one budget whichever door they come by (`flood.move_budget`),
         so a bot cannot add the API's pace to its socket's. Spectators' moves are refused
         further on."""
         if self.player is None:
             return
-        if move_wait(self.player.pk, self.address, time.monotonic()):
+        if not move_budget(self.player.pk, self.address, time.monotonic()).allowed:
             raise Refused(TOO_FAST)
 
     async def _unexpected(self) -> None:

@@ -1,72 +1,25 @@
-"""Flood limits. Token buckets let a person's bursts through (double clicks, quick flagging)
-and stop scripts: one per websocket (all its messages), and per seat and per client address for
-moves, shared by the websocket and the JSON API. `address_key` is the unit every per-address
-limit counts (docs/operations.md, "Limits")."""
+"""Flood limits, on `games.limits`' token buckets: one per websocket (all its messages), and per
+seat and per client address for moves, shared by the websocket and the JSON API; and the open
+sockets per address. `address_key` is the unit every per-address limit counts
+(docs/operations.md, "Limits")."""
 
 import ipaddress
-import threading
-from dataclasses import dataclass
 
 from django.conf import settings
 
-MESSAGES_BURST = 40
-MESSAGES_PER_SECOND = 20.0
-"""Pointer updates (10/s) plus fast clicking stay well inside this; scripts flooding do not."""
+from ..limits import Buckets, Decision, Limit
 
-
-@dataclass
-class TokenBucket:
-    capacity: float
-    rate: float
-    tokens: float
-    updated: float
-
-    @classmethod
-    def full(cls, capacity: float, rate: float, now: float) -> "TokenBucket":
-        return cls(capacity, rate, capacity, now)
-
-    def allow(self, now: float) -> bool:
-        """Take one token if there is one; tokens come back at `rate` per second."""
-        self.tokens = min(self.capacity, self.tokens + (now - self.updated) * self.rate)
-        self.updated = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
-
-
-class Buckets:
-    """A token bucket per key (a seat, an address), made full on first use and shared by
-    every thread of the process (the API's request threads and the event loop). Memory stays
-    bounded: past `kept` keys, those whose bucket has filled up again are forgotten (they lose
-    nothing by it)."""
-
-    def __init__(self, capacity: float, rate: float, kept: int = 10_000) -> None:
-        self.capacity, self.rate, self.kept = capacity, rate, kept
-        self.buckets: dict[object, TokenBucket] = {}
-        self.lock = threading.Lock()
-
-    def wait(self, key: object, now: float) -> float:
-        """Take a token for `key`: 0.0 when there was one, else the seconds until there is."""
-        with self.lock:
-            bucket = self.buckets.get(key)
-            if bucket is None:
-                self._forget_full(now)
-                bucket = self.buckets[key] = TokenBucket.full(self.capacity, self.rate, now)
-            if bucket.allow(now):
-                return 0.0
-            return (1 - bucket.tokens) / self.rate
-
-    def _forget_full(self, now: float) -> None:
-        if len(self.buckets) >= self.kept:
-            refill = self.capacity / self.rate
-            self.buckets = {k: b for k, b in self.buckets.items() if now - b.updated < refill}
+MESSAGES = Limit.rate("messages", 40, 20.0)
+"""Every message of one socket: pointer updates (10/s) plus fast clicking stay well inside
+this; scripts flooding do not, and are closed with 1008 and this reason."""
+FLOOD_REASON = f"Too many messages: a burst of {MESSAGES.count}, then {MESSAGES}."
+"""The 1008 close's reason (a close frame holds at most 123 bytes of it)."""
 
 
 TOO_FAST = "Too many moves: slow down."
 
 
-_budgets: dict[tuple[str, float, float], Buckets] = {}
+_budgets: dict[Limit, Buckets] = {}
 
 
 def budget(name: str) -> Buckets:
@@ -75,10 +28,10 @@ def budget(name: str) -> Buckets:
     changed setting starts a fresh one."""
     burst = float(getattr(settings, f"{name}_BURST"))
     rate = float(getattr(settings, f"{name}_PER_SECOND"))
-    key = (name, burst, rate)
-    if key not in _budgets:
-        _budgets[key] = Buckets(burst, rate)
-    return _budgets[key]
+    limit = Limit.rate(name.lower().replace("_", "-"), burst, rate)
+    if limit not in _budgets:
+        _budgets[limit] = Buckets(limit)
+    return _budgets[limit]
 
 
 def reset() -> None:
@@ -86,12 +39,14 @@ def reset() -> None:
     _budgets.clear()
 
 
-def move_wait(seat: int, address: str, now: float) -> float:
+def move_budget(seat: int, address: str, now: float) -> Decision:
     """Take one move from the seat's budget and its address's (`address`: an `address_key`):
     the seat's is one person's pace whichever door (websocket or API); the address's lets a
-    classroom behind one NAT play fast, not one client cycling through seats it took. 0.0 when
-    both had one, else the seconds to wait (the sender is told; no move is played)."""
-    return budget("MOVES").wait(seat, now) or budget("ADDRESS_MOVES").wait(address, now)
+    classroom behind one NAT play fast, not one client cycling through seats it took. The
+    refusal when either had none (the sender is told; no move is played), else the address's
+    decision."""
+    by_seat = budget("MOVES").take(seat, now)
+    return by_seat if not by_seat.allowed else budget("ADDRESS_MOVES").take(address, now)
 
 
 SOCKETS_PER_ADDRESS = 200

@@ -19,8 +19,9 @@ from channels.db import database_sync_to_async
 
 from .. import hint_cache, services
 from ..kinds.table import Refused
+from ..limits import Buckets, Limit
 from ..models import Player, Room
-from .flood import Buckets, address_key
+from .flood import address_key
 
 ROOM_INTERVAL = 1.0
 """Seconds between two hints in one room: everyone sees a hint, so a second one that soon
@@ -46,27 +47,33 @@ _worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hints")
 """One thread: the solver is CPU work, and more threads would only share the same core."""
 
 
+def _address_budget() -> Buckets:
+    return Buckets(
+        Limit("socket-hints", ADDRESS_BURST, ADDRESS_BURST * 60 / ADDRESS_PER_MINUTE), KEPT
+    )
+
+
 @dataclass
 class Limits:
-    """The per-process budgets; the event loop is their one user, so no lock."""
+    """The per-process budgets (`games.limits.Buckets`, which bound their memory to `KEPT`
+    keys) and the worker's queue."""
 
-    rooms: dict[int, float] = field(default_factory=dict)
-    """The time of each room's last hint."""
-    addresses: Buckets = field(
-        default_factory=lambda: Buckets(ADDRESS_BURST, ADDRESS_PER_MINUTE / 60, KEPT)
+    rooms: Buckets = field(
+        default_factory=lambda: Buckets(Limit("socket-hint-room", 1, ROOM_INTERVAL), KEPT)
     )
+    """One hint per room every `ROOM_INTERVAL`: a bucket of one."""
+    addresses: Buckets = field(default_factory=_address_budget)
     waiting: int = 0
+    """Hints queued for the worker or being worked out; the event loop is its one user."""
 
     def admit(self, room_id: int, address: str, now: float) -> None:
-        """Take a place for one hint, or raise Refused saying which limit it met."""
-        if now - self.rooms.get(room_id, -ROOM_INTERVAL) < ROOM_INTERVAL:
+        """Take a place for one hint, or raise Refused saying which limit it met (a room's or
+        the queue's refusal takes nothing from the address)."""
+        if not self.rooms.take(room_id, now).allowed:
             raise Refused(JUST_GIVEN)
-        if self.waiting >= QUEUE:
-            raise Refused(BUSY)
-        if self.addresses.wait(address, now):
-            raise Refused(TOO_MANY)
-        self._forget_idle(now)
-        self.rooms[room_id] = now
+        if self.waiting >= QUEUE or not self.addresses.take(address, now).allowed:
+            self.rooms.give_back(room_id)
+            raise Refused(BUSY if self.waiting >= QUEUE else TOO_MANY)
         self.waiting += 1
 
     def done(self) -> None:
@@ -74,13 +81,7 @@ class Limits:
 
     def release(self, room_id: int) -> None:
         """Give the room its interval back after a refused hint (game over, first click)."""
-        self.rooms.pop(room_id, None)
-
-    def _forget_idle(self, now: float) -> None:
-        """Bounded memory: past KEPT rooms, drop those past their interval (addresses bound
-        themselves, `Buckets`)."""
-        if len(self.rooms) > KEPT:
-            self.rooms = {k: t for k, t in self.rooms.items() if now - t < ROOM_INTERVAL}
+        self.rooms.give_back(room_id)
 
 
 LIMITS = Limits()

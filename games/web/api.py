@@ -1,7 +1,6 @@
 """The JSON API for bots and scripts: the same service layer as the browser, so moves made here
 appear live on every screen in the room. Schema and interactive docs at /api/docs."""
 
-import math
 import time
 from typing import Any, Literal
 
@@ -17,8 +16,9 @@ from pydantic import ConfigDict
 from .. import history, services
 from ..kinds import KINDS, kind_for, kind_of
 from ..kinds.table import GameKind, Invalid, Refused, SettingsError
+from ..limits import Decision, headers
 from ..live import autoplay
-from ..live.flood import TOO_FAST, move_wait
+from ..live.flood import TOO_FAST, move_budget
 from ..messages import BadMessage, Command, parse_payload
 from ..models import Player, Room, is_room_code
 from .room_limit import (
@@ -26,7 +26,7 @@ from .room_limit import (
     hint_reservation,
     join_reservation,
     release_room_hint,
-    room_hint_allowed,
+    room_hint,
     room_reservation,
 )
 
@@ -212,18 +212,19 @@ def no_token(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
     return error(request, "Send your player token as 'Authorization: Bearer <token>'.", 401)
 
 
-class TooFast(Exception):
-    """Over a move budget (`flood.move_wait`): 429, with when to try again."""
+class RateLimited(Exception):
+    """Over a limit (`games.limits`): 429, with `Retry-After` and the RateLimit headers."""
 
-    def __init__(self, wait: float) -> None:
-        super().__init__(TOO_FAST)
-        self.wait = wait
+    def __init__(self, message: str, decision: Decision) -> None:
+        super().__init__(message)
+        self.decision = decision
 
 
-@api.exception_handler(TooFast)
-def too_fast(request: HttpRequest, exc: TooFast) -> HttpResponse:
+@api.exception_handler(RateLimited)
+def rate_limited(request: HttpRequest, exc: RateLimited) -> HttpResponse:
     response = error(request, str(exc), 429)
-    response["Retry-After"] = str(max(1, math.ceil(exc.wait)))
+    for name, value in headers(exc.decision).items():
+        response[name] = value
     return response
 
 
@@ -240,6 +241,12 @@ def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     if isinstance(exc.__cause__, NotJson):  # ninja wraps every parser error in a 400
         return error(request, "Send the body as JSON, with 'Content-Type: application/json'.", 415)
     return error(request, str(exc), exc.status_code)
+
+
+TOO_MANY_ROOMS = "Too many new rooms from your address: wait a minute."
+TOO_MANY_JOINS = "Too many joins from your address: wait a minute."
+TOO_MANY_HINTS = "Too many hints from your address: wait a minute."
+JUST_GIVEN = "A hint was just given in this room: ask again in a second."
 
 
 def find_room(code: str) -> Room:
@@ -285,8 +292,8 @@ def create_room(request: HttpRequest, body: CreateRoom) -> Status:
     no seat when both are computers). At most 10 rooms a minute per client address (429). The
     room and the creator's seat are made together: a refused name leaves no room behind."""
     with room_reservation(request, time.time()) as reservation:  # only rooms made count
-        if reservation is None:
-            raise HttpError(429, "Too many new rooms from your address: wait a minute.")
+        if not reservation.decision.allowed:
+            raise RateLimited(TOO_MANY_ROOMS, reservation.decision)
         kind = kind_named(body)
         settings = room_settings(kind, body)
         creator = body.name if kind.creator_sits(settings) else None
@@ -314,8 +321,8 @@ def join_room(request: HttpRequest, code: str, body: Join) -> dict[str, str]:
     joins a minute from one client address."""
     room = find_room(code)
     with join_reservation(request, time.time()) as reservation:  # only seats taken count
-        if reservation is None:
-            raise HttpError(429, "Too many joins from your address: wait a minute.")
+        if not reservation.decision.allowed:
+            raise RateLimited(TOO_MANY_JOINS, reservation.decision)
         try:
             player = services.join_room(room, body.name)
         except services.NicknameError as exc:
@@ -382,9 +389,9 @@ def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
     of 40, then 20 a second), or its client address's (100, then 50 a second)."""
     room = find_room(code)
     player = player_of(request, room)
-    wait = move_wait(player.pk, client_address(request), time.monotonic())
-    if wait:
-        raise TooFast(wait)
+    budget = move_budget(player.pk, client_address(request), time.monotonic())
+    if not budget.allowed:
+        raise RateLimited(TOO_FAST, budget)
     catch_up(room)
     try:
         message = parse_payload(body.dict(exclude_none=True))
@@ -425,10 +432,11 @@ def hint(request: HttpRequest, code: str) -> dict[str, int]:
     room = find_room(code)
     player = player_of(request, room)
     with hint_reservation(request, time.time()) as reservation:  # only answered hints count
-        if reservation is None:
-            raise HttpError(429, "Too many hints from your address: wait a minute.")
-        if not room_hint_allowed(room.pk):
-            raise HttpError(429, "A hint was just given in this room: ask again in a second.")
+        if not reservation.decision.allowed:
+            raise RateLimited(TOO_MANY_HINTS, reservation.decision)
+        just_given = room_hint(room.pk, time.time())
+        if not just_given.allowed:
+            raise RateLimited(JUST_GIVEN, just_given)
         try:
             outcome = services.ask_hint(room, player)
         except Invalid as exc:

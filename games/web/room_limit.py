@@ -1,23 +1,17 @@
-"""How many rooms one client address may create, and how many seats it may take: counted per
-address and clock minute in the shared cache, so the caps hold across every server process when
-Redis is configured. Only rooms made and seats taken count: a form sent back with errors, or a
-full room, does not."""
+"""The limits the pages and the API count per client address and minute (rooms created, seats
+taken, API hints) and per room (one API hint a `HINT_ROOM_SECONDS`): `limits.Shared`, in the
+cache, so they hold across every server process when Redis is configured. Only rooms made and
+seats taken count: a form sent back with errors, or a full room, does not. Each limit's figure is
+read from settings when used (tests and `ROOMS_PER_MINUTE` in a development server's
+environment change it)."""
 
-import logging
-from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from contextlib import AbstractContextManager
 
 from django.conf import settings
-from django.core.cache import cache
 from django.http import HttpRequest
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from ..limits import Decision, Limit, Reservation, Shared
 from ..live.flood import address_key
-from ..log_limit import warn
-
-log = logging.getLogger(__name__)
 
 
 def client_address(request: HttpRequest) -> str:
@@ -26,112 +20,37 @@ def client_address(request: HttpRequest) -> str:
     return address_key(request.META.get("REMOTE_ADDR") or "unknown")
 
 
-class Reservation:
-    """One room counted toward the limit; given back unless the room is made (`keep`)."""
-
-    def __init__(self) -> None:
-        self.kept = False
-
-    def keep(self) -> None:
-        self.kept = True
+def per_minute(name: str, setting: str) -> Shared:
+    """`settings.<setting>` of `name` per client address and clock minute."""
+    return Shared(Limit(name, int(getattr(settings, setting)), 60))
 
 
-@dataclass(frozen=True)
-class Limit:
-    """What is counted (the cache key's prefix) and the setting that caps it per minute."""
-
-    counted: str
-    setting: str
+def room_reservation(request: HttpRequest, now: float) -> AbstractContextManager[Reservation]:
+    """One new room, at most `ROOMS_PER_MINUTE` (`Shared.reserve`)."""
+    return per_minute("rooms", "ROOMS_PER_MINUTE").reserve(client_address(request), now)
 
 
-ROOMS = Limit("rooms-created", "ROOMS_PER_MINUTE")
-JOINS = Limit("joins", "JOINS_PER_MINUTE")
-HINTS = Limit("hints", "HINTS_PER_MINUTE")
+def join_reservation(request: HttpRequest, now: float) -> AbstractContextManager[Reservation]:
+    """One seat taken in a room, by the page or the API, at most `JOINS_PER_MINUTE`."""
+    return per_minute("joins", "JOINS_PER_MINUTE").reserve(client_address(request), now)
 
 
-def room_reservation(
-    request: HttpRequest, now: float
-) -> AbstractContextManager[Reservation | None]:
-    """One new room (`reservation` with `ROOMS_PER_MINUTE`)."""
-    return reservation(request, now, ROOMS)
+def hint_reservation(request: HttpRequest, now: float) -> AbstractContextManager[Reservation]:
+    """One hint asked through the API, at most `HINTS_PER_MINUTE`."""
+    return per_minute("hints", "HINTS_PER_MINUTE").reserve(client_address(request), now)
 
 
-def join_reservation(
-    request: HttpRequest, now: float
-) -> AbstractContextManager[Reservation | None]:
-    """One seat taken in a room, by the page or the API (`reservation` with `JOINS_PER_MINUTE`)."""
-    return reservation(request, now, JOINS)
-
-
-def hint_reservation(
-    request: HttpRequest, now: float
-) -> AbstractContextManager[Reservation | None]:
-    """One hint asked through the API (`reservation` with `HINTS_PER_MINUTE`)."""
-    return reservation(request, now, HINTS)
-
-
-def room_hint_allowed(room_id: int) -> bool:
+def room_hints() -> Shared:
     """At most one API hint per room every `settings.HINT_ROOM_SECONDS`, across processes: a
-    hint shows for everyone, so a second one that soon mostly repeats it. True when the cache is
-    unavailable (fail open, as the other limits)."""
-    seconds = settings.HINT_ROOM_SECONDS
-    if seconds <= 0:
-        return True
-    try:
-        return bool(cache.add(f"hint-room:{room_id}", 1, timeout=max(1, round(seconds))))
-    except (OSError, RedisConnectionError, RedisTimeoutError) as error:
-        warn(log, "cache_unavailable", "hint limit not checked, cache unavailable: %s", error)
-        return True
+    hint shows for everyone, so a second one that soon mostly repeats it."""
+    return Shared(Limit("hint-room", 1, settings.HINT_ROOM_SECONDS))
+
+
+def room_hint(room_id: int, now: float) -> Decision:
+    return room_hints().once(str(room_id), now)
 
 
 def release_room_hint(room_id: int) -> None:
     """Give the room its interval back after a refused hint (the first click, a game over):
     nobody was shown anything, so the room may ask again at once."""
-    try:
-        cache.delete(f"hint-room:{room_id}")
-    except (OSError, RedisConnectionError, RedisTimeoutError) as error:
-        log.warning("hint limit not released, cache unavailable: %s", error)
-
-
-@contextmanager
-def reservation(request: HttpRequest, now: float, limit: Limit) -> Iterator[Reservation | None]:
-    """At most `settings.<limit.setting>` per client address and clock minute; None when the
-    address is over it. Only what is made counts: a request that does not `keep` its
-    reservation (a form with errors, a full room, an exception) gives it back when the block ends.
-
-    Counting first and giving back on failure (rather than reading the count, validating, then
-    adding) keeps the cap exact across processes: the cache's incr is atomic, so two requests at
-    the boundary can never both get the last place. The price is the other way round: while a
-    request that will fail holds the last place, a concurrent one is refused.
-    """
-    key = f"{limit.counted}:{client_address(request)}:{int(now // 60)}"
-    counted = _count(key, 1)
-    if counted is not None and counted > getattr(settings, limit.setting):
-        _count(key, -1)  # a refusal is not counted: waiting the minute out is enough
-        yield None
-        return
-    reservation = Reservation()
-    try:
-        yield reservation
-    finally:
-        if counted is not None and not reservation.kept:
-            _count(key, -1)
-
-
-def _count(key: str, delta: int) -> int | None:
-    """The counter after adding `delta`, or None when the cache is unavailable."""
-    try:
-        if delta > 0:
-            cache.add(key, 0, timeout=120)
-        return cache.incr(key, delta)
-    except ValueError:  # expired between the incr and its decr: nothing left to give back
-        return None
-    except (OSError, RedisConnectionError, RedisTimeoutError) as error:
-        # Fail open: with Redis down, rooms can still be created and joined, only without the cap.
-        warn(
-            log,
-            "cache_unavailable",
-            "room creation limit not checked, cache unavailable: %s",
-            error,
-        )
-        return None
+    room_hints().give_back(str(room_id))

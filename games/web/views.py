@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from .. import history, services
 from ..kinds import KINDS, kind_for, kind_of
 from ..kinds.table import GameKind
+from ..limits import Decision, headers
 from ..models import Player, Room, is_room_code
 from .forms import NicknameForm
 from .room_limit import join_reservation, room_reservation
@@ -119,11 +120,10 @@ def create_room(request: HttpRequest) -> HttpResponse:
         return render(request, "games/home.html", context, status=400)
     form = kind.create_form(request.POST)
     with room_reservation(request, time.time()) as reservation:
-        if reservation is None:  # the form comes back as typed, with its own errors too
+        if not reservation.decision.allowed:  # the form comes back as typed, errors and all
             form.add_error(None, TOO_MANY_ROOMS)
-            return render(
-                request, "games/home.html", home_context(request, kind.name, form), status=429
-            )
+            page = render(request, "games/home.html", home_context(request, kind.name, form))
+            return too_many(page, reservation.decision)
         if not form.is_valid():
             return render(
                 request, "games/home.html", home_context(request, kind.name, form), status=400
@@ -142,6 +142,14 @@ def create_room(request: HttpRequest) -> HttpResponse:
     assert player is not None
     remember_seat(request, room, player, data["nickname"])
     return redirect("room", code=room.code)
+
+
+def too_many(page: HttpResponse, decision: Decision) -> HttpResponse:
+    """`page` as a 429 that says when to come back, as the API's do (`limits.headers`)."""
+    page.status_code = 429
+    for name, value in headers(decision).items():
+        page[name] = value
+    return page
 
 
 def with_room(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -202,9 +210,9 @@ def take_seat(request: HttpRequest, room: Room, form: NicknameForm) -> Player | 
     not: a refused name (400), a full room (409, with the way to watch) or too many joins (429)."""
     nickname = form.cleaned_data["nickname"]
     with join_reservation(request, time.time()) as reservation:  # only seats taken count
-        if reservation is None:
+        if not reservation.decision.allowed:
             form.add_error(None, TOO_MANY_JOINS)
-            return join_page(request, room, form, status=429)
+            return too_many(join_page(request, room, form, status=200), reservation.decision)
         try:
             player = services.join_room(room, nickname)
         except services.NicknameError as error:

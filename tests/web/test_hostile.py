@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games import log_limit, metrics, services
-from games.live.flood import TokenBucket
+from games.limits import Limit, TokenBucket
+from games.live.flood import FLOOD_REASON
 from games.models import Game, Move, Room
 from games.web.room_limit import room_reservation
 
@@ -24,11 +25,12 @@ ROOMS_PER_MINUTE = 10
 
 
 def test_token_bucket_lets_bursts_through_and_stops_floods():
-    bucket = TokenBucket.full(capacity=5, rate=2, now=0)
-    assert all(bucket.allow(0) for _ in range(5))
-    assert not bucket.allow(0)
-    assert bucket.allow(0.5)  # one token back after half a second at 2/s
-    assert not bucket.allow(0.5)
+    bucket = TokenBucket.full(Limit.rate("test", 5, 2), now=0)
+    assert [bucket.take(0).remaining for _ in range(5)] == [4, 3, 2, 1, 0]
+    refused = bucket.take(0)
+    assert not refused.allowed and refused.retry_after == 0.5
+    assert bucket.take(0.5).allowed  # one token back after half a second at 2/s
+    assert not bucket.take(0.5).allowed
 
 
 @pytest.mark.django_db(transaction=True)
@@ -44,6 +46,7 @@ async def test_a_flood_closes_the_socket_with_1008():
         if output["type"] == "websocket.close":
             closed = output
     assert closed["code"] == 1008
+    assert closed["reason"] == FLOOD_REASON == "Too many messages: a burst of 40, then 20 a second."
 
 
 async def flood_until_closed(socket) -> int:
@@ -111,18 +114,18 @@ def test_a_reservation_not_kept_is_given_back(settings):
     settings.ROOMS_PER_MINUTE = 1
     request = RequestFactory().post("/rooms/", REMOTE_ADDR=f"test-{uuid.uuid4()}")
     with room_reservation(request, 0.0) as rejected:
-        assert rejected is not None  # a form with errors: never kept
+        assert rejected.decision.allowed  # a form with errors: never kept
     with pytest.raises(RuntimeError), room_reservation(request, 0.0):
         raise RuntimeError("the database is down")
     with room_reservation(request, 0.0) as made:
         made.keep()
     for _ in range(3):  # refusals count for nothing either
         with room_reservation(request, 0.0) as refused:
-            assert refused is None
-    with room_reservation(request, 59.0) as refused:
-        assert refused is None
+            assert not refused.decision.allowed and refused.decision.retry_after == 60
+    with room_reservation(request, 59.5) as refused:
+        assert not refused.decision.allowed and refused.decision.retry_after == 0.5
     with room_reservation(request, 60.0) as next_minute:
-        assert next_minute is not None
+        assert next_minute.decision.allowed
 
 
 frames = st.one_of(

@@ -94,9 +94,9 @@ def test_room_creation_is_capped_per_ipv6_64(settings):
     def reserve(host: int) -> bool:
         request = RequestFactory().post("/rooms/", REMOTE_ADDR=f"{prefix}::{host:x}")
         with room_reservation(request, 0.0) as reservation:
-            if reservation is not None:
+            if reservation.decision.allowed:
                 reservation.keep()
-            return reservation is not None
+            return reservation.decision.allowed
 
     assert [reserve(host) for host in range(1, 4)] == [True] * 3
     assert not reserve(4)  # a fresh address in the same /64 is the same holder

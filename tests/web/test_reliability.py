@@ -152,14 +152,14 @@ def test_room_creation_is_not_capped_when_the_cache_is_down(monkeypatch, setting
     def down(*args, **kwargs):
         raise DOWN
 
-    monkeypatch.setattr("games.web.room_limit.cache.add", down)
+    monkeypatch.setattr("games.limits.cache.add", down)
     request = RequestFactory().post("/rooms/")
     counted = metrics.WARNINGS.labels("cache_unavailable")
     before = counted._value.get()
-    with caplog.at_level(logging.WARNING, logger="games.web.room_limit"):
+    with caplog.at_level(logging.WARNING, logger="games.limits"):
         for _ in range(2):
             with room_reservation(request, 0.0) as reservation:
-                assert reservation is not None
+                assert reservation.decision.allowed
                 reservation.keep()
     assert len(caplog.records) == 1  # one line per interval (`log_limit`); each one counted
     assert counted._value.get() - before == 2
