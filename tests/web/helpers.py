@@ -210,3 +210,14 @@ def table(html: str, slug: str) -> str:
     """One board's section of the records page."""
     start = html.index(f'id="{slug}"')
     return html[start : html.index("</section>", start)]
+
+
+def retry_after(refused, policy: str, window: int) -> int:
+    """The seconds a 429 says to wait, having checked it carries `Retry-After` and the RateLimit
+    fields as docs/api.md ("Limits") gives them: the limit's `policy` (`"name";q=N`) over
+    `window` seconds, nothing remaining, and the same wait."""
+    wait = int(refused["Retry-After"])
+    assert refused.status_code == 429 and 1 <= wait <= window
+    assert refused["RateLimit-Policy"] == f"{policy};w={window}"
+    assert refused["RateLimit"] == f"{policy.split(';')[0]};r=0;t={wait}"
+    return wait

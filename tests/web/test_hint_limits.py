@@ -15,7 +15,7 @@ from games.messages import CellMove
 from games.models import Room
 from tests.conftest import ORIGIN, session_cookie
 
-from .helpers import SOLVED_SEED, TIMEOUT, make_room, receive_until, seeded, send
+from .helpers import SOLVED_SEED, TIMEOUT, make_room, receive_until, retry_after, seeded, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -166,6 +166,7 @@ def test_the_api_gives_a_room_one_hint_a_second(client, api_room, settings):
     assert client.post(f"/api/rooms/{code}/hint", headers=headers).status_code == 200
     again = client.post(f"/api/rooms/{code}/hint", headers=headers)
     assert again.status_code == 429 and "just given in this room" in again.json()["error"]
+    assert retry_after(again, '"hint-room";q=1', window=60) >= 59
     assert Room.objects.get(code=code).hints_used == 1
 
 
@@ -191,5 +192,6 @@ def test_the_api_counts_hints_per_address(client, api_room, settings):
     ]
     assert [a.status_code for a in answers] == [200, 200, 429]
     assert "Too many hints" in answers[2].json()["error"]
+    retry_after(answers[2], '"hints";q=2', window=60)
     other = client.post(f"/api/rooms/{code}/hint", headers=headers, REMOTE_ADDR="198.51.100.9")
     assert other.status_code == 200  # another address has its own budget
