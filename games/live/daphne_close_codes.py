@@ -15,6 +15,10 @@ browser that has not read the close frame by then loses it with the reset and re
 `closeHandshakeTimeout` is autobahn's documented protocol option, read from the protocol when
 the close frame goes out).
 
+Daphne also drops the `reason` of the ASGI close message (its `handle_reply` passes the code
+alone), so a flood's 1008 would reach the client with an empty reason: `install` passes it on,
+cut to the 123 bytes a close frame holds, for every code.
+
 Daphne, autobahn and Twisted are pinned exactly in pyproject.toml, and
 `tests/web/test_internals.py` checks both methods' signatures and the frame written, so an
 upgrade that moves them fails there. Should one reach a server anyway, `install` finds the frame
@@ -30,6 +34,8 @@ from typing import Any
 from daphne.ws_protocol import WebSocketProtocol
 
 REGISTERED_SERVER_CODES = frozenset({1001, 1008, 1011, 1012, 1013})
+REASON_BYTES = 123
+"""A close frame's payload is at most 125 bytes, two of them the code (RFC 6455, 5.5)."""
 
 CLOSE_HANDSHAKE_SECONDS = 10
 """How long a socket the server closes waits for the peer's close frame before dropping it."""
@@ -50,17 +56,38 @@ def install() -> None:
         )
 
     @functools.wraps(original)
-    def server_close(protocol: Any, code: int | None = None) -> None:
+    def server_close(protocol: Any, code: int | None = None, reason: str = "") -> None:
         protocol.closeHandshakeTimeout = CLOSE_HANDSHAKE_SECONDS
         if code not in REGISTERED_SERVER_CODES:
-            original(protocol, code)
+            if reason:
+                protocol.sendClose(code=1000 if code is None else code, reason=reason)
+            else:
+                original(protocol, code)
         elif fits:
-            protocol.sendCloseFrame(code=code, isReply=False)
+            reason_utf8 = reason.encode()[:REASON_BYTES].decode(errors="ignore").encode()
+            protocol.sendCloseFrame(code=code, reasonUtf8=reason_utf8 or None, isReply=False)
         else:
             protocol.transport.loseConnection()
 
     server_close.lets_registered_codes_through = True  # type: ignore[attr-defined]
     WebSocketProtocol.serverClose = server_close
+    if not getattr(WebSocketProtocol.handle_reply, "passes_close_reasons", False):
+        WebSocketProtocol.handle_reply = _with_reasons(WebSocketProtocol.handle_reply)
+
+
+def _with_reasons(handle_reply: Any) -> Any:
+    """Daphne's `handle_reply`, but a close of an open socket with a reason closes with it."""
+
+    @functools.wraps(handle_reply)
+    def handle(protocol: Any, message: dict[str, Any]) -> None:
+        reason = message.get("reason") if message.get("type") == "websocket.close" else None
+        if reason and protocol.state != protocol.STATE_CONNECTING:
+            protocol.serverClose(code=message.get("code"), reason=str(reason))
+        else:
+            handle_reply(protocol, message)
+
+    handle.passes_close_reasons = True  # type: ignore[attr-defined]
+    return handle
 
 
 def fail_with_close_frame(connection: Any) -> None:
@@ -75,10 +102,12 @@ def fail_with_close_frame(connection: Any) -> None:
 
 def frame_writer_fits() -> bool:
     """Whether Daphne still closes with `serverClose(code)` and autobahn's frame writer still
-    takes `code` and `isReply`, as on the pinned versions."""
+    takes `code`, `reasonUtf8` and `isReply`, as on the pinned versions."""
     try:
         close = inspect.signature(WebSocketProtocol.serverClose).parameters
         writer = inspect.signature(WebSocketProtocol.sendCloseFrame).parameters
     except (AttributeError, TypeError, ValueError):
         return False
-    return list(close)[:2] == ["self", "code"] and {"code", "isReply"} <= writer.keys()
+    return (
+        list(close)[:2] == ["self", "code"] and {"code", "reasonUtf8", "isReply"} <= writer.keys()
+    )

@@ -21,6 +21,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from games.engine import minesweeper as engine
+from games.live.flood import FLOOD_REASON
 from tests import servers
 from tests.conftest import skip_or_fail
 from tests.e2e.conftest import EXPECTED_CONSOLE_ERRORS
@@ -328,8 +329,10 @@ CAPTURE_SOCKETS = """
         constructor(...args) {
             super(...args);
             window.roomSockets.push(this);
-            // The first close code a page's socket saw, for `expect` (a failure names it).
+            // The first close code a page's socket saw, and its reason, for `expect` (a
+            // failure names it).
             this.addEventListener("close", (event) => {
+                document.documentElement.dataset.firstCloseReason ??= event.reason;
                 document.documentElement.dataset.firstClose ??= String(event.code);
             });
         }
@@ -383,6 +386,7 @@ def test_a_page_that_floods_its_socket_1008_shows_disconnected(new_context, live
         }"""
     )
     expect(page.locator("html")).to_have_attribute("data-first-close", "1008")
+    expect(page.locator("html")).to_have_attribute("data-first-close-reason", FLOOD_REASON)
     line = page.locator("#connection")
     expect(line).to_have_attribute("data-state", "closed")
     expect(line).to_have_text("Disconnected — reload the page to rejoin")

@@ -28,6 +28,7 @@ from twisted.internet.testing import MemoryReactorClock, StringTransport
 from games.asgiref_loop import server_loop
 from games.live import daphne_close_codes, daphne_reads, twisted_backlog
 from games.live.consumer import RoomConsumer
+from games.live.flood import FLOOD_REASON
 
 from .test_framed import open_socket
 
@@ -43,8 +44,12 @@ def patched(monkeypatch):
     daphne_close_codes.install()
 
 
-def close_frame(code: int) -> bytes:
-    return bytes([0x88, 2]) + code.to_bytes(2, "big")
+def close_frame(code: int, reason: bytes = b"") -> bytes:
+    return bytes([0x88, 2 + len(reason)]) + code.to_bytes(2, "big") + reason
+
+
+def closing(reason: str, code: int = 1008) -> dict[str, object]:
+    return {"type": "websocket.close", "code": code, "reason": reason}
 
 
 def test_daphnes_close_and_autobahns_frame_writer_keep_their_shape():
@@ -53,6 +58,8 @@ def test_daphnes_close_and_autobahns_frame_writer_keep_their_shape():
     parameters = inspect.signature(WebSocketProtocol.sendCloseFrame).parameters
     assert list(parameters) == ["self", "code", "reasonUtf8", "isReply"]
     assert daphne_close_codes.frame_writer_fits()
+    handle_reply = inspect.unwrap(WebSocketProtocol.handle_reply)
+    assert list(inspect.signature(handle_reply).parameters) == ["self", "message"]
 
 
 def test_daphne_alone_still_refuses_the_registered_codes():
@@ -101,6 +108,26 @@ def test_a_changed_frame_writer_closes_without_a_frame_so_the_page_reconnects(mo
     assert wire.value() == b"" and wire.disconnecting
 
 
+def test_daphne_alone_drops_the_reason_of_a_close(patched):
+    """Why the patch passes reasons on; when this fails, Daphne does and `_with_reasons` can go."""
+    protocol, wire = open_socket()
+    inspect.unwrap(WebSocketProtocol.handle_reply)(protocol, closing(FLOOD_REASON))
+    assert wire.value() == close_frame(1008)
+
+
+@pytest.mark.parametrize("code", [1008, 4000])
+def test_a_close_with_a_reason_sends_it_in_the_frame(patched, code):
+    protocol, wire = open_socket()
+    protocol.handle_reply(closing(FLOOD_REASON, code))
+    assert wire.value() == close_frame(code, FLOOD_REASON.encode())
+
+
+def test_a_long_reason_is_cut_to_what_a_close_frame_holds_whole_characters_only(patched):
+    protocol, wire = open_socket()
+    protocol.handle_reply(closing("é" * 100))  # 200 bytes
+    assert wire.value() == close_frame(1008, "é".encode() * 61)  # 122 of the 123 bytes
+
+
 def test_installing_twice_patches_once(patched):
     once = WebSocketProtocol.serverClose
     daphne_close_codes.install()
@@ -111,6 +138,7 @@ def test_the_asgi_entry_point_installs_the_patch():
     import config.asgi  # noqa: F401  (calls games.live.shutdown.install)
 
     assert WebSocketProtocol.serverClose.lets_registered_codes_through
+    assert WebSocketProtocol.handle_reply.passes_close_reasons
     assert WebSocketProtocol.dataReceived.skips_debug_line
 
 
