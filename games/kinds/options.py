@@ -1,0 +1,153 @@
+"""A room's create options: one strict pydantic model per kind, and the union the API takes.
+
+Each kind declares its own model (`GameKind.options`, a subclass of `CreateOptions`) with its
+fields, their bounds and descriptions; the API and the OpenAPI schema list no kind's fields, so
+a kind added to `KINDS` is created over the API, with its options documented, without an edit
+there. The models are strict (JSON types as declared) and forbid unknown fields: a misspelt
+option (`"nogess"`) is refused by name instead of silently ignored (issue 29).
+"""
+
+from collections.abc import Iterable, Mapping
+from functools import cache
+from typing import Annotated, Any, ClassVar, Literal, Union, get_args
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapter, ValidationError
+
+from .table import Settings, SettingsError
+
+NAME_LIMIT = 24
+MAX_SEED = 2**62 - 1
+"""The largest seed the server draws itself (`services.new_seed`); every database's BigInteger
+holds it."""
+
+Size = dict[str, int]
+
+
+class CreateOptions(BaseModel):
+    """What every create body may carry, whatever the kind; each kind's model adds its own."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    game: str
+    name: str = Field(
+        "Bot", min_length=1, max_length=NAME_LIMIT, description="The creator's name in the room."
+    )
+    public: bool = Field(False, description="Listed on the home page's live rooms.")
+    seed: int | None = Field(
+        None,
+        ge=0,
+        le=MAX_SEED,
+        description="The first game's seed, for a reproducible board: two rooms with the same "
+        "seed and settings deal the same board (the same first click opens the same cells). "
+        "Later games draw their own. Default: a random one.",
+    )
+
+    takes_mode: ClassVar[bool] = False
+    """Whether the kind is one mode of its `game` that a body must name (a race)."""
+
+    def settings(self) -> Settings:
+        """The room's validated settings, or SettingsError (what the fields alone cannot say:
+        mines that fit the size)."""
+        raise NotImplementedError
+
+    @classmethod
+    def game_name(cls) -> str:
+        return str(get_args(cls.model_fields["game"].annotation)[0])
+
+    @classmethod
+    def mode_name(cls) -> str | None:
+        """The mode a body names to choose this kind (a race), None for its game's default."""
+        field = cls.model_fields.get("mode")
+        return str(get_args(field.annotation)[0]) if field is not None and cls.takes_mode else None
+
+
+PRESET_DESCRIPTION = (
+    "A standard board: beginner 9×9 with 10 mines, intermediate 16×16 with 40, expert 30×16 "
+    "with 99. Give a preset or width, height and mines; both only when they agree."
+)
+Preset = Literal["beginner", "intermediate", "expert"]
+
+
+def board_size(
+    preset: str | None, given: Mapping[str, int | None], presets: Mapping[str, Size]
+) -> dict[str, Any]:
+    """Width, height and mines from a preset or the explicit size; SettingsError when both are
+    given and disagree (a preset silently overriding an explicit size misleads a bot)."""
+    if preset is None:
+        return dict(given)
+    size = presets[preset]
+    wrong = [key for key, value in given.items() if value is not None and value != size[key]]
+    if wrong:
+        shown = ", ".join(f"{key} {size[key]}" for key in wrong)
+        raise SettingsError(f"preset {preset!r} is {shown}: give a preset or a size.", wrong[0])
+    return dict(size)
+
+
+def tag_of(kinds: Iterable[type[CreateOptions]]) -> Any:
+    """The union's discriminator: `game`, and for a game with modes `game/mode`; a missing
+    `game` is the first kind's, a missing `mode` its game's default."""
+    first = next(iter(kinds)).game_name()
+
+    def tag(body: Any) -> str | None:
+        if not isinstance(body, dict):
+            return None
+        game, mode = body.get("game", first), body.get("mode")
+        if mode in (None, "", "coop") or not isinstance(mode, str):
+            return game if isinstance(game, str) else None
+        return f"{game}/{mode}"
+
+    return tag
+
+
+def union_of(kinds: Iterable[type[CreateOptions]]) -> Any:
+    """Every kind's model in one discriminated union: the create body's type."""
+    models = list(kinds)
+    members = tuple(
+        Annotated[m, Tag(m.game_name() + (f"/{m.mode_name()}" if m.mode_name() else ""))]
+        for m in models
+    )
+    return Annotated[Union[members], Discriminator(tag_of(models))]  # noqa: UP007
+
+
+def adapter(kinds: Iterable[type[CreateOptions]]) -> TypeAdapter[Any]:
+    return _adapter(tuple(kinds))
+
+
+@cache
+def _adapter(kinds: tuple[type[CreateOptions], ...]) -> TypeAdapter[Any]:
+    """Built once per set of kinds: building one takes milliseconds."""
+    return TypeAdapter(union_of(kinds))
+
+
+def validate(kinds: Iterable[type[CreateOptions]], body: Any) -> CreateOptions:
+    """A create body as its kind's options; SettingsError naming the field(s) at fault."""
+    models = list(kinds)
+    try:
+        options = adapter(models).validate_python(body)
+    except ValidationError as exc:
+        raise SettingsError(*problem(exc, models, body)) from None
+    assert isinstance(options, CreateOptions)
+    return options
+
+
+def problem(
+    exc: ValidationError, models: list[type[CreateOptions]], body: Any
+) -> tuple[str, str | None]:
+    """One clear sentence for a refused body: every unknown field by name, else the first fault."""
+    errors = exc.errors(include_url=False)
+    unknown = [str(e["loc"][-1]) for e in errors if e["type"] == "extra_forbidden"]
+    if unknown:
+        names = ", ".join(repr(name[:40]) for name in unknown[:10])
+        return f"unknown field{'s' if len(unknown) > 1 else ''} {names}.", unknown[0][:40]
+    first = errors[0]
+    if not isinstance(body, dict):
+        return "Send the options as a JSON object.", None
+    if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
+        games = ", ".join(dict.fromkeys(m.game_name() for m in models))
+        game, mode = str(body.get("game"))[:40], str(body.get("mode"))[:40]
+        if any(m.game_name() == game for m in models):
+            return f"mode: {game} has no mode {mode!r}.", "mode"
+        return f"game: unknown game {game!r}; choose {games}.", "game"
+    where = [str(part) for part in first["loc"][1:]]  # [0] is the union member's tag
+    field = ".".join(where) or None
+    return f"{field or 'body'}: {first['msg']}", field
