@@ -83,6 +83,12 @@ def board_size(
     return dict(size)
 
 
+def tag_name(model: type[CreateOptions]) -> str:
+    """A kind's tag in the union: its `game`, and `game/mode` for a mode of its own (a race)."""
+    mode = model.mode_name()
+    return model.game_name() + (f"/{mode}" if mode else "")
+
+
 def tag_of(kinds: Iterable[type[CreateOptions]]) -> Any:
     """The union's discriminator: `game`, and for a game with modes `game/mode`; a missing
     `game` is the first kind's, a missing `mode` its game's default."""
@@ -102,10 +108,7 @@ def tag_of(kinds: Iterable[type[CreateOptions]]) -> Any:
 def union_of(kinds: Iterable[type[CreateOptions]]) -> Any:
     """Every kind's model in one discriminated union: the create body's type."""
     models = list(kinds)
-    members = tuple(
-        Annotated[m, Tag(m.game_name() + (f"/{m.mode_name()}" if m.mode_name() else ""))]
-        for m in models
-    )
+    members = tuple(Annotated[m, Tag(tag_name(m))] for m in models)
     return Annotated[Union[members], Discriminator(tag_of(models))]  # noqa: UP007
 
 
@@ -144,10 +147,31 @@ def problem(
         return "Send the options as a JSON object.", None
     if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
         games = ", ".join(dict.fromkeys(m.game_name() for m in models))
-        game, mode = str(body.get("game"))[:40], str(body.get("mode"))[:40]
+        game = str(body.get("game", models[0].game_name()))[:40]
+        mode = str(body.get("mode"))[:40]
         if any(m.game_name() == game for m in models):
             return f"mode: {game} has no mode {mode!r}.", "mode"
         return f"game: unknown game {game!r}; choose {games}.", "game"
     where = [str(part) for part in first["loc"][1:]]  # [0] is the union member's tag
     field = ".".join(where) or None
+    bounds = _bounds(models, str(first["loc"][0]), field)
+    if bounds is not None and first["type"] in BOUND_ERRORS:
+        got = str(first["input"])[:40]
+        return f"{field} must be a whole number from {bounds[0]} to {bounds[1]}, got {got}.", field
     return f"{field or 'body'}: {first['msg']}", field
+
+
+BOUND_ERRORS = ("greater_than_equal", "less_than_equal", "int_type", "int_from_float")
+
+
+def _bounds(
+    models: list[type[CreateOptions]], tag: str, field: str | None
+) -> tuple[int, int] | None:
+    """A whole-number field's (least, most), as its kind declares them, for the message."""
+    model = next((m for m in models if tag_name(m) == tag), None)
+    info = None if model is None or field is None else model.model_fields.get(field)
+    if info is None:
+        return None
+    least = next((m.ge for m in info.metadata if getattr(m, "ge", None) is not None), None)
+    most = next((m.le for m in info.metadata if getattr(m, "le", None) is not None), None)
+    return None if least is None or most is None else (least, most)

@@ -14,7 +14,7 @@ SIDE = "A person (`human`) or the computer (`easy`, `strong`)."
 class FlagsOptions(CreateOptions):
     """Two sides take turns claiming mines on a 16×16 board; more than half wins."""
 
-    game: Literal["flags"]
+    game: Literal["flags"] = Field(description="Minesweeper Flags.")
     x: str = Field(
         rules.HUMAN,
         description=f"Who plays X, who opens. {SIDE}",

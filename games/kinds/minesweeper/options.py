@@ -14,7 +14,7 @@ from . import rules
 class MinesweeperOptions(CreateOptions):
     """A co-op room: everyone clears one shared board."""
 
-    game: Literal["minesweeper"] = "minesweeper"
+    game: Literal["minesweeper"] = Field("minesweeper", description="Minesweeper (the default).")
     mode: Literal["coop"] = Field("coop", description='"coop" (default), or "race" for a race.')
     preset: Preset | None = Field(None, description=PRESET_DESCRIPTION)
     width: int | None = Field(None, ge=2, le=rules.MAX_WIDTH, description="Columns.")

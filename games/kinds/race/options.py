@@ -23,7 +23,7 @@ class RaceOptions(CreateOptions):
 
     takes_mode: ClassVar[bool] = True
 
-    game: Literal["minesweeper"] = "minesweeper"
+    game: Literal["minesweeper"] = Field("minesweeper", description="Minesweeper, with `mode`.")
     mode: Literal["race"] = Field(description='"race": a Minesweeper race.')
     preset: Preset | None = Field(None, description=PRESET_DESCRIPTION)
     width: int | None = Field(None, ge=4, le=rules.MAX_WIDTH, description="Columns.")

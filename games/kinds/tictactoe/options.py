@@ -14,7 +14,7 @@ SIDE = "A person (`human`) or the computer (`random`, `perfect`)."
 class TicTacToeOptions(CreateOptions):
     """Three in a row on a 3×3 board; sides swap on every rematch."""
 
-    game: Literal["tictactoe"]
+    game: Literal["tictactoe"] = Field(description="Tic-tac-toe.")
     x: str = Field(
         rules.HUMAN,
         description=f"Who plays X, who opens. {SIDE}",
