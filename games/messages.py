@@ -6,8 +6,8 @@ a `HEADERS` object rides along; bots send plain JSON. Both end up as the same va
 
 import json
 import re
-from dataclasses import dataclass
 from collections.abc import Collection
+from dataclasses import dataclass
 from typing import Any
 
 MAX_MESSAGE_BYTES = 8 * 1024

@@ -8,8 +8,7 @@ the services, the socket or the pages.
 """
 
 from . import flags, minesweeper, options, race, tictactoe
-from .options import CreateOptions
-from .table import GameKind
+from .table import CreateOptions, GameKind
 
 KINDS: dict[str, GameKind] = {
     kind.name: kind for kind in (minesweeper.KIND, race.KIND, flags.KIND, tictactoe.KIND)

@@ -1,6 +1,7 @@
-"""A room's create options: one strict pydantic model per kind, and the union the API takes.
+"""A room's create options: the union of every kind's model that the API takes, and what the
+kinds' models share (a preset or a size).
 
-Each kind declares its own model (`GameKind.options`, a subclass of `CreateOptions`) with its
+Each kind declares its own model (`GameKind.options`, a subclass of `table.CreateOptions`) with its
 fields, their bounds and descriptions; the API and the OpenAPI schema list no kind's fields, so
 a kind added to `KINDS` is created over the API, with its options documented, without an edit
 there. The models are strict (JSON types as declared) and forbid unknown fields: a misspelt
@@ -9,57 +10,13 @@ option (`"nogess"`) is refused by name instead of silently ignored (issue 29).
 
 from collections.abc import Iterable, Mapping
 from functools import cache
-from typing import Annotated, Any, ClassVar, Literal, Union, get_args
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapter, ValidationError
+from pydantic import Discriminator, Tag, TypeAdapter, ValidationError
 
-from .table import Settings, SettingsError
-
-NAME_LIMIT = 24
-MAX_SEED = 2**62 - 1
-"""The largest seed the server draws itself (`services.new_seed`); every database's BigInteger
-holds it."""
+from .table import CreateOptions, SettingsError
 
 Size = dict[str, int]
-
-
-class CreateOptions(BaseModel):
-    """What every create body may carry, whatever the kind; each kind's model adds its own."""
-
-    model_config = ConfigDict(strict=True, extra="forbid")
-
-    game: str
-    name: str = Field(
-        "Bot", min_length=1, max_length=NAME_LIMIT, description="The creator's name in the room."
-    )
-    public: bool = Field(False, description="Listed on the home page's live rooms.")
-    seed: int | None = Field(
-        None,
-        ge=0,
-        le=MAX_SEED,
-        description="The first game's seed, for a reproducible board: two rooms with the same "
-        "seed and settings deal the same board (the same first click opens the same cells). "
-        "Later games draw their own. Default: a random one.",
-    )
-
-    takes_mode: ClassVar[bool] = False
-    """Whether the kind is one mode of its `game` that a body must name (a race)."""
-
-    def settings(self) -> Settings:
-        """The room's validated settings, or SettingsError (what the fields alone cannot say:
-        mines that fit the size)."""
-        raise NotImplementedError
-
-    @classmethod
-    def game_name(cls) -> str:
-        return str(get_args(cls.model_fields["game"].annotation)[0])
-
-    @classmethod
-    def mode_name(cls) -> str | None:
-        """The mode a body names to choose this kind (a race), None for its game's default."""
-        field = cls.model_fields.get("mode")
-        return str(get_args(field.annotation)[0]) if field is not None and cls.takes_mode else None
-
 
 PRESET_DESCRIPTION = (
     "A standard board: beginner 9×9 with 10 mines, intermediate 16×16 with 40, expert 30×16 "

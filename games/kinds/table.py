@@ -11,7 +11,9 @@ The states, params and settings the table's functions take are the storable (JSO
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, get_args
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..messages import Message
 
@@ -19,7 +21,6 @@ if TYPE_CHECKING:  # forms and models are the shell's; the table only names them
     from django import forms
 
     from ..models import Game, Player, Room
-    from .options import CreateOptions
     from .replays import Replays
 
 State = dict[str, Any]
@@ -68,6 +69,50 @@ class Refused(ValueError):
 
 class Invalid(ValueError):
     """A move that can never be valid here (off the board, wrong kind of move): HTTP 400."""
+
+
+NAME_LIMIT = 24
+MAX_SEED = 2**62 - 1
+"""The largest seed the server draws itself (`services.new_seed`); every database's BigInteger
+holds it."""
+
+
+class CreateOptions(BaseModel):
+    """What every create body may carry, whatever the kind; each kind's model adds its own."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    game: str
+    name: str = Field(
+        "Bot", min_length=1, max_length=NAME_LIMIT, description="The creator's name in the room."
+    )
+    public: bool = Field(False, description="Listed on the home page's live rooms.")
+    seed: int | None = Field(
+        None,
+        ge=0,
+        le=MAX_SEED,
+        description="The first game's seed, for a reproducible board: two rooms with the same "
+        "seed and settings deal the same board (the same first click opens the same cells). "
+        "Later games draw their own. Default: a random one.",
+    )
+
+    takes_mode: ClassVar[bool] = False
+    """Whether the kind is one mode of its `game` that a body must name (a race)."""
+
+    def settings(self) -> Settings:
+        """The room's validated settings, or SettingsError (what the fields alone cannot say:
+        mines that fit the size)."""
+        raise NotImplementedError
+
+    @classmethod
+    def game_name(cls) -> str:
+        return str(get_args(cls.model_fields["game"].annotation)[0])
+
+    @classmethod
+    def mode_name(cls) -> str | None:
+        """The mode a body names to choose this kind (a race), None for its game's default."""
+        field = cls.model_fields.get("mode")
+        return str(get_args(field.annotation)[0]) if field is not None and cls.takes_mode else None
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,16 @@ from pydantic import Field
 from games import announce, outbox, services
 from games.engine import minesweeper as engine
 from games.kinds import KINDS, kind_of
-from games.kinds.options import CreateOptions
-from games.kinds.table import Applied, GameKind, Invalid, Lineup, MoveNews, Refused, Rendering
+from games.kinds.table import (
+    Applied,
+    CreateOptions,
+    GameKind,
+    Invalid,
+    Lineup,
+    MoveNews,
+    Refused,
+    Rendering,
+)
 from games.messages import CellMove, Message, SquareMove
 from games.models import Game, Room
 

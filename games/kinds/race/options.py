@@ -7,8 +7,8 @@ from pydantic import Field
 
 from games.engine import minesweeper as ms
 
-from ..options import PRESET_DESCRIPTION, CreateOptions, Preset, board_size
-from ..table import Settings
+from ..options import PRESET_DESCRIPTION, Preset, board_size
+from ..table import CreateOptions, Settings
 from . import rules
 
 

@@ -4,8 +4,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from ..options import CreateOptions
-from ..table import Settings
+from ..table import CreateOptions, Settings
 from . import rules
 
 SIDE = "A person (`human`) or the computer (`random`, `perfect`)."
