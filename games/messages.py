@@ -20,6 +20,10 @@ may name its `pace` where the kind offers several). A kind's own commands (a rac
 `give_up`, a two-sided game's `claim_win` and `take_seat`) are its table's
 (`GameKind.commands`): the caller passes the room's kind's names."""
 MOVES = ("reveal", "flag", "chord", "bomb", "mark")
+FIELDS = ("action", "x", "y", "cell", "pace", "game")
+"""What a message may carry, on the socket and in the API's `/moves` body (`web.api.MoveIn`
+declares the same): another field is refused by name, so a misspelt `gmae` cannot silently drop
+`new_game`'s guard. A page's messages also carry htmx's `HEADERS`, which is let through."""
 
 
 def actions_help(commands: Collection[str] = ()) -> str:
@@ -92,6 +96,13 @@ def parse_message(text: str | bytes | None, commands: Collection[str] = ()) -> M
 def parse_payload(data: dict[str, Any], commands: Collection[str] = ()) -> Message:
     """A decoded JSON object (from a socket or the API's /moves) as a message value; `commands`
     are the room's kind's own (`GameKind.commands`), taken as `Command`s beside the shell's."""
+    unknown = [key for key in data if key not in FIELDS and key != "HEADERS"]
+    if unknown:
+        names = ", ".join(repr(str(key)[:40]) for key in unknown[:10])
+        raise BadMessage(
+            f"Unknown field{'s' if len(unknown) > 1 else ''} {names}: a message takes "
+            f"{', '.join(FIELDS)}."
+        )
     action = data.get("action")
     if not isinstance(action, str) or not action:
         raise BadMessage(f'Missing "action": {actions_help(commands)}.')

@@ -4,10 +4,12 @@ their bounds, `seed` deals a reproducible board, and `new_game`'s `game` guard h
 
 import pytest
 
+from games import messages
 from games.engine import minesweeper as engine
 from games.kinds import KINDS
 from games.kinds.race import rules as race_rules
 from games.models import Room
+from games.web.api import MoveIn
 
 pytestmark = pytest.mark.django_db
 
@@ -115,3 +117,11 @@ def test_a_kinds_own_command_is_unknown_in_another_kind(client):
     assert refused.status_code == 400
     assert "Unknown action 'start'" in refused.json()["error"]
     assert "give_up" not in refused.json()["error"]
+
+
+def test_the_socket_and_the_api_take_the_same_message_fields():
+    assert set(MoveIn.model_fields) == set(messages.FIELDS)
+    with pytest.raises(messages.BadMessage, match="Unknown field 'gmae'"):
+        messages.parse_message('{"action": "new_game", "gmae": 1}')
+    page = '{"action": "new_game", "game": "2", "HEADERS": {"HX-Trigger": "face"}}'
+    assert messages.parse_message(page) == messages.Command("new_game", 2)
