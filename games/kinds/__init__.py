@@ -1,8 +1,8 @@
 """The game kinds: per kind, everything the shell needs (`table.GameKind`), and the registry.
 
 Each kind is a package: `rules` (settings, moves and computer players over the pure engine),
-`render` (HTML through its templates), `form` (its part of the home page's create form) and its
-`KIND`, the table that the shell looks up. Adding a kind is one such package, its templates, and
+`render` (HTML through its templates), `form` (its part of the home page's create form),
+`options` (its API create options) and its `KIND`, the table that the shell looks up. Adding a kind is one such package, its templates, and
 one line below. This layer may import the engine, `games.messages` and `games.models`; never
 the services, the socket or the pages.
 """

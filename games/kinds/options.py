@@ -87,6 +87,12 @@ def validate(kinds: Iterable[type[CreateOptions]], body: Any) -> CreateOptions:
     except ValidationError as exc:
         raise SettingsError(*problem(exc, models, body)) from None
     assert isinstance(options, CreateOptions)
+    if options.seed is not None and not options.takes_seed:
+        raise SettingsError(
+            f"seed: not offered in {options.game_name()} {options.mode_name() or ''}".rstrip()
+            + ", where players compete: whoever chose it would know the board.",
+            "seed",
+        )
     return options
 
 

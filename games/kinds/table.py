@@ -78,7 +78,9 @@ holds it."""
 
 
 class CreateOptions(BaseModel):
-    """What every create body may carry, whatever the kind; each kind's model adds its own."""
+    """The API's create body (`GameKind.options`): what every body may carry, whatever the
+    kind; each kind's model adds its own fields, with their bounds and descriptions, which the
+    OpenAPI schema shows (`kinds.options` puts every kind's in one union)."""
 
     model_config = ConfigDict(strict=True, extra="forbid")
 
@@ -93,11 +95,15 @@ class CreateOptions(BaseModel):
         le=MAX_SEED,
         description="The first game's seed, for a reproducible board: two rooms with the same "
         "seed and settings deal the same board (the same first click opens the same cells). "
-        "Later games draw their own. Default: a random one.",
+        "Later games draw their own. Default: a random one. Not in a race or Flags, where "
+        "players compete: whoever chose the seed would know the board.",
     )
 
     takes_mode: ClassVar[bool] = False
     """Whether the kind is one mode of its `game` that a body must name (a race)."""
+    takes_seed: ClassVar[bool] = True
+    """Whether a body may choose the first game's seed: not where people compete on a board
+    (a race, Flags), since the one who chose it could work the board out beforehand."""
 
     def settings(self) -> Settings:
         """The room's validated settings, or SettingsError (what the fields alone cannot say:

@@ -42,6 +42,11 @@ def move(client, code, token, **body):
         ),
         ({"mode": "race", "preset": "beginner", "bot_pace": 3}, "pace must be one of 1, 2, 4"),
         ({"seed": -1, "preset": "beginner"}, "seed must be a whole number from 0"),
+        (
+            {"mode": "race", "preset": "beginner", "seed": 7},
+            "seed: not offered in minesweeper race",
+        ),
+        ({"game": "flags", "seed": 7}, "seed: not offered in flags, where players compete"),
         ({"game": "chess"}, "unknown game 'chess'"),
         ({"mode": "duel"}, "minesweeper has no mode 'duel'"),
     ],

@@ -1,6 +1,6 @@
 """Flags' create options over the API: who holds each side, the mines and the turn timer."""
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -12,6 +12,8 @@ SIDE = "A person (`human`) or the computer (`easy`, `strong`)."
 
 class FlagsOptions(CreateOptions):
     """Two sides take turns claiming mines on a 16×16 board; more than half wins."""
+
+    takes_seed: ClassVar[bool] = False
 
     game: Literal["flags"] = Field(description="Minesweeper Flags.")
     x: str = Field(

@@ -22,6 +22,7 @@ class RaceOptions(CreateOptions):
     """A race: 2 to 8 racers, each on their own copy of one board; first to clear it wins."""
 
     takes_mode: ClassVar[bool] = True
+    takes_seed: ClassVar[bool] = False
 
     game: Literal["minesweeper"] = Field("minesweeper", description="Minesweeper, with `mode`.")
     mode: Literal["race"] = Field(description='"race": a Minesweeper race.')
