@@ -56,10 +56,12 @@ def settings_from(body: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def initial_state(params: dict[str, Any], seed: int) -> dict[str, Any]:
-    return {"lights": [True] * params.get("size", len(START))}
+    return {"lights": [True] * params["size"]}
 
 
 def invert(state: dict[str, Any], lineup: Lineup, params: dict[str, Any]) -> Applied:
+    if not any(state["lights"]):
+        raise Refused("All lights are off already.")
     lights = [not on for on in state["lights"]]
     return Applied(
         {"lights": lights}, "playing" if any(lights) else "won", tuple(range(len(lights)))
@@ -260,7 +262,7 @@ def test_every_registered_kind_fills_its_table():
         if kind.bot is not None:  # played by the computer driver, or by the clock (a race)
             assert kind.computer is not None or kind.clock is not None
     assert replace(LIGHTS_OUT, hints=None).hints is None
-    assert json.dumps(text_rows(initial_state({}, 0), {}, None)[0]) == '["*****"]'
+    assert json.dumps(text_rows(initial_state({"size": 5}, 0), {}, None)[0]) == '["*****"]'
 
 
 def test_every_logged_action_fits_the_move_logs_column():
@@ -304,6 +306,8 @@ async def test_a_registered_kinds_command_plays_through_the_websocket(lights_out
     assert 'data-status="won"' in won and 'id="light-0" data-on="false"' in won
     game = await sync_to_async(Room.current_game)(room)
     assert game.state == {"lights": [False] * 4} and game.version == 1
+    await send(player, action="invert")
+    assert "All lights are off already." in await receive_until(player, 'id="room-error"')
     await player.disconnect()
 
 
