@@ -351,7 +351,9 @@ def read_room(request: HttpRequest, code: str) -> dict[str, Any]:
 def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
     """Minesweeper: `{"action": "reveal"|"flag"|"chord", "x", "y"}`; Flags:
     `{"action": "reveal"|"bomb", "x", "y"}`; tic-tac-toe: `{"action": "mark", "cell": 0..8}`;
-    any: `{"action": "new_game"}`. The host of a
+    any: `{"action": "new_game", "game": N}` (409 when someone replaced game N already; without
+    `game` a new game always starts). A kind's own commands (a race's `start`) by name. The
+    body takes these fields alone: another is a 400 naming it. The host of a
     Minesweeper room may send `{"action": "add_bot"}` or `{"action": "remove_bot"}`; in a race,
     `{"action": "add_bot", "pace": 1|2|4}` seats the computer racer at that many safe cells a
     second (or sets its pace), for the next race.
