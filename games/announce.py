@@ -43,9 +43,8 @@ def snapshot_for(room: Room, seat: int | None, *, json: bool = False) -> str:
     kind, game = kind_of(room.kind), room.current_game()
     if json:
         return bot_events.snapshot(kind, room, game, seat)
-    personal = kind.rendering.viewer_snapshot_html
-    if personal is not None:
-        return personal(room, game, seat)
+    if kind.per_seat_boards is not None:
+        return kind.per_seat_boards.viewer_snapshot_html(room, game, seat)
     return kind.rendering.snapshot_html(room, game)
 
 

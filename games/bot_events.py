@@ -3,7 +3,7 @@
 The same facts the JSON API gives (`text_rows`, `changed_cells`), one event per message
 (docs/contracts.md, "Bots on the websocket"): a `snapshot` on every connect and every new game, a `move`
 for every version, so a bot follows the game as a page does and spots a gap by the version. A
-bot sees what its seat may see: in a race (`GameKind.private_boards`) only the mover's bot gets
+bot sees what its seat may see: in a race (`GameKind.per_seat_boards`) only the mover's bot gets
 the move's cells, and after a timed event every bot gets a snapshot of its own board.
 """
 
@@ -44,7 +44,7 @@ def move(kind: GameKind, news: MoveNews) -> dict[str, str]:
     for key in kind.public_summary:
         if key in applied.summary:
             event[key] = applied.summary[key]
-    if not kind.private_boards:
+    if kind.per_seat_boards is None:
         return {audiences.JSON: _text(event)}
     if news.mover is None:  # a timed event (a race's start) may change every board
         return {audiences.RESYNC: audiences.RESYNC_TEXT}

@@ -280,7 +280,7 @@ def _game_view(room: Room, game: Game) -> dict[str, Any]:
     that only what every player sees."""
     timeline = timeline_of(room, game)
     kind = KINDS.get(room.kind)
-    if kind is not None and kind.private_boards and not game.is_over:
+    if kind is not None and kind.per_seat_boards is not None and not game.is_over:
         # A race under way: each racer's moves are theirs alone (flags would show the others
         # where mines are); the log is public once the race is over.
         log: list[dict[str, Any]] = []

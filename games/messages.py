@@ -6,32 +6,30 @@ a `HEADERS` object rides along; bots send plain JSON. Both end up as the same va
 
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
 MAX_MESSAGE_BYTES = 8 * 1024
 CELL_ACTIONS = ("reveal", "flag", "chord", "bomb")
 """Moves on a cell (x, y); each kind takes those it knows (`bomb` is Flags')."""
-COMMANDS = (
-    "new_game",
-    "sync",
-    "hint",
-    "add_bot",
-    "remove_bot",
-    "start",
-    "give_up",
-    "claim_win",
-    "take_seat",
-)
-"""Messages that are not moves: `hint` asks for a provably safe cell (Minesweeper), `add_bot` and
-`remove_bot` seat or unseat the Solver bot (the host only; `add_bot` may name its `pace` where
-the kind offers several), `start` starts a race (its host) and `give_up` leaves it; `claim_win`
-ends a two-sided game whose other player left and `take_seat` takes their seat
-(`kinds.seats_away`)."""
-ACTIONS_HELP = (
-    "use reveal, flag, chord, bomb, mark, hint, add_bot, remove_bot, start, give_up, claim_win, "
-    "take_seat, new_game or sync"
-)
+COMMANDS = ("new_game", "sync", "hint", "add_bot", "remove_bot")
+"""The shell's messages that are not moves, in any room: `hint` asks for a provably safe cell
+(Minesweeper), `add_bot` and `remove_bot` seat or unseat the Solver bot (the host only; `add_bot`
+may name its `pace` where the kind offers several). A kind's own commands (a race's `start` and
+`give_up`, a two-sided game's `claim_win` and `take_seat`) are its table's
+(`GameKind.commands`): the caller passes the room's kind's names."""
+MOVES = ("reveal", "flag", "chord", "bomb", "mark")
+FIELDS = ("action", "x", "y", "cell", "pace", "game")
+"""What a message may carry, on the socket and in the API's `/moves` body (`web.api.MoveIn`
+declares the same): another field is refused by name, so a misspelt `gmae` cannot silently drop
+`new_game`'s guard. A page's messages also carry htmx's `HEADERS`, which is let through."""
+
+
+def actions_help(commands: Collection[str] = ()) -> str:
+    """The actions a room of a kind with these commands takes, for an error's text."""
+    *others, last = (*MOVES, "hint", "add_bot", "remove_bot", *commands, "new_game", "sync")
+    return f"use {', '.join(others)} or {last}"
 
 
 class BadMessage(ValueError):
@@ -80,7 +78,8 @@ class Hover:
 Message = CellMove | SquareMove | Command | Hover
 
 
-def parse_message(text: str | bytes | None) -> Message:
+def parse_message(text: str | bytes | None, commands: Collection[str] = ()) -> Message:
+    """A socket's frame as a message value; `commands`: the room's kind's own (a race's start)."""
     if text is None:
         raise BadMessage("Send text frames containing JSON.")
     if len(text) > MAX_MESSAGE_BYTES:
@@ -91,25 +90,33 @@ def parse_message(text: str | bytes | None) -> Message:
         raise BadMessage("Message is not valid JSON.") from None
     if not isinstance(data, dict):
         raise BadMessage('Message must be a JSON object with an "action".')
-    return parse_payload(data)
+    return parse_payload(data, commands)
 
 
-def parse_payload(data: dict[str, Any]) -> Message:
-    """A decoded JSON object (from a socket or the API) as a message value."""
+def parse_payload(data: dict[str, Any], commands: Collection[str] = ()) -> Message:
+    """A decoded JSON object (from a socket or the API's /moves) as a message value; `commands`
+    are the room's kind's own (`GameKind.commands`), taken as `Command`s beside the shell's."""
+    unknown = [key for key in data if key not in FIELDS and key != "HEADERS"]
+    if unknown:
+        names = ", ".join(repr(str(key)[:40]) for key in unknown[:10])
+        raise BadMessage(
+            f"Unknown field{'s' if len(unknown) > 1 else ''} {names}: a message takes "
+            f"{', '.join(FIELDS)}."
+        )
     action = data.get("action")
     if not isinstance(action, str) or not action:
-        raise BadMessage(f'Missing "action": {ACTIONS_HELP}.')
+        raise BadMessage(f'Missing "action": {actions_help(commands)}.')
     if action in CELL_ACTIONS:
         return CellMove(action, whole_number(data, "x"), whole_number(data, "y"))
     if action == "hover":
         return Hover(whole_number(data, "x"), whole_number(data, "y"))
     if action == "mark":
         return SquareMove(whole_number(data, "cell"))
-    if action in COMMANDS:
+    if action in COMMANDS or action in commands:
         game = whole_number(data, "game") if data.get("game") not in (None, "") else None
         given = action == "add_bot" and data.get("pace") not in (None, "")
         return Command(action, game, whole_number(data, "pace") if given else None)
-    raise BadMessage(f"Unknown action {action[:40]!r}: {ACTIONS_HELP}.")
+    raise BadMessage(f"Unknown action {action[:40]!r}: {actions_help(commands)}.")
 
 
 DIGITS = re.compile(r"-?[0-9]{1,12}")

@@ -118,6 +118,9 @@ _JOINERS = "\u200c\u200d"
 class Outcome:
     game: Game
     applied: Applied
+    replaced: int | None = None
+    """`new_game` only: the game the sender named, when another click had replaced it already
+    (nothing started; `game` is the current one)."""
 
 
 def new_seed() -> int:
@@ -170,29 +173,39 @@ def clean_nickname(raw: object) -> str:
 
 
 @transaction.atomic
-def create_room(kind: str, settings: dict[str, Any], *, is_public: bool = True) -> Room:
-    """A room with its first game; `settings` must already be validated by the kind's rules."""
+def create_room(
+    kind: str, settings: dict[str, Any], *, is_public: bool = True, seed: int | None = None
+) -> Room:
+    """A room with its first game; `settings` must already be validated by the kind's rules.
+    `seed` deals the first game (reproducible boards); None: a random one, as every later game."""
     room = Room.objects.create(kind=kind, settings=settings, is_public=is_public)
-    _create_game(room, number=1)
+    _create_game(room, number=1, seed=seed)
     return room
 
 
 @transaction.atomic
 def open_room(
-    kind: str, settings: dict[str, Any], creator: str | None, *, is_public: bool = True
+    kind: str,
+    settings: dict[str, Any],
+    creator: str | None,
+    *,
+    is_public: bool = True,
+    seed: int | None = None,
 ) -> tuple[Room, Player | None]:
     """A room and its creator's seat (none when `creator` is None), together or not at all: a
     nickname refused, or any error on the way, leaves no room without its host behind."""
-    room = create_room(kind, settings, is_public=is_public)
+    room = create_room(kind, settings, is_public=is_public, seed=seed)
     return room, None if creator is None else join_room(room, creator)
 
 
-def _create_game(room: Room, number: int, previous: Game | None = None) -> Game:
+def _create_game(
+    room: Room, number: int, previous: Game | None = None, seed: int | None = None
+) -> Game:
     """A new game; its params come from the room's settings and the previous game (tic-tac-toe
     swaps sides on a rematch)."""
     kind = kind_of(room.kind)
     params = kind.game_params(room.settings, None if previous is None else previous.params)
-    seed = new_seed()
+    seed = new_seed() if seed is None else seed
     state = kind.initial_state(params, seed)
     if previous is not None and kind.carry_over is not None:
         online = Player.objects.filter(room=room, connections__gt=0).values_list(
@@ -466,7 +479,7 @@ def start_next_game(room: Room, player: Player | None, replacing: int | None = N
     with transaction.atomic():
         current = _lock_current_game(room)
         if replacing is not None and replacing != current.number:
-            return Outcome(current, Applied(current.state, current.status, ()))
+            return Outcome(current, Applied(current.state, current.status, ()), replacing)
         room.refresh_from_db(fields=["settings", "host"])  # the host may have added the bot
         check = kind_of(room.kind).may_restart
         under_way = not current.is_over and current.version > 0

@@ -11,7 +11,9 @@ The states, params and settings the table's functions take are the storable (JSO
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, get_args
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..messages import Message
 
@@ -67,6 +69,56 @@ class Refused(ValueError):
 
 class Invalid(ValueError):
     """A move that can never be valid here (off the board, wrong kind of move): HTTP 400."""
+
+
+NAME_LIMIT = 24
+MAX_SEED = 2**62 - 1
+"""The largest seed the server draws itself (`services.new_seed`); every database's BigInteger
+holds it."""
+
+
+class CreateOptions(BaseModel):
+    """The API's create body (`GameKind.options`): what every body may carry, whatever the
+    kind; each kind's model adds its own fields, with their bounds and descriptions, which the
+    OpenAPI schema shows (`kinds.options` puts every kind's in one union)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    game: str
+    name: str = Field(
+        "Bot", min_length=1, max_length=NAME_LIMIT, description="The creator's name in the room."
+    )
+    public: bool = Field(False, description="Listed on the home page's live rooms.")
+    seed: int | None = Field(
+        None,
+        ge=0,
+        le=MAX_SEED,
+        description="The first game's seed, for a reproducible board: two rooms with the same "
+        "seed and settings deal the same board (the same first click opens the same cells). "
+        "Later games draw their own. Default: a random one. Not in a race or Flags, where "
+        "players compete: whoever chose the seed would know the board.",
+    )
+
+    takes_mode: ClassVar[bool] = False
+    """Whether the kind is one mode of its `game` that a body must name (a race)."""
+    takes_seed: ClassVar[bool] = True
+    """Whether a body may choose the first game's seed: not where people compete on a board
+    (a race, Flags), since the one who chose it could work the board out beforehand."""
+
+    def settings(self) -> Settings:
+        """The room's validated settings, or SettingsError (what the fields alone cannot say:
+        mines that fit the size)."""
+        raise NotImplementedError
+
+    @classmethod
+    def game_name(cls) -> str:
+        return str(get_args(cls.model_fields["game"].annotation)[0])
+
+    @classmethod
+    def mode_name(cls) -> str | None:
+        """The mode a body names to choose this kind (a race), None for its game's default."""
+        field = cls.model_fields.get("mode")
+        return str(get_args(field.annotation)[0]) if field is not None and cls.takes_mode else None
 
 
 @dataclass(frozen=True)
@@ -146,15 +198,21 @@ class Rendering:
     """Only what the move changed."""
     describe_settings: Callable[[Settings], str]
     """A room's settings in a few words, for the home page's list of live rooms."""
-    viewer_snapshot_html: Callable[["Room", "Game", int | None], str] | None = None
-    """The whole game as one seat (None: a spectator) may see it, for kinds whose screens
-    differ (a race); None: everyone's snapshot is `snapshot_html`."""
-    spectator_delay: Callable[["Room"], float] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PerSeatBoards:
+    """A kind where each seat plays a board of its own that only it may see (a race), and what
+    follows from that: a move's changed cells reach only the mover's bot (other bots hear only
+    the new version), every screen gets its own snapshot, nobody sees another's pointer (every
+    board is a copy of one layout, so a pointer would show a rival where the safe cells are),
+    and spectators may watch a few seconds late so that a friend watching cannot coach."""
+
+    viewer_snapshot_html: Callable[["Room", "Game", int | None], str]
+    """The whole game as one seat (None: a spectator) may see it."""
+    spectator_delay: Callable[["Room"], float]
     """Seconds by which everything a spectator's socket hears (its snapshot too) trails the
-    game, so that a friend watching cannot coach (a race); None or 0: live."""
-    shows_pointers: bool = True
-    """Whether players see each other's pointers; not in a race, where every board is a copy of
-    one layout and a pointer would show a rival where the safe cells are."""
+    game; 0: live."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,8 +333,10 @@ class GameKind:
     """What the home page's game choice says after the label."""
     create_form: "type[forms.Form]"
     """The home page's form; its cleaned data has `settings`, `nickname` and `is_public`."""
-    api_settings: Callable[[Mapping[str, Any]], Settings]
-    """The API's create body (already type-checked) as validated settings, or SettingsError."""
+    options: "type[CreateOptions]"
+    """The API's create body for this kind (`kinds.options`): a strict pydantic model with
+    each field's bounds and description, naming the kind by its `game` (and `mode`); its
+    `settings()` gives the validated settings, or SettingsError."""
     creator_sits: Callable[[Settings], bool]
     """Whether the room's creator takes a seat (not when only computers play)."""
     game_params: Callable[[Settings, Params | None], Params]
@@ -300,16 +360,12 @@ class GameKind:
     public_summary: tuple[str, ...] = ()
     """Keys of `Applied.summary` that bots on the websocket get in each move's JSON event
     (whose turn it is, the scores): what a page reads off its fragments."""
-    private_boards: bool = False
-    """Whether each seat has a board of its own that only it may see (a race): then a move's
-    changed cells reach only the mover's bot, and other bots hear only the new version."""
-    api_game: str | None = None
-    """The API's and the home form's `game` that names this kind together with `mode` (a race
-    is `"minesweeper"` in mode `"race"`); None: the kind's own `name`, with no mode."""
-    mode: str | None = None
+    per_seat_boards: PerSeatBoards | None = None
+    """Each seat's own board (a race); None: one board everyone in the room sees."""
     commands: Mapping[str, Callable[[State, Lineup, Params], Applied]] = field(default_factory=dict)
     """Commands of this kind by name (a race's `start` and `give_up`), applied under the game's
-    lock with the room's seats and logged as moves."""
+    lock with the room's seats and logged as moves; the socket and the API take them as
+    `{"action": name}` in rooms of this kind (`messages.parse_payload`)."""
     may_restart: Callable[[State, Params, Restart], str | None] | None = None
     """(state, params, who asks): why that player may not start the next game now (a race or a
     two-sided game under way: only the host may call it off), or None; None here: anyone may,
@@ -331,3 +387,14 @@ class GameKind:
     """How many people a room with these settings seats (two-sided kinds: their human sides), so
     an invite can say the seats are taken before asking a name; None: any number up to the
     room's cap."""
+
+    @property
+    def api_game(self) -> str:
+        """The API's and the home form's `game` for this kind (a race's is `minesweeper`)."""
+        return self.options.game_name()
+
+    @property
+    def mode(self) -> str | None:
+        """The `mode` that, with `api_game`, names this kind (`race`); None for its game's
+        default."""
+        return self.options.mode_name()

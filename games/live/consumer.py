@@ -16,6 +16,7 @@ import asyncio
 import logging
 import sys
 import time
+from collections.abc import Collection
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
@@ -111,7 +112,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
     json = False
     """A bot's socket: JSON events instead of HTML (`bot_sockets`)."""
     shows_pointers = True
-    """Whether this socket's pointer positions go to the room (`Rendering.shows_pointers`)."""
+    """Whether this socket's pointer positions go to the room: not with per-seat boards, where
+    a pointer on a copy of the layout would show rivals the safe cells (`PerSeatBoards`)."""
+    commands: Collection[str] = ()
+    """The room's kind's own commands (`GameKind.commands`), which its messages may name."""
     delayed: DelayedSender | None = None
     """A race spectator's: what this socket hears goes out that much later (`delayed`)."""
     settled = False
@@ -214,7 +218,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         tokens = self.scope.get("session", {}).get("players", {})
         player = services.find_player(room, tokens.get(code))
         if credentials.watch:
-            if player is not None and kind_of(room.kind).private_boards:
+            if player is not None and kind_of(room.kind).per_seat_boards is not None:
                 self.own_seat = player.number
             self.settled = room.current_game().is_over
             return room, None
@@ -225,11 +229,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
         assert self.room is not None
         seat = self.own_seat if self.player is None else self.player.number
         self.audience = audiences.order(seat, json=self.json)
-        rendering = kind_of(self.room.kind).rendering
-        self.shows_pointers = rendering.shows_pointers
-        personal = self.json or rendering.viewer_snapshot_html is not None
+        per_seat = kind_of(self.room.kind).per_seat_boards
+        self.shows_pointers = per_seat is None
+        self.commands = kind_of(self.room.kind).commands.keys()
+        personal = self.json or per_seat is not None
         self.view = View(seat if personal else None, self.json)
-        delay = rendering.spectator_delay
+        delay = None if per_seat is None else per_seat.spectator_delay
         if seat is None and delay is not None and (seconds := delay(self.room)) > 0:
             self.delayed = DelayedSender(seconds, self._transmit)
 
@@ -453,7 +458,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return
         message: Message | None = None
         try:
-            message = parse_message(text_data)
+            message = parse_message(text_data, self.commands)
             await self._handle(message)
         except (BadMessage, Invalid, Refused, services.Forbidden) as error:
             metrics.refused(_refusal(message, error))

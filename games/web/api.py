@@ -7,15 +7,15 @@ from typing import Any, Literal
 from django.conf import settings as django_settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
-from ninja import Field, NinjaAPI, Schema, Status
+from ninja import Body, Field, NinjaAPI, Schema, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.parser import Parser
 from ninja.security import HttpBearer
 from pydantic import ConfigDict
 
 from .. import history, services
-from ..kinds import KINDS, kind_for, kind_of
-from ..kinds.table import GameKind, Invalid, Refused, SettingsError
+from ..kinds import create_options, create_schema, kind_of
+from ..kinds.table import Invalid, Refused, SettingsError
 from ..limits import Decision, headers
 from ..live import autoplay
 from ..live.flood import TOO_FAST, move_budget
@@ -46,7 +46,23 @@ class JsonOnly(Parser):
         return super().parse_body(request)
 
 
-api = NinjaAPI(
+class Api(NinjaAPI):
+    """The API, whose create body is every registered kind's options (`GameKind.options`):
+    the schema is the kinds', put in when it is asked for, so this module lists no kind's
+    fields and a kind added to `KINDS` shows its options at /api/docs."""
+
+    def get_openapi_schema(self, **kwargs: Any) -> Any:
+        schema = super().get_openapi_schema(**kwargs)
+        create = create_schema()
+        schema["components"].setdefault("schemas", {}).update(create.pop("$defs", {}))
+        for path in schema["paths"].values():
+            post = path.get("post", {})
+            if post.get("operationId", "").endswith("_create_room"):
+                post["requestBody"]["content"]["application/json"]["schema"] = create
+        return schema
+
+
+api = Api(
     title="Minesweeper Live API",
     version="1",
     description=(
@@ -64,37 +80,6 @@ STRICT = ConfigDict(strict=True)
 
 class Error(Schema):
     error: str
-
-
-class CreateRoom(Schema):
-    model_config = STRICT
-    game: str = Field(
-        next(iter(KINDS)),
-        json_schema_extra={"enum": [n for n, k in KINDS.items() if k.api_game is None]},
-    )
-    name: str = Field("Bot", min_length=1, max_length=24)
-    public: bool = False
-    # Minesweeper: a preset, or width, height and mines (at most width*height - 9).
-    preset: Literal["beginner", "intermediate", "expert"] | None = None
-    width: int | None = Field(None, ge=2, le=50)
-    height: int | None = Field(None, ge=2, le=50)
-    mines: int | None = Field(None, ge=1, le=2491)
-    mode: Literal["coop", "race"] = "coop"
-    no_guess: bool | None = Field(None, description="Default: false in co-op, true in a race.")
-    # Race options (mode "race"): seconds a mine freezes the board (0, 3, 5, 10, 20) or
-    # elimination, a time limit (0 none, 60..1200 s), how far behind spectators watch (0, 3, 5,
-    # 10 s) and the Solver bot's pace when the host adds it (1, 2 or 4 safe cells a second).
-    penalty_seconds: int | None = None
-    eliminate: bool | None = None
-    time_limit_seconds: int | None = None
-    spectator_delay_seconds: int | None = None
-    bot_pace: int | None = None
-    # Tic-tac-toe seats (human, random, perfect; default X human, O perfect) and Flags seats
-    # (human, easy, strong; default X human, O strong); each kind checks its own.
-    x: Literal["human", "random", "perfect", "easy", "strong"] | None = None
-    o: Literal["human", "random", "perfect", "easy", "strong"] | None = None
-    # Flags: seconds a turn may take before it passes (0, 15, 30 or 60; 0 is no timer).
-    turn_seconds: int | None = None
 
 
 class Created(Schema):
@@ -172,12 +157,22 @@ class RoomState(Schema):
 
 
 class MoveIn(Schema):
-    model_config = STRICT
-    action: str
-    x: int | None = None
-    y: int | None = None
-    cell: int | None = None
-    pace: int | None = None
+    """What a websocket message carries too (`messages.parse_payload` reads both)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    action: str = Field(
+        description="A move (reveal, flag, chord, bomb, mark), `new_game`, `add_bot`, "
+        "`remove_bot`, or a command of the room's kind (a race's `start`, `give_up`)."
+    )
+    x: int | None = Field(None, description="A cell move's column, from 0.")
+    y: int | None = Field(None, description="A cell move's row, from 0.")
+    cell: int | None = Field(None, description="Tic-tac-toe: the square, 0..8.")
+    pace: int | None = Field(None, description="`add_bot` in a race: safe cells a second.")
+    game: int | None = Field(
+        None,
+        description="`new_game`: the number of the game it replaces; 409 when that game was "
+        "replaced already (someone else started the next one), so a retry starts no second game.",
+    )
 
 
 class MoveOut(Schema):
@@ -256,19 +251,6 @@ def find_room(code: str) -> Room:
     return room
 
 
-def kind_named(body: CreateRoom) -> GameKind:
-    """The kind a create body names by `game` and `mode` (a race is Minesweeper's mode)."""
-    games = [name for name, kind in KINDS.items() if kind.api_game is None]
-    try:
-        return kind_for(body.game, body.mode)
-    except ValueError:
-        if body.game in KINDS and KINDS[body.game].api_game is None:
-            raise HttpError(400, f"mode: {body.game} has no mode {body.mode!r}.") from None
-        raise HttpError(
-            400, f"game: unknown game {body.game[:40]!r}; choose {', '.join(games)}."
-        ) from None
-
-
 def catch_up(room: Room) -> None:
     """The room's timed events now due (a race's Go, a penalty's end), before a bot reads or
     moves: the live clock runs only while a socket is in the room, and a bot may only poll."""
@@ -277,28 +259,28 @@ def catch_up(room: Room) -> None:
         services.tick(room)
 
 
-def room_settings(kind: GameKind, body: CreateRoom) -> dict[str, Any]:
-    try:
-        return kind.api_settings(body.dict())
-    except SettingsError as exc:
-        raise HttpError(400, str(exc)) from None
-
-
 @api.post(
     "/rooms", response={201: Created, 400: Error, 415: Error, 429: Error}, summary="Create a room"
 )
-def create_room(request: HttpRequest, body: CreateRoom) -> Status:
-    """The creator takes the first seat that is a person (for tic-tac-toe: X if X is human, else O;
+def create_room(request: HttpRequest, body: Body[dict[str, Any]]) -> Status:
+    """The body names the kind by `game` (and `mode` for a race) and takes that kind's options
+    alone: an unknown field, or a preset with a size that disagrees, is a 400 that names it.
+    The creator takes the first seat that is a person (for tic-tac-toe: X if X is human, else O;
     no seat when both are computers). At most 10 rooms a minute per client address (429). The
     room and the creator's seat are made together: a refused name leaves no room behind."""
     with room_reservation(request, time.time()) as reservation:  # only rooms made count
         if not reservation.decision.allowed:
             raise RateLimited(TOO_MANY_ROOMS, reservation.decision)
-        kind = kind_named(body)
-        settings = room_settings(kind, body)
-        creator = body.name if kind.creator_sits(settings) else None
         try:
-            room, player = services.open_room(kind.name, settings, creator, is_public=body.public)
+            kind, options = create_options(body)
+            settings = options.settings()
+        except SettingsError as exc:
+            raise HttpError(400, str(exc)) from None
+        creator = options.name if kind.creator_sits(settings) else None
+        try:
+            room, player = services.open_room(
+                kind.name, settings, creator, is_public=options.public, seed=options.seed
+            )
         except services.NicknameError as exc:
             raise HttpError(400, f"name: {exc}") from None
         reservation.keep()
@@ -376,7 +358,9 @@ def read_room(request: HttpRequest, code: str) -> dict[str, Any]:
 def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
     """Minesweeper: `{"action": "reveal"|"flag"|"chord", "x", "y"}`; Flags:
     `{"action": "reveal"|"bomb", "x", "y"}`; tic-tac-toe: `{"action": "mark", "cell": 0..8}`;
-    any: `{"action": "new_game"}`. The host of a
+    any: `{"action": "new_game", "game": N}` (409 when someone replaced game N already; without
+    `game` a new game always starts). A kind's own commands (a race's `start`) by name. The
+    body takes these fields alone: another is a 400 naming it. The host of a
     Minesweeper room may send `{"action": "add_bot"}` or `{"action": "remove_bot"}`; in a race,
     `{"action": "add_bot", "pace": 1|2|4}` seats the computer racer at that many safe cells a
     second (or sets its pace), for the next race.
@@ -394,13 +378,18 @@ def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
         raise RateLimited(TOO_FAST, budget)
     catch_up(room)
     try:
-        message = parse_payload(body.dict(exclude_none=True))
+        message = parse_payload(body.dict(exclude_none=True), kind_of(room.kind).commands)
         if isinstance(message, Command) and message.name in ("hint", "sync"):
             raise BadMessage(
                 f'"{message.name}" is not a move here: ask for hints with POST '
                 "/api/rooms/<code>/hint, read the board with GET /api/rooms/<code>."
             )
         outcome = services.play(room, player, message)
+        if outcome.replaced is not None:  # as on the socket: no second new game
+            raise Refused(
+                f"Game {outcome.replaced} was replaced already: game {outcome.game.number} is "
+                "the room's current game."
+            )
     except (BadMessage, Invalid) as exc:
         raise HttpError(400, str(exc)) from None
     except services.Forbidden as exc:

@@ -60,7 +60,7 @@ def home_context(
     if bound is not None:
         forms[game] = bound
     return {
-        "game": KINDS[game].api_game or game,
+        "game": KINDS[game].api_game,
         "mode": KINDS[game].mode,
         "kinds": [(kind, forms[name]) for name, kind in KINDS.items()],
         "active_form": forms[game],
@@ -114,7 +114,7 @@ def create_room(request: HttpRequest) -> HttpResponse:
     except ValueError:
         kind = None
     if kind is None:
-        *others, last = [kind.label for kind in KINDS.values() if kind.api_game is None]
+        *others, last = [kind.label for kind in KINDS.values() if kind.mode is None]
         names = f"{', '.join(others)} or {last}" if others else last
         context = {**home_context(request), "game_error": f"Choose {names}."}
         return render(request, "games/home.html", context, status=400)

@@ -16,12 +16,12 @@ from channels.testing import WebsocketCommunicator
 from config.asgi import application
 from games import services
 from games.kinds import KINDS, kind_of
-from games.kinds.table import COMPUTER_SEAT, Applied, Clock
+from games.kinds.table import COMPUTER_SEAT, Applied, Clock, PerSeatBoards
 from games.live import autoplay
 from games.models import Move, Room
 
 from .helpers import TIMEOUT, connect, make_room, receive_until, send
-from .test_game_kinds import LIGHTS, LIGHTS_OUT, settings_from
+from .test_game_kinds import LIGHTS, LIGHTS_OUT, settings_from, snapshot_html
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -94,7 +94,7 @@ async def test_a_bot_without_headers_uses_the_query_and_a_wrong_token_is_refused
 
 
 async def test_a_tictactoe_bot_sees_its_mark_and_gets_a_snapshot_of_each_new_game():
-    settings = kind_of("tictactoe").api_settings({"o": "human"})
+    settings = kind_of("tictactoe").options(game="tictactoe", o="human").settings()
     room = await sync_to_async(services.create_room)("tictactoe", settings)
     ana = await sync_to_async(services.join_room)(room, "Ana")
     robo = await sync_to_async(services.join_room)(room, "Robo")
@@ -117,7 +117,8 @@ async def test_a_tictactoe_bot_sees_its_mark_and_gets_a_snapshot_of_each_new_gam
 def private_lights(monkeypatch):
     """Lights Out whose board is each seat's own (as a race's): only the mover's bot sees
     what a move changed."""
-    kind = replace(LIGHTS_OUT, private_boards=True)
+    per_seat = PerSeatBoards(lambda room, game, seat: snapshot_html(room, game), lambda room: 0)
+    kind = replace(LIGHTS_OUT, per_seat_boards=per_seat)
     monkeypatch.setitem(KINDS, LIGHTS, kind)
     return kind
 

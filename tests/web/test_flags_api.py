@@ -63,7 +63,7 @@ def test_other_odd_mine_counts_and_bad_ones(client):
     for body, message in [
         ({"mines": 50}, "Mines must be an odd number from 1 to 99"),
         ({"x": "perfect"}, "X must be one of human, easy, strong"),
-        ({"o": "wizard"}, "o: Input should be"),
+        ({"o": "wizard"}, "O must be one of human, easy, strong, got 'wizard'"),
         ({"turn_seconds": 7}, "turn timer must be one of 0, 15, 30, 60"),
     ]:
         response = create(client, **body)

@@ -5,7 +5,7 @@ import pytest
 
 from games import services
 from games.engine import flags as engine
-from games.kinds.flags import rules
+from games.kinds.flags import KIND, rules
 from games.kinds.table import Invalid, Refused, SettingsError
 from games.messages import CellMove, Command, SquareMove
 from games.models import Move
@@ -69,7 +69,7 @@ def test_other_odd_mine_counts_make_their_board():
 
 
 def test_the_api_defaults_are_a_person_against_the_strong_computer():
-    assert rules.api_settings({"x": None, "o": None, "mines": None}) == {
+    assert KIND.options(game="flags").settings() == {
         "x": "human",
         "o": "strong",
         "mines": 51,

@@ -1,26 +1,38 @@
 """The game-kind table: a kind the shell has never heard of plays through the websocket and the API
 once it is registered, and a move's fragments are rendered without a query of their own.
 
-The toy kind is one-dimensional Lights Out: a row of lights, some lit; marking a light toggles it
-and its neighbours, and the game is won when every light is off. It is registered for the test
-only (`KINDS` patched), with nothing edited in services, the consumer, the API, the views or the
-computer driver.
+The toy kind is one-dimensional Lights Out: a row of lights, all lit; marking a light toggles it
+and its neighbours, the command `invert` toggles them all, and the game is won when every light
+is off. Its one option is the row's `size`. It is registered for the test only (`KINDS`
+patched), with nothing edited in services, the consumer, the API, the views or the computer
+driver.
 """
 
 import json
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 import pytest
 from asgiref.sync import sync_to_async
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from pydantic import Field
 
 from games import announce, outbox, services
 from games.engine import minesweeper as engine
 from games.kinds import KINDS, kind_of
-from games.kinds.table import Applied, GameKind, Invalid, MoveNews, Refused, Rendering
+from games.kinds.table import (
+    Applied,
+    CreateOptions,
+    GameKind,
+    Invalid,
+    Lineup,
+    MoveNews,
+    Refused,
+    Rendering,
+)
 from games.messages import CellMove, Message, SquareMove
 from games.models import Game, Room
 
@@ -31,12 +43,29 @@ START = (True, True, True, True, True)
 """Lit lights of a new game: marking 0, then 3, turns them all off."""
 
 
+class LightsOptions(CreateOptions):
+    game: Literal["lights"]
+    size: int = Field(len(START), ge=3, le=9, description="Lights in the row, all lit at first.")
+
+    def settings(self) -> dict[str, Any]:
+        return {"size": self.size}
+
+
 def settings_from(body: Mapping[str, Any]) -> dict[str, Any]:
-    return {"size": len(START)}
+    return LightsOptions(game=LIGHTS, **body).settings()
 
 
 def initial_state(params: dict[str, Any], seed: int) -> dict[str, Any]:
-    return {"lights": list(START)}
+    return {"lights": [True] * params["size"]}
+
+
+def invert(state: dict[str, Any], lineup: Lineup, params: dict[str, Any]) -> Applied:
+    if not any(state["lights"]):
+        raise Refused("All lights are off already.")
+    lights = [not on for on in state["lights"]]
+    return Applied(
+        {"lights": lights}, "playing" if any(lights) else "won", tuple(range(len(lights)))
+    )
 
 
 def apply(state: dict[str, Any], message: Message, seat: int, params: dict[str, Any]) -> Applied:
@@ -59,7 +88,8 @@ def apply(state: dict[str, Any], message: Message, seat: int, params: dict[str, 
 def text_rows(
     state: dict[str, Any], params: dict[str, Any], seat: int | None
 ) -> tuple[list[str], dict[str, Any]]:
-    return ["".join("*" if on else "." for on in state["lights"])], {"width": 5, "height": 1}
+    lights = state["lights"]
+    return ["".join("*" if on else "." for on in lights)], {"width": len(lights), "height": 1}
 
 
 def changed_cells(applied: Applied) -> list[dict[str, Any]]:
@@ -90,13 +120,14 @@ LIGHTS_OUT = GameKind(
     label="Lights Out",
     tagline="turn every light off",
     create_form=KINDS["minesweeper"].create_form,  # the home page is not under test here
-    api_settings=settings_from,
+    options=LightsOptions,
     creator_sits=lambda settings: True,
     game_params=lambda settings, previous: settings,
     initial_state=initial_state,
     apply=apply,
     text_rows=text_rows,
     changed_cells=changed_cells,
+    commands={"invert": invert},
     rendering=Rendering(
         page_template="games/404.html",
         create_template="games/minesweeper_create.html",
@@ -208,7 +239,7 @@ def test_a_moves_fragments_are_rendered_after_the_commit_without_a_query(kind, m
         services.play(room, player, CellMove("flag", *state.grid.xy(first)))  # mid-game
         services.play(room, player, CellMove("reveal", *state.grid.xy(second)))  # the last
     else:
-        settings = kind_of("tictactoe").api_settings({"o": "perfect"})
+        settings = kind_of("tictactoe").options(game="tictactoe", o="perfect").settings()
         room = services.create_room("tictactoe", settings)
         player = services.join_room(room, "Ana")
         services.play(room, player, SquareMove(4))
@@ -231,7 +262,7 @@ def test_every_registered_kind_fills_its_table():
         if kind.bot is not None:  # played by the computer driver, or by the clock (a race)
             assert kind.computer is not None or kind.clock is not None
     assert replace(LIGHTS_OUT, hints=None).hints is None
-    assert json.dumps(text_rows(initial_state({}, 0), {}, None)[0]) == '["*****"]'
+    assert json.dumps(text_rows(initial_state({"size": 5}, 0), {}, None)[0]) == '["*****"]'
 
 
 def test_every_logged_action_fits_the_move_logs_column():
@@ -244,3 +275,49 @@ def test_every_logged_action_fits_the_move_logs_column():
     names = {name for kind in KINDS.values() for name in kind.commands}
     names |= {"away", "back", "tick", seats_away.FREED, "new_game", "reveal", "flag", "chord"}
     assert max(map(len, names)) <= width, sorted(n for n in names if len(n) > width)
+
+
+@pytest.mark.django_db
+def test_a_registered_kinds_option_is_taken_checked_and_documented_by_the_api(client, lights_out):
+    def create(**body):
+        return client.post("/api/rooms", body, content_type="application/json")
+
+    created = create(game=LIGHTS, name="Ana", size=3)
+    assert created.status_code == 201, created.content
+    assert client.get(f"/api/rooms/{created.json()['code']}").json()["board"] == ["***"]
+    too_long = create(game=LIGHTS, size=10)
+    assert too_long.status_code == 400 and "size" in too_long.json()["error"]
+    unknown = create(game=LIGHTS, size=3, colour="red")
+    assert unknown.status_code == 400
+    assert unknown.json()["error"] == "unknown field 'colour'."
+    schemas = client.get("/api/openapi.json").json()["components"]["schemas"]
+    size = schemas["LightsOptions"]["properties"]["size"]
+    assert size["description"] == "Lights in the row, all lit at first."
+    assert (size["minimum"], size["maximum"]) == (3, 9)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_registered_kinds_command_plays_through_the_websocket(lights_out):
+    room = await sync_to_async(services.create_room)(LIGHTS, settings_from({"size": 4}))
+    ana = await sync_to_async(services.join_room)(room, "Ana")
+    player = await connect(room, ana)
+    await send(player, action="invert")
+    won = await receive_until(player, 'id="light-3"')
+    assert 'data-status="won"' in won and 'id="light-0" data-on="false"' in won
+    game = await sync_to_async(Room.current_game)(room)
+    assert game.state == {"lights": [False] * 4} and game.version == 1
+    await send(player, action="invert")
+    assert "All lights are off already." in await receive_until(player, 'id="room-error"')
+    await player.disconnect()
+
+
+def test_no_shell_module_names_the_toy_kind():
+    """Its option and its command reach the API and the socket through the table alone."""
+    import games
+
+    root = Path(games.__file__).parent
+    shell = [*root.glob("web/*.py"), *root.glob("live/*.py")]
+    shell += [root / name for name in ("messages.py", "services.py", "announce.py")]
+    for path in shell:
+        text = path.read_text().lower()
+        assert "lights" not in text and "invert" not in text, path

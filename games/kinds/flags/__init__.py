@@ -5,13 +5,14 @@ from .. import seats_away, sides
 from ..table import Clock, Computer, GameKind, Rendering
 from . import history, render, rules
 from .form import CreateFlagsRoomForm
+from .options import FlagsOptions
 
 KIND = GameKind(
     name="flags",
     label="Flags",
     tagline="claim more mines than your opponent",
     create_form=CreateFlagsRoomForm,
-    api_settings=rules.api_settings,
+    options=FlagsOptions,
     creator_sits=rules.creator_sits,
     game_params=rules.game_params,
     initial_state=rules.initial_state,

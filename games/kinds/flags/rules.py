@@ -16,7 +16,6 @@ the game's seed and version, so a game replays from its move log.
 
 import random
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -90,19 +89,6 @@ def validate_settings(
             f"The turn timer must be one of {choices} seconds (0: no timer).", "turn_seconds"
         )
     return {"x": x, "o": o, "mines": mines, "turn_seconds": turn_seconds}
-
-
-def api_settings(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The API's create body: `x`, `o` (default a person against the strong computer), `mines`
-    (default 51) and `turn_seconds` (default 0)."""
-    mines = body.get("mines")
-    turn = body.get("turn_seconds")
-    return validate_settings(
-        body.get("x") or HUMAN,
-        body.get("o") or Strategy.STRONG.value,
-        STANDARD_MINES if mines is None else mines,
-        0 if turn is None else turn,
-    )
 
 
 creator_sits = two_sided.creator_sits

@@ -3,13 +3,14 @@
 from ..table import Bot, Computer, GameKind, Hints, Rendering
 from . import history, render, rules
 from .form import CreateMinesweeperRoomForm
+from .options import MinesweeperOptions
 
 KIND = GameKind(
     name="minesweeper",
     label="Minesweeper",
     tagline="clear the board together",
     create_form=CreateMinesweeperRoomForm,
-    api_settings=rules.api_settings,
+    options=MinesweeperOptions,
     creator_sits=rules.creator_sits,
     game_params=rules.game_params,
     initial_state=rules.initial_state,

@@ -6,7 +6,6 @@ Never the mine layout (that would leak it), and never flags (a player's flag can
 proof built on a wrong flag is wrong).
 """
 
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -67,16 +66,6 @@ def validate_settings(width: Any, height: Any, mines: Any, no_guess: Any = False
             "mines",
         )
     return {"width": width, "height": height, "mines": mines, "no_guess": no_guess}
-
-
-def api_settings(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The API's create body: a preset by name, or a custom width, height and mines."""
-    size = PRESETS.get(body.get("preset") or "") or {
-        key: body.get(key) for key in ("width", "height", "mines")
-    }
-    return validate_settings(
-        size["width"], size["height"], size["mines"], body.get("no_guess") or False
-    )
 
 
 def creator_sits(settings: dict[str, Any]) -> bool:

@@ -1,15 +1,16 @@
 """Minesweeper races: 2 to 8 racers, each on their own copy of one seeded board."""
 
-from ..table import Bot, Clock, GameKind, Rendering
+from ..table import Bot, Clock, GameKind, PerSeatBoards, Rendering
 from . import history, render, rules
 from .form import CreateRaceForm
+from .options import RaceOptions
 
 KIND = GameKind(
     name="race",
     label="Minesweeper race",
     tagline="race friends on the same board",
     create_form=CreateRaceForm,
-    api_settings=rules.api_settings,
+    options=RaceOptions,
     creator_sits=rules.creator_sits,
     game_params=rules.game_params,
     initial_state=rules.initial_state,
@@ -27,9 +28,6 @@ KIND = GameKind(
         gather=render.gather,
         move_html=render.move_html,
         describe_settings=render.describe_settings,
-        viewer_snapshot_html=render.viewer_snapshot_html,
-        spectator_delay=render.spectator_delay,
-        shows_pointers=False,  # a pointer on a copy of the layout would point rivals to cells
     ),
     bot=Bot(
         name=rules.BOT_NAME,
@@ -38,9 +36,9 @@ KIND = GameKind(
         with_pace=rules.with_pace,
     ),
     clock=Clock(due=rules.due, tick=rules.tick),
-    private_boards=True,
-    api_game="minesweeper",
-    mode="race",
+    per_seat_boards=PerSeatBoards(
+        viewer_snapshot_html=render.viewer_snapshot_html, spectator_delay=render.spectator_delay
+    ),
     commands=rules.COMMANDS,
     presence=rules.presence,
     may_restart=rules.may_restart,

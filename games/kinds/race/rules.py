@@ -98,31 +98,6 @@ def validate_settings(
     }
 
 
-API_OPTIONS = {
-    "penalty_seconds": "penalty",
-    "eliminate": "eliminate",
-    "time_limit_seconds": "time_limit",
-    "spectator_delay_seconds": "spectator_delay",
-    "bot_pace": "bot_pace",
-}
-
-
-def api_settings(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The API's create body: a preset by name or a custom size; no-guess unless asked not to."""
-    size = PRESETS.get(body.get("preset") or "") or {
-        key: body.get(key) for key in ("width", "height", "mines")
-    }
-    no_guess = body.get("no_guess")
-    options = {ours: body.get(theirs) for theirs, ours in API_OPTIONS.items()}
-    return validate_settings(
-        size["width"],
-        size["height"],
-        size["mines"],
-        True if no_guess is None else no_guess,
-        **options,
-    )
-
-
 def has_bot(params: Mapping[str, Any]) -> bool:
     """Whether the computer racer takes part (given a game's params or the room's settings)."""
     return bool(params.get("bot"))

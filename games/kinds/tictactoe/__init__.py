@@ -4,13 +4,14 @@ from .. import seats_away, sides
 from ..table import Clock, Computer, GameKind, Rendering
 from . import history, render, rules
 from .form import CreateTicTacToeRoomForm
+from .options import TicTacToeOptions
 
 KIND = GameKind(
     name="tictactoe",
     label="Tic-tac-toe",
     tagline="a friend or the computer",
     create_form=CreateTicTacToeRoomForm,
-    api_settings=rules.api_settings,
+    options=TicTacToeOptions,
     creator_sits=rules.creator_sits,
     game_params=rules.game_params,
     initial_state=rules.initial_state,

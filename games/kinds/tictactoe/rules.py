@@ -18,7 +18,6 @@ come from an rng seeded with the game's seed and version, so a game replays from
 
 import random
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,10 +64,6 @@ def validate_settings(x: Any, o: Any) -> dict[str, Any]:
                 f"{mark} must be one of {', '.join(PLAYERS)}, got {str(value)[:40]!r}."
             )
     return {"x": x, "o": o}
-
-
-def api_settings(body: Mapping[str, Any]) -> dict[str, Any]:
-    return validate_settings(body.get("x") or HUMAN, body.get("o") or "perfect")
 
 
 creator_sits = two_sided.creator_sits

@@ -1,0 +1,42 @@
+"""Flags' create options over the API: who holds each side, the mines and the turn timer."""
+
+from typing import ClassVar, Literal
+
+from pydantic import Field
+
+from ..table import CreateOptions, Settings
+from . import rules
+
+SIDE = "A person (`human`) or the computer (`easy`, `strong`)."
+
+
+class FlagsOptions(CreateOptions):
+    """Two sides take turns claiming mines on a 16×16 board; more than half wins."""
+
+    takes_seed: ClassVar[bool] = False
+
+    game: Literal["flags"] = Field(description="Minesweeper Flags.")
+    x: str = Field(
+        rules.HUMAN,
+        description=f"Who plays X, who opens. {SIDE}",
+        json_schema_extra={"enum": list(rules.PLAYERS)},
+    )
+    o: str = Field(
+        "strong",
+        description=f"Who plays O. {SIDE}",
+        json_schema_extra={"enum": list(rules.PLAYERS)},
+    )
+    mines: int = Field(
+        rules.STANDARD_MINES,
+        ge=1,
+        le=rules.MAX_MINES,
+        description=f"Mines on the board: an odd number, so nobody ties (standard {rules.STANDARD_MINES}).",
+    )
+    turn_seconds: int = Field(
+        0,
+        description="Seconds a turn may take before it passes (0: no timer).",
+        json_schema_extra={"enum": list(rules.TURN_SECONDS)},
+    )
+
+    def settings(self) -> Settings:
+        return rules.validate_settings(self.x, self.o, self.mines, self.turn_seconds)
