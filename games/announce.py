@@ -73,7 +73,9 @@ def hint(room_id: int, asker: str, cell: tuple[int, int] | None) -> None:
     room = Room.objects.get(pk=room_id)
     hints = kind_of(room.kind).hints
     assert hints is not None  # only kinds with hints have a hint to announce
-    outbox.send(room.pk, hints.hint_html(room, room.current_game(), asker, cell))
+    game = room.current_game()
+    event = {audiences.JSON: bot_events.hint(game.number, asker, cell)}
+    outbox.send(room.pk, audiences.with_texts(hints.hint_html(room, game, asker, cell), event))
 
 
 def bot_changed(room_id: int, host: str, on: bool, stuck: bool) -> None:
@@ -81,4 +83,7 @@ def bot_changed(room_id: int, host: str, on: bool, stuck: bool) -> None:
     room = Room.objects.get(pk=room_id)
     bot = kind_of(room.kind).bot
     assert bot is not None  # only kinds with a bot have one to seat
-    outbox.send(room.pk, bot.changed_html(room, room.current_game(), host, on, stuck))
+    game = room.current_game()
+    html = bot.changed_html(room, game, host, on, stuck)
+    event = {audiences.JSON: bot_events.bot(game.number, host, on)}
+    outbox.send(room.pk, audiences.with_texts(html, event))

@@ -14,7 +14,7 @@ from ninja.parser import Parser
 from ninja.security import HttpBearer
 from pydantic import ConfigDict
 
-from .. import history, services
+from .. import bot_events, history, services
 from ..kinds import KINDS, kind_for, kind_of
 from ..kinds.table import GameKind, Invalid, Refused, SettingsError
 from ..live import autoplay
@@ -156,10 +156,15 @@ class RoomState(Schema):
     race: dict[str, Any] | None = Field(
         None,
         description="A race: its `phase` (lobby, countdown, racing, over), `go_in_ms`, `you` "
-        "(your racer, with your token) and `racers` (each one's seat, standing, progress 0..100, "
-        "mines hit, frozen_ms, time_ms), and at the end `results` (place, time_ms, mines_hit, "
-        "three_bv, bv_per_s, clicks, ioe). `board` is your own board; without a racer's token "
-        "it is all hidden.",
+        "(your racer, with your token) and `racers` (each one's seat, name, standing, progress "
+        "0..100, mines hit, frozen_ms, time_ms), and at the end `results` (seat, name, place, "
+        "time_ms, mines_hit, three_bv, bv_per_s, clicks, ioe). `board` is your own board; "
+        "without a racer's token it is all hidden.",
+    )
+    bot: bool | None = Field(
+        None,
+        description="Minesweeper and races: whether the host seated the Solver bot (a race's "
+        "computer racer joins `racers` only at the start).",
     )
     turn_seconds: int | None = Field(
         None, description="Flags: the turn timer in seconds (0: none); a turn past it passes."
@@ -341,20 +346,9 @@ def read_room(request: HttpRequest, code: str) -> dict[str, Any]:
     and, with a turn timer, `turn_deadline`."""
     room = find_room(code)
     catch_up(room)
-    game = room.current_game()
-    rows, extra = kind_of(room.kind).text_rows(game.state, game.params, reader_seat(request, room))
-    players = [
-        {"name": p.nickname, "seat": p.number, "online": p.online} for p in room.players.all()
-    ]
-    return {
-        "game": room.kind,
-        "number": game.number,
-        "status": game.status,
-        "version": game.version,
-        "board": rows,
-        "players": players,
-        **extra,
-    }
+    return bot_events.room_view(
+        kind_of(room.kind), room, room.current_game(), reader_seat(request, room)
+    )
 
 
 @api.post(
