@@ -26,6 +26,11 @@ def move(kind: GameKind, news: MoveNews) -> None:
     outbox.send(news.room.pk, texts, metrics.move_started(), order)
 
 
+def room_closed(room_id: int) -> None:
+    """The host deleted the room: every socket in it says so and closes."""
+    outbox.send(room_id, audiences.CLOSED)
+
+
 def token_revoked(room_id: int, seat: int) -> None:
     outbox.send(room_id, audiences.revoked(seat))
 

@@ -71,6 +71,7 @@ REVOKED = "The host revoked this seat's token: ask them for a new one."
 UNKNOWN_TOKEN_TEXT = (
     "That token is not a player's of this room; join with POST /api/rooms/<code>/join."
 )
+ROOM_CLOSED = "The host closed this room."
 POLICY_VIOLATION = 1008
 SOMETHING_WENT_WRONG = "Something went wrong on the server; nothing changed. Try again."
 
@@ -347,7 +348,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             self.held is not None
             or self.delayed is not None
             or self.closing
-            or html in (audiences.RESYNC_TEXT, audiences.REVOKED_TEXT)
+            or html in (audiences.RESYNC_TEXT, audiences.REVOKED_TEXT, audiences.CLOSED_TEXT)
             or not daphne_frames.send(self.connection, html)
         ):
             return False
@@ -359,6 +360,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         """A message of the room, from `relay`: framed once for all the room's sockets here."""
         if html == audiences.REVOKED_TEXT:
             await self._revoked()
+        elif html == audiences.CLOSED_TEXT:
+            await self._close_with(ROOM_CLOSED, ROOM_NOT_FOUND)
         elif html == audiences.RESYNC_TEXT:
             self._want_snapshot()  # a bot's: the whole game changed (a new game)
         elif self.held is not None:
@@ -368,12 +371,17 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def _revoked(self) -> None:
         """The host revoked this seat's token: the socket closes as a wrong token's would."""
+        await self._close_with(REVOKED, UNKNOWN_TOKEN)
+
+    async def _close_with(self, reason: str, code: int) -> None:
+        """The reason to this socket (at once, even a delayed spectator's), then the close."""
         if self.closing:
             return
-        await self._reply(REVOKED)
+        self.held = None  # no snapshot of a room that is gone
+        await self._reply(reason)
         self.closing = True
         self._stop_tasks()
-        await self.close(code=UNKNOWN_TOKEN)
+        await self.close(code=code)
 
     async def _out(self, html: str) -> None:
         """The room's game to this socket: now, or as late as its delay says."""

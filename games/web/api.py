@@ -468,6 +468,25 @@ def revoke(request: HttpRequest, code: str, seat: int) -> dict[str, Any]:
     return {"seat": player.number, "name": player.nickname, "player_token": player.token}
 
 
+@api.delete(
+    "/rooms/{code}",
+    auth=PlayerToken(),
+    response={204: None, 401: Error, 403: Error, 404: Error},
+    summary="Delete a room (host only)",
+)
+def delete_room(request: HttpRequest, code: str) -> Status:
+    """The room's host deletes it, with its games and their replays: its code answers 404 from
+    then on, and every open socket in it (pages and bots) hears "The host closed this room."
+    and closes with 4404. 403 for anyone but the host."""
+    room = find_room(code)
+    host = player_of(request, room)
+    try:
+        services.delete_room(room, host)
+    except services.Forbidden as exc:
+        raise HttpError(403, str(exc)) from None
+    return Status(204, None)
+
+
 def reader_seat(request: HttpRequest, room: Room) -> int | None:
     """The seat of the player whose token a read carries, else None: reading needs no token,
     so a missing or unknown one only leaves out what is the seat's own."""
