@@ -1,8 +1,10 @@
 """The JSON API for bots and scripts: the same service layer as the browser, so moves made here
 appear live on every screen in the room. Schema and interactive docs at /api/docs."""
 
+import json
 import math
 import time
+from pathlib import Path
 from typing import Any, Literal
 
 from django.conf import settings as django_settings
@@ -245,6 +247,16 @@ def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     if isinstance(exc.__cause__, NotJson):  # ninja wraps every parser error in a 400
         return error(request, "Send the body as JSON, with 'Content-Type: application/json'.", 415)
     return error(request, str(exc), exc.status_code)
+
+
+EVENTS_SCHEMA = json.loads((Path(__file__).parent / "events.schema.json").read_text())
+"""The websocket's events for bots, as JSON Schema: the OpenAPI document covers HTTP only."""
+
+
+@api.get("/events.schema.json", include_in_schema=False)
+def events_schema(request: HttpRequest) -> HttpResponse:
+    """Every event a bot's socket receives (docs/api.md, "Writing a bot")."""
+    return HttpResponse(json.dumps(EVENTS_SCHEMA), content_type="application/schema+json")
 
 
 def find_room(code: str) -> Room:
