@@ -32,6 +32,11 @@ ACTIONS_HELP = (
     "use reveal, flag, chord, bomb, mark, hint, add_bot, remove_bot, start, give_up, claim_win, "
     "take_seat, new_game or sync"
 )
+MOVES_HELP = (
+    "use reveal, flag, chord, bomb, mark, add_bot, remove_bot, start, give_up, claim_win, "
+    "take_seat or new_game"
+)
+"""What `POST /api/rooms/<code>/moves` takes: hints and the board have endpoints of their own."""
 
 
 class BadMessage(ValueError):
@@ -94,11 +99,12 @@ def parse_message(text: str | bytes | None) -> Message:
     return parse_payload(data)
 
 
-def parse_payload(data: dict[str, Any]) -> Message:
-    """A decoded JSON object (from a socket or the API) as a message value."""
+def parse_payload(data: dict[str, Any], actions_help: str = ACTIONS_HELP) -> Message:
+    """A decoded JSON object (from a socket or the API) as a message value; `actions_help`
+    lists what the door it came by takes, for an unknown action's error."""
     action = data.get("action")
     if not isinstance(action, str) or not action:
-        raise BadMessage(f'Missing "action": {ACTIONS_HELP}.')
+        raise BadMessage(f'Missing "action": {actions_help}.')
     if action in CELL_ACTIONS:
         return CellMove(action, whole_number(data, "x"), whole_number(data, "y"))
     if action == "hover":
@@ -109,7 +115,7 @@ def parse_payload(data: dict[str, Any]) -> Message:
         game = whole_number(data, "game") if data.get("game") not in (None, "") else None
         given = action == "add_bot" and data.get("pace") not in (None, "")
         return Command(action, game, whole_number(data, "pace") if given else None)
-    raise BadMessage(f"Unknown action {action[:40]!r}: {ACTIONS_HELP}.")
+    raise BadMessage(f"Unknown action {action[:40]!r}: {actions_help}.")
 
 
 DIGITS = re.compile(r"-?[0-9]{1,12}")

@@ -18,10 +18,10 @@ from pydantic import ConfigDict
 
 from .. import bot_events, history, services
 from ..kinds import KINDS, kind_for, kind_of
-from ..kinds.table import GameKind, Invalid, Refused, SettingsError
+from ..kinds.table import GameKind, HostOnly, Invalid, Refused, SettingsError
 from ..live import autoplay
 from ..live.flood import TOO_FAST, move_wait
-from ..messages import BadMessage, Command, parse_payload
+from ..messages import MOVES_HELP, BadMessage, Command, Hover, parse_payload
 from ..models import Player, Room, is_room_code
 from .room_limit import (
     client_address,
@@ -393,7 +393,9 @@ def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
         raise TooFast(wait)
     catch_up(room)
     try:
-        message = parse_payload(body.dict(exclude_none=True))
+        message = parse_payload(body.dict(exclude_none=True), MOVES_HELP)
+        if isinstance(message, Hover):
+            raise BadMessage(f"Unknown action 'hover': {MOVES_HELP}.")
         if isinstance(message, Command) and message.name in ("hint", "sync"):
             raise BadMessage(
                 f'"{message.name}" is not a move here: ask for hints with POST '
@@ -402,7 +404,7 @@ def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
         outcome = services.play(room, player, message)
     except (BadMessage, Invalid) as exc:
         raise HttpError(400, str(exc)) from None
-    except services.Forbidden as exc:
+    except (services.Forbidden, HostOnly) as exc:
         raise HttpError(403, str(exc)) from None
     except Refused as exc:
         raise HttpError(409, str(exc)) from None

@@ -10,6 +10,7 @@ from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
 from games import services
+from games.models import Room
 
 from .helpers import TIMEOUT, make_room
 
@@ -89,3 +90,18 @@ async def test_any_other_websocket_path_closes_with_4404(path):
     error = json.loads(await socket.receive_from(timeout=TIMEOUT))
     assert error["type"] == "error" and "/ws/r/<code>/" in error["error"]
     assert await socket.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 4404}
+
+
+def test_an_unknown_action_on_moves_lists_only_what_moves_takes(client, code):
+    token = services.join_room(Room.objects.get(code=code), "Bo").token
+    for action in ("dance", "hover"):
+        answer = client.post(
+            f"/api/rooms/{code}/moves",
+            {"action": action, "x": 0, "y": 0},
+            content_type="application/json",
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert answer.status_code == 400
+        listed = answer.json()["error"].split(": ", 1)[1]
+        assert "reveal" in listed and "new_game" in listed
+        assert "hint" not in listed and "sync" not in listed and "hover" not in listed
