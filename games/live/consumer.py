@@ -9,7 +9,8 @@ most (`rosters`). The figures are in docs/operations.md ("Limits").
 
 Each socket takes its own text of a message that has one per audience (`games.audiences`): a
 racer their own board, a bot JSON events (`bot_sockets`, `games.bot_events`). A race's
-spectators hear everything a few seconds late (`delayed`).
+spectators hear everything a few seconds late (`delayed`). A bot's every message is answered,
+`ack` or `error`, with the `id` it carried: a bot waiting for a reply never hangs.
 """
 
 import asyncio
