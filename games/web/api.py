@@ -118,6 +118,68 @@ class Joined(Schema):
     )
 
 
+GameStatus = Literal["playing", "won", "lost", "draw"]
+"""The game's, not the reader's: in tic-tac-toe and Flags `won` means someone won (`winner`)."""
+Side = Literal["X", "O"]
+Standing = Literal["racing", "finished", "eliminated", "gave-up", "dnf", "timed-out"]
+
+
+class CellOut(Schema):
+    x: int
+    y: int
+    state: Literal["hidden", "flagged", "revealed", "mine", "exploded", "wrong-flag"] = Field(
+        description="hidden (a flag lifted), flagged, revealed; once a game is lost mine, "
+        "exploded (the mine hit) and wrong-flag."
+    )
+    count: int | None = Field(description="Mines around a revealed cell; null otherwise.")
+
+
+class ClaimedOut(Schema):
+    x: int
+    y: int
+    state: Literal["claimed"] = Field(description="Flags: a mine found, claimed by `seat`.")
+    seat: Side
+
+
+class SquareOut(Schema):
+    cell: int = Field(ge=0, le=8, description="Tic-tac-toe: the square, row by row.")
+    mark: Side
+
+
+class RacerOut(Schema):
+    seat: int = Field(description="The racer's seat; 2147483647 for the Solver bot.")
+    name: str | None
+    standing: Standing
+    progress: int = Field(ge=0, le=100)
+    mines_hit: int
+    frozen_ms: int
+    time_ms: int | None
+    away: bool
+    computer: bool
+
+
+class ResultOut(Schema):
+    seat: int
+    name: str | None
+    place: int
+    standing: Standing
+    time_ms: int | None
+    mines_hit: int
+    three_bv: int
+    bv_per_s: float | None
+    clicks: int = Field(description="The start cell Go opened counts as the first.")
+    ioe: float | None
+    progress: int
+
+
+class RaceOut(Schema):
+    phase: Literal["lobby", "countdown", "racing", "over"]
+    go_in_ms: int | None
+    you: RacerOut | None = Field(description="Your racer, when the request carries its token.")
+    racers: list[RacerOut]
+    results: list[ResultOut] | None = Field(description="By place, once the race is over.")
+
+
 class PlayerOut(Schema):
     name: str
     seat: int
@@ -127,7 +189,7 @@ class PlayerOut(Schema):
 class RoomState(Schema):
     game: str
     number: int
-    status: str
+    status: GameStatus
     version: int
     width: int
     height: int
@@ -155,13 +217,11 @@ class RoomState(Schema):
     )
     mines: int | None = Field(None, description="Flags: mines on the board.")
     to_win: int | None = Field(None, description="Flags: mines a side needs to win.")
-    race: dict[str, Any] | None = Field(
+    race: RaceOut | None = Field(
         None,
-        description="A race: its `phase` (lobby, countdown, racing, over), `go_in_ms`, `you` "
-        "(your racer, with your token) and `racers` (each one's seat, name, standing, progress "
-        "0..100, mines hit, frozen_ms, time_ms), and at the end `results` (seat, name, place, "
-        "time_ms, mines_hit, three_bv, bv_per_s, clicks, ioe). `board` is your own board; "
-        "without a racer's token it is all hidden.",
+        description="A race: its phase, every racer's progress, yours with your token, and the "
+        "results at the end. `board` is your own board; without a racer's token it is all "
+        "hidden.",
     )
     bot: bool | None = Field(
         None,
@@ -189,8 +249,11 @@ class MoveIn(Schema):
 
 class MoveOut(Schema):
     version: int
-    status: str
-    changed: list[dict[str, Any]]
+    status: GameStatus
+    changed: list[CellOut | ClaimedOut | SquareOut] = Field(
+        description="What the move changed (and a computer's replies after it): Minesweeper "
+        "and Flags cells, tic-tac-toe squares."
+    )
 
 
 class HintOut(Schema):
@@ -534,7 +597,7 @@ class SeatBoardOut(Schema):
 class GameOut(Schema):
     game: str
     number: int
-    status: str
+    status: GameStatus
     version: int
     width: int | None = None
     height: int | None = None

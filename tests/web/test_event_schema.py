@@ -207,3 +207,21 @@ def test_the_schema_refuses_what_no_event_carries():
     assert not validator.is_valid({**move, "surprise": 1})
     assert not validator.is_valid({**move, "cells": [{"x": 0, "y": 0, "state": "boom"}]})
     assert not validator.is_valid({**move, "status": "winning"})
+
+
+def test_the_openapi_document_types_changed_cells_status_and_race():
+    """The HTTP side of the same facts: no untyped `dict` where a bot has to guess."""
+    document = Client().get("/api/openapi.json").json()
+    schemas = document["components"]["schemas"]
+    changed = schemas["MoveOut"]["properties"]["changed"]["items"]
+    assert {ref["$ref"].rsplit("/", 1)[1] for ref in changed["anyOf"]} == {
+        "CellOut",
+        "ClaimedOut",
+        "SquareOut",
+    }
+    assert "wrong-flag" in schemas["CellOut"]["properties"]["state"]["enum"]
+    for name in ("MoveOut", "RoomState", "GameOut"):
+        assert schemas[name]["properties"]["status"]["enum"] == ["playing", "won", "lost", "draw"]
+    assert "name" in schemas["RacerOut"]["required"] and "name" in schemas["ResultOut"]["required"]
+    assert "RaceOut" in json.dumps(schemas["RoomState"]["properties"]["race"])
+    assert document["paths"]["/api/rooms/{code}"]["delete"]["responses"].keys() >= {"204", "403"}
