@@ -12,7 +12,8 @@ flagged: that saves clicks), two numbers whose hidden cells nest tell about the 
 Its board comes from the events: a `snapshot` is the whole of it (one comes on connect and after
 every timed event: Go, a penalty's end, the Solver bot's moves); a `move` of ours carries the
 cells it changed. A mine freezes our board for a few seconds: we wait for the snapshot that says
-it thawed. It prints its place and time when the race is over.
+it thawed. It prints its place and time when the race is over. A socket that closes is opened
+again after a growing pause, unless its close code says the room or our seat is gone.
 """
 
 import argparse
@@ -113,40 +114,64 @@ class Racer:
         return random.choice(unknown) if unknown else None  # a guess; no-guess boards need none
 
 
+STOP = {4403: "the token is not a player's of this room", 4404: "the room is gone"}
+"""Close codes after which reconnecting cannot help (docs/api.md, "Writing a bot")."""
+
+
 async def race(base, pace=1):
     room = create_race(base)
     print("Watch live:", room["url"] + "watch/", flush=True)
     url = base.replace("http", "ws", 1) + f"/ws/r/{room['code']}/"
     token = {"Authorization": f"Bearer {room['player_token']}"}
-    async with websockets.connect(url, subprotocols=["json"], additional_headers=token) as ws:
+    me, first, pause = Racer(), True, 1
+    while True:  # a dropped socket is opened again: its first snapshot gives us everything back
+        try:
+            async with websockets.connect(
+                url, subprotocols=["json"], additional_headers=token
+            ) as ws:
+                if first:
+                    await ws.send(json.dumps({"action": "add_bot", "pace": pace}))
+                    await ws.send(json.dumps({"action": "start"}))
+                    first = False
+                return await play(ws, me)
+        except websockets.ConnectionClosed as closed:
+            code = closed.rcvd.code if closed.rcvd else 1006
+            if code in STOP:
+                raise SystemExit(f"Closed ({code}): {STOP[code]}.") from None
+            print(f"Closed ({code}): reconnecting in {pause} s.", flush=True)
+            await asyncio.sleep(pause * random.uniform(0.5, 1.5))
+            pause = min(pause * 2, 60)
 
-        async def send(**body):
-            await ws.send(json.dumps(body))
 
-        await send(action="add_bot", pace=pace)
-        await send(action="start")
-        me = Racer()
-        while True:
-            event = json.loads(await ws.recv())
-            if event["type"] == "error":  # refused (frozen, say): read the board again first
-                if me.phase == "lobby":
-                    raise SystemExit(event["error"])  # the start was refused
-                print("Refused:", event["error"], flush=True)
-                me.waiting, me.frozen = False, True
+async def play(ws, me):
+    """Our moves, from the events, until the race is over: its place."""
+
+    async def send(**body):
+        await ws.send(json.dumps(body))
+
+    while True:
+        event = json.loads(await ws.recv())
+        if event["type"] == "error":  # refused (frozen, say): read the board again first
+            if me.phase == "lobby":
+                raise SystemExit(event["error"])  # the start was refused
+            print("Refused:", event["error"], flush=True)
+            me.waiting, me.frozen = False, True
+            await send(action="sync")
+        elif event["type"] == "snapshot":
+            me.snapshot(event)
+            if me.phase == "over":
+                return report(event["race"])
+        elif event["type"] == "move":
+            gap = event["version"] > me.version + 1
+            me.move(event)
+            if gap or event["status"] != "playing":  # a lost message, or the end: read it all
                 await send(action="sync")
-            elif event["type"] == "snapshot":
-                me.snapshot(event)
-                if me.phase == "over":
-                    return report(event["race"])
-            else:
-                gap = event["version"] > me.version + 1
-                me.move(event)
-                if gap or event["status"] != "playing":  # a lost message, or the end: read it all
-                    await send(action="sync")
-            cell = me.next_move()
-            if cell is not None:
-                await send(action="reveal", x=cell[0], y=cell[1])
-                me.waiting = True
+        else:
+            continue  # an `ack` of a message (its move comes as a `move`), a `bot` event
+        cell = me.next_move()
+        if cell is not None:
+            await send(action="reveal", x=cell[0], y=cell[1])
+            me.waiting = True
 
 
 def report(race):

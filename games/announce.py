@@ -26,6 +26,11 @@ def move(kind: GameKind, news: MoveNews) -> None:
     outbox.send(news.room.pk, texts, metrics.move_started(), order)
 
 
+def room_closed(room_id: int) -> None:
+    """The host deleted the room: every socket in it says so and closes."""
+    outbox.send(room_id, audiences.CLOSED)
+
+
 def token_revoked(room_id: int, seat: int) -> None:
     outbox.send(room_id, audiences.revoked(seat))
 
@@ -72,7 +77,9 @@ def hint(room_id: int, asker: str, cell: tuple[int, int] | None) -> None:
     room = Room.objects.get(pk=room_id)
     hints = kind_of(room.kind).hints
     assert hints is not None  # only kinds with hints have a hint to announce
-    outbox.send(room.pk, hints.hint_html(room, room.current_game(), asker, cell))
+    game = room.current_game()
+    event = {audiences.JSON: bot_events.hint(game.number, asker, cell)}
+    outbox.send(room.pk, audiences.with_texts(hints.hint_html(room, game, asker, cell), event))
 
 
 def bot_changed(room_id: int, host: str, on: bool, stuck: bool) -> None:
@@ -80,4 +87,7 @@ def bot_changed(room_id: int, host: str, on: bool, stuck: bool) -> None:
     room = Room.objects.get(pk=room_id)
     bot = kind_of(room.kind).bot
     assert bot is not None  # only kinds with a bot have one to seat
-    outbox.send(room.pk, bot.changed_html(room, room.current_game(), host, on, stuck))
+    game = room.current_game()
+    html = bot.changed_html(room, game, host, on, stuck)
+    event = {audiences.JSON: bot_events.bot(game.number, host, on)}
+    outbox.send(room.pk, audiences.with_texts(html, event))

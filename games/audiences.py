@@ -30,6 +30,13 @@ REVOKED_TEXT = "\x00revoked"
 sends it to a client."""
 
 
+CLOSED_TEXT = "\x00closed"
+"""A sign to every socket of a room its host deleted: each says so and closes (4404, as an
+unknown room's); nothing sends it to a client."""
+CLOSED = {ALL: CLOSED_TEXT, PLAYERS: CLOSED_TEXT, SPECTATORS: CLOSED_TEXT, JSON: CLOSED_TEXT}
+"""The room's last message: every socket finds one of these keys first."""
+
+
 def revoked(number: int) -> dict[str, str]:
     """The message that closes every socket of seat `number`, pages' and bots' alike."""
     return {seat(number): REVOKED_TEXT, json_seat(number): REVOKED_TEXT}

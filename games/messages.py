@@ -23,12 +23,20 @@ MOVES = ("reveal", "flag", "chord", "bomb", "mark")
 FIELDS = ("action", "x", "y", "cell", "pace", "game")
 """What a message may carry, on the socket and in the API's `/moves` body (`web.api.MoveIn`
 declares the same): another field is refused by name, so a misspelt `gmae` cannot silently drop
-`new_game`'s guard. A page's messages also carry htmx's `HEADERS`, which is let through."""
+`new_game`'s guard. On the socket a message may also carry an `id`, which the reply echoes
+(docs/api.md, "Writing a bot"), and a page's messages htmx's `HEADERS`; both are let through."""
+SOCKET_ONLY_FIELDS = ("id", "HEADERS")
+SOCKET_ONLY_ACTIONS = ("hint", "sync", "hover")
+"""What `POST /api/rooms/<code>/moves` refuses: hints and the board have endpoints of their own."""
 
 
-def actions_help(commands: Collection[str] = ()) -> str:
-    """The actions a room of a kind with these commands takes, for an error's text."""
-    *others, last = (*MOVES, "hint", "add_bot", "remove_bot", *commands, "new_game", "sync")
+def actions_help(commands: Collection[str] = (), *, moves_door: bool = False) -> str:
+    """The actions a room of a kind with these commands takes by one door, for an error's text:
+    the socket's, or the API's `/moves` (no `hint` or `sync` there)."""
+    actions = (*MOVES, "hint", "add_bot", "remove_bot", *commands, "new_game", "sync")
+    if moves_door:
+        actions = tuple(name for name in actions if name not in SOCKET_ONLY_ACTIONS)
+    *others, last = actions
     return f"use {', '.join(others)} or {last}"
 
 
@@ -93,19 +101,24 @@ def parse_message(text: str | bytes | None, commands: Collection[str] = ()) -> M
     return parse_payload(data, commands)
 
 
-def parse_payload(data: dict[str, Any], commands: Collection[str] = ()) -> Message:
+def parse_payload(
+    data: dict[str, Any], commands: Collection[str] = (), *, moves_door: bool = False
+) -> Message:
     """A decoded JSON object (from a socket or the API's /moves) as a message value; `commands`
-    are the room's kind's own (`GameKind.commands`), taken as `Command`s beside the shell's."""
-    unknown = [key for key in data if key not in FIELDS and key != "HEADERS"]
+    are the room's kind's own (`GameKind.commands`), taken as `Command`s beside the shell's;
+    `moves_door` says it came by `/moves`, for what an error lists."""
+    allowed = FIELDS if moves_door else (*FIELDS, *SOCKET_ONLY_FIELDS)
+    unknown = [key for key in data if key not in allowed]
     if unknown:
         names = ", ".join(repr(str(key)[:40]) for key in unknown[:10])
         raise BadMessage(
             f"Unknown field{'s' if len(unknown) > 1 else ''} {names}: a message takes "
             f"{', '.join(FIELDS)}."
         )
+    help_text = actions_help(commands, moves_door=moves_door)
     action = data.get("action")
     if not isinstance(action, str) or not action:
-        raise BadMessage(f'Missing "action": {actions_help(commands)}.')
+        raise BadMessage(f'Missing "action": {help_text}.')
     if action in CELL_ACTIONS:
         return CellMove(action, whole_number(data, "x"), whole_number(data, "y"))
     if action == "hover":
@@ -116,7 +129,7 @@ def parse_payload(data: dict[str, Any], commands: Collection[str] = ()) -> Messa
         game = whole_number(data, "game") if data.get("game") not in (None, "") else None
         given = action == "add_bot" and data.get("pace") not in (None, "")
         return Command(action, game, whole_number(data, "pace") if given else None)
-    raise BadMessage(f"Unknown action {action[:40]!r}: {actions_help(commands)}.")
+    raise BadMessage(f"Unknown action {action[:40]!r}: {help_text}.")
 
 
 DIGITS = re.compile(r"-?[0-9]{1,12}")

@@ -637,6 +637,21 @@ def revoke_token(room: Room, host: Player, seat: int) -> Player:
     return player
 
 
+def delete_room(room: Room, host: Player) -> None:
+    """The room, its seats, games and moves deleted, asked by its host: its code answers 404
+    from now on, and every socket in it is told and closed (4404) after the commit. A bot that
+    makes a room per game would otherwise leave every one behind for good."""
+    with transaction.atomic():
+        fresh = Room.objects.select_for_update().filter(pk=room.pk).first()
+        if fresh is None:
+            return  # deleted meanwhile: the same result
+        if fresh.host_id != host.pk:
+            raise Forbidden("Only the host can delete the room.")
+        fresh.delete()
+        transaction.on_commit(partial(announce.room_closed, room.pk))
+        transaction.on_commit(partial(kept_games.forget, room.pk))
+
+
 def set_bot(room: Room, player: Player | None, on: bool, pace: int | None = None) -> Outcome:
     """Seat (`on`) or unseat the Solver bot, at `pace` where the kind's bot offers paces (seated
     already: only its pace changes): the host only, Minesweeper rooms only.

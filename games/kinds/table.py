@@ -67,6 +67,11 @@ class Refused(ValueError):
     """A move the game's state refuses (game over, not your turn): HTTP 409 in the API."""
 
 
+class HostOnly(Refused):
+    """Only the room's host may do this (start a race): HTTP 403, as every "only the host"
+    is (`services.Forbidden`); a socket's sender hears it as any refusal."""
+
+
 class Invalid(ValueError):
     """A move that can never be valid here (off the board, wrong kind of move): HTTP 400."""
 

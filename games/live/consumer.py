@@ -9,7 +9,8 @@ most (`rosters`). The figures are in docs/operations.md ("Limits").
 
 Each socket takes its own text of a message that has one per audience (`games.audiences`): a
 racer their own board, a bot JSON events (`bot_sockets`, `games.bot_events`). A race's
-spectators hear everything a few seconds late (`delayed`).
+spectators hear everything a few seconds late (`delayed`). A bot's every message is answered,
+`ack` or `error`, with the `id` it carried: a bot waiting for a reply never hangs.
 """
 
 import asyncio
@@ -73,6 +74,7 @@ REVOKED = "The host revoked this seat's token: ask them for a new one."
 UNKNOWN_TOKEN_TEXT = (
     "That token is not a player's of this room; join with POST /api/rooms/<code>/join."
 )
+ROOM_CLOSED = "The host closed this room."
 POLICY_VIOLATION = 1008
 SOMETHING_WENT_WRONG = "Something went wrong on the server; nothing changed. Try again."
 
@@ -353,7 +355,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             self.held is not None
             or self.delayed is not None
             or self.closing
-            or html in (audiences.RESYNC_TEXT, audiences.REVOKED_TEXT)
+            or html in (audiences.RESYNC_TEXT, audiences.REVOKED_TEXT, audiences.CLOSED_TEXT)
             or not daphne_frames.send(self.connection, html)
         ):
             return False
@@ -365,6 +367,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         """A message of the room, from `relay`: framed once for all the room's sockets here."""
         if html == audiences.REVOKED_TEXT:
             await self._revoked()
+        elif html == audiences.CLOSED_TEXT:
+            await self._close_with(ROOM_CLOSED, ROOM_NOT_FOUND)
         elif html == audiences.RESYNC_TEXT:
             self._want_snapshot()  # a bot's: the whole game changed (a new game)
         elif self.held is not None:
@@ -374,12 +378,17 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def _revoked(self) -> None:
         """The host revoked this seat's token: the socket closes as a wrong token's would."""
+        await self._close_with(REVOKED, UNKNOWN_TOKEN)
+
+    async def _close_with(self, reason: str, code: int) -> None:
+        """The reason to this socket (at once, even a delayed spectator's), then the close."""
         if self.closing:
             return
-        await self._reply(REVOKED)
+        self.held = None  # no snapshot of a room that is gone
+        await self._reply(reason)
         self.closing = True
         self._stop_tasks()
-        await self.close(code=UNKNOWN_TOKEN)
+        await self.close(code=code)
 
     async def _out(self, html: str) -> None:
         """The room's game to this socket: now, or as late as its delay says."""
@@ -409,10 +418,14 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self.send(text_data=html)
         await self._check_output()
 
-    async def _reply(self, message: str) -> None:
+    async def _reply(self, message: str, request_id: object = None) -> None:
         """An error to this socket alone: after the snapshot on its way, if there is one (the
         snapshot clears the error line); never delayed, it says nothing of the game."""
-        text = bot_events.error(message) if self.json else error_html(message)
+        text = bot_events.error(message, request_id) if self.json else error_html(message)
+        await self._reply_text(text)
+
+    async def _reply_text(self, text: str) -> None:
+        """An answer to this socket alone, as `_reply` sends it."""
         if self.held is not None:
             self.held.append(text)
         else:
@@ -457,32 +470,52 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self.close(code=POLICY_VIOLATION, reason=FLOOD_REASON)
             return
         message: Message | None = None
+        request_id = bot_events.request_id(text_data) if self.json else None
         try:
             message = parse_message(text_data, self.commands)
-            await self._handle(message)
+            outcome = await self._handle(message)
+            if self.json:
+                await self._acknowledge(message, outcome, request_id)
         except (BadMessage, Invalid, Refused, services.Forbidden) as error:
             metrics.refused(_refusal(message, error))
-            await self._reply(str(error))
+            await self._reply(str(error), request_id)
         except LAYER_ERRORS:
             raise  # the socket closes with 1013 (`__call__`), and the page reconnects
         except Exception:
-            await self._unexpected()
+            await self._unexpected(request_id)
 
-    async def _handle(self, message: Message) -> None:
+    async def _handle(self, message: Message) -> services.Outcome | None:
         if isinstance(message, Hover):
             await self._hover(message)
-        elif isinstance(message, Command) and message.name == "sync":
+            return None
+        if isinstance(message, Command) and message.name == "sync":
             self._want_snapshot()
-        elif isinstance(message, Command) and message.name == "hint":
+            return None
+        if isinstance(message, Command) and message.name == "hint":
             # Off the database thread and within the room's and address's limits (`hints`).
-            await ask_hint(self.room, self.player, self.address)
-        else:
-            services.refuse_spectator(self.room, self.player, message)  # no database trip
-            self._take_move_budget()
-            with metrics.move_received():
-                outcome = await _play(self.room, self.player, message)
-            # The computer's reply, its opening after a rematch, or the Solver bot going on.
-            autoplay.schedule(self.room, outcome.game)
+            return await ask_hint(self.room, self.player, self.address)
+        services.refuse_spectator(self.room, self.player, message)  # no database trip
+        self._take_move_budget()
+        with metrics.move_received():
+            outcome = await _play(self.room, self.player, message)
+        # The computer's reply, its opening after a rematch, or the Solver bot going on.
+        autoplay.schedule(self.room, outcome.game)
+        return outcome
+
+    async def _acknowledge(
+        self, message: Message, outcome: services.Outcome | None, request_id: object
+    ) -> None:
+        """A bot's message taken: `ack` with the game as the message left it (a move that
+        changed nothing leaves the version as it was; a `new_game` naming a game already
+        replaced names the current one), and a hint's cell."""
+        facts: dict[str, object] = {}
+        if outcome is not None:
+            game = outcome.game
+            facts = {"number": game.number, "version": game.version, "status": game.status}
+            if "hint" in outcome.applied.summary and isinstance(message, Command):
+                cell = outcome.applied.summary["hint"]
+                facts["cell"] = None if cell is None else {"x": cell[0], "y": cell[1]}
+        await self._reply_text(bot_events.ack(_action(message), request_id, **facts))
 
     def _take_move_budget(self) -> None:
         """A seat's moves draw on one budget whichever door they come by (`flood.move_budget`),
@@ -493,7 +526,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if not move_budget(self.player.pk, self.address, time.monotonic()).allowed:
             raise Refused(TOO_FAST)
 
-    async def _unexpected(self) -> None:
+    async def _unexpected(self, request_id: object = None) -> None:
         """A bug, or a database that failed: the sender hears that nothing changed, and the
         socket stays open (a close would skip nothing now, but make the page reconnect)."""
         self.errors += 1
@@ -503,7 +536,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             log.exception("room %s: unexpected error on a socket", self.room.pk)
         else:
             log.debug("room %s: unexpected error %d on a socket", self.room.pk, self.errors)
-        await self._reply(SOMETHING_WENT_WRONG)
+        await self._reply(SOMETHING_WENT_WRONG, request_id)
 
     async def _hover(self, hover: Hover) -> None:
         """Throttled with a trailing send: a position arriving within the interval waits for
@@ -567,6 +600,15 @@ def _play(room: Room, player: Player | None, message: Message) -> services.Outco
     """`services.play` on the database thread, wrapped once: making the wrapper took about
     60 µs of a move that arrives after a pause (docs/performance.md)."""
     return services.play(room, player, message)
+
+
+def _action(message: Message) -> str:
+    """The action a message named, as an `ack` repeats it."""
+    if isinstance(message, Command):
+        return message.name
+    if isinstance(message, Hover):
+        return "hover"
+    return getattr(message, "action", "mark")
 
 
 def _refusal(message: Message | None, error: Exception) -> str:

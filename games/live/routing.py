@@ -1,7 +1,29 @@
-from django.urls import path
+"""The websocket routes: a room's socket, with or without its trailing slash, and a close with
+4404 for any other path (Channels' router would fail the handshake with a 500 and a traceback)."""
 
-from .consumer import RoomConsumer
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.urls import re_path
+
+from .. import bot_events
+from . import bot_sockets
+from .consumer import ROOM_NOT_FOUND, RoomConsumer
+
+NO_SUCH_PATH = "No websocket here: a room's is /ws/r/<code>/."
+
+
+class NoSuchPath(AsyncWebsocketConsumer):
+    """Accepted, then closed with 4404 as an unknown room's socket is: a handshake refused
+    before reaches a browser as 1006, which it retries for ever."""
+
+    async def connect(self) -> None:
+        asked = bot_sockets.SUBPROTOCOL in self.scope.get("subprotocols", ())
+        await self.accept(subprotocol=bot_sockets.SUBPROTOCOL if asked else None)
+        if bot_sockets.credentials(self.scope).json:
+            await self.send(text_data=bot_events.error(NO_SUCH_PATH))
+        await self.close(code=ROOM_NOT_FOUND)
+
 
 websocket_urlpatterns = [
-    path("ws/r/<str:code>/", RoomConsumer.as_asgi()),
+    re_path(r"^ws/r/(?P<code>[^/]+)/?$", RoomConsumer.as_asgi()),
+    re_path(r"", NoSuchPath.as_asgi()),
 ]

@@ -1,7 +1,9 @@
 """The JSON API for bots and scripts: the same service layer as the browser, so moves made here
 appear live on every screen in the room. Schema and interactive docs at /api/docs."""
 
+import json
 import time
+from pathlib import Path
 from typing import Any, Literal
 
 from django.conf import settings as django_settings
@@ -13,13 +15,13 @@ from ninja.parser import Parser
 from ninja.security import HttpBearer
 from pydantic import ConfigDict
 
-from .. import history, services
+from .. import bot_events, history, services
 from ..kinds import create_options, create_schema, kind_of
-from ..kinds.table import Invalid, Refused, SettingsError
+from ..kinds.table import HostOnly, Invalid, Refused, SettingsError
 from ..limits import Decision, headers
 from ..live import autoplay
 from ..live.flood import TOO_FAST, move_budget
-from ..messages import BadMessage, Command, parse_payload
+from ..messages import BadMessage, Command, Hover, actions_help, parse_payload
 from ..models import Player, Room, is_room_code
 from .room_limit import (
     client_address,
@@ -101,6 +103,68 @@ class Joined(Schema):
     )
 
 
+GameStatus = Literal["playing", "won", "lost", "draw"]
+"""The game's, not the reader's: in tic-tac-toe and Flags `won` means someone won (`winner`)."""
+Side = Literal["X", "O"]
+Standing = Literal["racing", "finished", "eliminated", "gave-up", "dnf", "timed-out"]
+
+
+class CellOut(Schema):
+    x: int
+    y: int
+    state: Literal["hidden", "flagged", "revealed", "mine", "exploded", "wrong-flag"] = Field(
+        description="hidden (a flag lifted), flagged, revealed; once a game is lost mine, "
+        "exploded (the mine hit) and wrong-flag."
+    )
+    count: int | None = Field(description="Mines around a revealed cell; null otherwise.")
+
+
+class ClaimedOut(Schema):
+    x: int
+    y: int
+    state: Literal["claimed"] = Field(description="Flags: a mine found, claimed by `seat`.")
+    seat: Side
+
+
+class SquareOut(Schema):
+    cell: int = Field(ge=0, le=8, description="Tic-tac-toe: the square, row by row.")
+    mark: Side
+
+
+class RacerOut(Schema):
+    seat: int = Field(description="The racer's seat; 2147483647 for the Solver bot.")
+    name: str | None
+    standing: Standing
+    progress: int = Field(ge=0, le=100)
+    mines_hit: int
+    frozen_ms: int
+    time_ms: int | None
+    away: bool
+    computer: bool
+
+
+class ResultOut(Schema):
+    seat: int
+    name: str | None
+    place: int
+    standing: Standing
+    time_ms: int | None
+    mines_hit: int
+    three_bv: int
+    bv_per_s: float | None
+    clicks: int = Field(description="The start cell Go opened counts as the first.")
+    ioe: float | None
+    progress: int
+
+
+class RaceOut(Schema):
+    phase: Literal["lobby", "countdown", "racing", "over"]
+    go_in_ms: int | None
+    you: RacerOut | None = Field(description="Your racer, when the request carries its token.")
+    racers: list[RacerOut]
+    results: list[ResultOut] | None = Field(description="By place, once the race is over.")
+
+
 class PlayerOut(Schema):
     name: str
     seat: int
@@ -110,7 +174,7 @@ class PlayerOut(Schema):
 class RoomState(Schema):
     game: str
     number: int
-    status: str
+    status: GameStatus
     version: int
     width: int
     height: int
@@ -138,13 +202,16 @@ class RoomState(Schema):
     )
     mines: int | None = Field(None, description="Flags: mines on the board.")
     to_win: int | None = Field(None, description="Flags: mines a side needs to win.")
-    race: dict[str, Any] | None = Field(
+    race: RaceOut | None = Field(
         None,
-        description="A race: its `phase` (lobby, countdown, racing, over), `go_in_ms`, `you` "
-        "(your racer, with your token) and `racers` (each one's seat, standing, progress 0..100, "
-        "mines hit, frozen_ms, time_ms), and at the end `results` (place, time_ms, mines_hit, "
-        "three_bv, bv_per_s, clicks, ioe). `board` is your own board; without a racer's token "
-        "it is all hidden.",
+        description="A race: its phase, every racer's progress, yours with your token, and the "
+        "results at the end. `board` is your own board; without a racer's token it is all "
+        "hidden.",
+    )
+    bot: bool | None = Field(
+        None,
+        description="Minesweeper and races: whether the host seated the Solver bot (a race's "
+        "computer racer joins `racers` only at the start).",
     )
     turn_seconds: int | None = Field(
         None, description="Flags: the turn timer in seconds (0: none); a turn past it passes."
@@ -177,8 +244,11 @@ class MoveIn(Schema):
 
 class MoveOut(Schema):
     version: int
-    status: str
-    changed: list[dict[str, Any]]
+    status: GameStatus
+    changed: list[CellOut | ClaimedOut | SquareOut] = Field(
+        description="What the move changed (and a computer's replies after it): Minesweeper "
+        "and Flags cells, tic-tac-toe squares."
+    )
 
 
 class HintOut(Schema):
@@ -242,6 +312,16 @@ TOO_MANY_ROOMS = "Too many new rooms from your address: wait a minute."
 TOO_MANY_JOINS = "Too many joins from your address: wait a minute."
 TOO_MANY_HINTS = "Too many hints from your address: wait a minute."
 JUST_GIVEN = "A hint was just given in this room: ask again in a second."
+
+
+EVENTS_SCHEMA = json.loads((Path(__file__).parent / "events.schema.json").read_text())
+"""The websocket's events for bots, as JSON Schema: the OpenAPI document covers HTTP only."""
+
+
+@api.get("/events.schema.json", include_in_schema=False)
+def events_schema(request: HttpRequest) -> HttpResponse:
+    """Every event a bot's socket receives (docs/api.md, "Writing a bot")."""
+    return HttpResponse(json.dumps(EVENTS_SCHEMA), content_type="application/schema+json")
 
 
 def find_room(code: str) -> Room:
@@ -330,20 +410,9 @@ def read_room(request: HttpRequest, code: str) -> dict[str, Any]:
     and, with a turn timer, `turn_deadline`."""
     room = find_room(code)
     catch_up(room)
-    game = room.current_game()
-    rows, extra = kind_of(room.kind).text_rows(game.state, game.params, reader_seat(request, room))
-    players = [
-        {"name": p.nickname, "seat": p.number, "online": p.online} for p in room.players.all()
-    ]
-    return {
-        "game": room.kind,
-        "number": game.number,
-        "status": game.status,
-        "version": game.version,
-        "board": rows,
-        "players": players,
-        **extra,
-    }
+    return bot_events.room_view(
+        kind_of(room.kind), room, room.current_game(), reader_seat(request, room)
+    )
 
 
 @api.post(
@@ -378,7 +447,10 @@ def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
         raise RateLimited(TOO_FAST, budget)
     catch_up(room)
     try:
-        message = parse_payload(body.dict(exclude_none=True), kind_of(room.kind).commands)
+        commands = kind_of(room.kind).commands
+        message = parse_payload(body.dict(exclude_none=True), commands, moves_door=True)
+        if isinstance(message, Hover):
+            raise BadMessage(f"Unknown action 'hover': {actions_help(commands, moves_door=True)}.")
         if isinstance(message, Command) and message.name in ("hint", "sync"):
             raise BadMessage(
                 f'"{message.name}" is not a move here: ask for hints with POST '
@@ -392,7 +464,7 @@ def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
             )
     except (BadMessage, Invalid) as exc:
         raise HttpError(400, str(exc)) from None
-    except services.Forbidden as exc:
+    except (services.Forbidden, HostOnly) as exc:
         raise HttpError(403, str(exc)) from None
     except Refused as exc:
         raise HttpError(409, str(exc)) from None
@@ -471,6 +543,25 @@ def revoke(request: HttpRequest, code: str, seat: int) -> dict[str, Any]:
     return {"seat": player.number, "name": player.nickname, "player_token": player.token}
 
 
+@api.delete(
+    "/rooms/{code}",
+    auth=PlayerToken(),
+    response={204: None, 401: Error, 403: Error, 404: Error},
+    summary="Delete a room (host only)",
+)
+def delete_room(request: HttpRequest, code: str) -> Status:
+    """The room's host deletes it, with its games and their replays: its code answers 404 from
+    then on, and every open socket in it (pages and bots) hears "The host closed this room."
+    and closes with 4404. 403 for anyone but the host."""
+    room = find_room(code)
+    host = player_of(request, room)
+    try:
+        services.delete_room(room, host)
+    except services.Forbidden as exc:
+        raise HttpError(403, str(exc)) from None
+    return Status(204, None)
+
+
 def reader_seat(request: HttpRequest, room: Room) -> int | None:
     """The seat of the player whose token a read carries, else None: reading needs no token,
     so a missing or unknown one only leaves out what is the seat's own."""
@@ -504,7 +595,7 @@ class SeatBoardOut(Schema):
 class GameOut(Schema):
     game: str
     number: int
-    status: str
+    status: GameStatus
     version: int
     width: int | None = None
     height: int | None = None

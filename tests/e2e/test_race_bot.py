@@ -5,6 +5,7 @@ the results. No browser: the Daphne of the e2e session serves it."""
 import asyncio
 import importlib.util
 import re
+import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -51,3 +52,33 @@ def test_the_documented_racing_bot_beats_the_solver_bot_on_the_websocket(
     assert ours.clicks == len(actions)  # Go's opening click, then every reveal it sent
     shown = f"time {(ours.finished_at - race.go_at) / 1000:.2f} s"  # type: ignore[operator]
     assert shown in out[-1]
+
+
+def test_the_racing_bot_stops_when_the_host_deletes_the_room(live_server_url, game_db):
+    """Close code 4404 (the room is gone) ends the bot with a sentence, where a dropped
+    connection would have it reconnect (docs/api.md, "Writing a bot")."""
+    bot = load_bot()
+    made = {}
+
+    def create_race(base):
+        made.update(original(base))
+        return made
+
+    def snapshot(racer, event):
+        seen(racer, event)
+        if racer.phase == "racing" and not made.get("deleted"):  # Go: mid-race, delete it
+            made["deleted"] = True
+            request = urllib.request.Request(
+                f"{live_server_url}/api/rooms/{made['code']}", method="DELETE"
+            )
+            request.add_header("Authorization", f"Bearer {made['player_token']}")
+            with urllib.request.urlopen(request) as answer:
+                assert answer.status == 204
+
+    original, seen = bot.create_race, bot.Racer.snapshot
+    bot.create_race, bot.Racer.snapshot = create_race, snapshot
+    race_on = asyncio.wait_for(bot.race(live_server_url, pace=1), timeout=90)
+    with ThreadPoolExecutor(1) as pool, pytest.raises(SystemExit, match="4404"):
+        pool.submit(asyncio.run, race_on).result()
+    assert made["deleted"]
+    assert not game_db.query("SELECT id FROM games_room WHERE code = {p}", made["code"])

@@ -59,17 +59,17 @@ async def test_a_bot_plays_co_op_with_its_token_and_reads_json_events():
     assert snapshot["version"] == 0 and snapshot["board"] == ["#" * 9] * 9
     page = await connect(room, ana)  # a page's roster and presence are not for the bot
     await send(socket, action="reveal", x=4, y=4)
-    move = await event(socket)
+    move = await event(socket, "move")  # and an `ack`, in either order (test_bot_replies)
     assert move["type"] == "move" and move["version"] == 1 and move["status"] in ("playing", "won")
     assert {"x": 4, "y": 4} in [{"x": c["x"], "y": c["y"]} for c in move["cells"]]
     assert all(c["state"] == "revealed" for c in move["cells"])
     assert 'data-version="1"' in await receive_until(page, 'id="game-meta"')  # pages as ever
     await send(page, action="flag", x=4, y=4)  # a refused move of the page's: the bot hears none
     await send(socket, action="reveal", x=99, y=0)
-    error = await event(socket)
+    error = await event(socket, "error")
     assert error["type"] == "error" and "99" in error["error"]
     await send(socket, action="sync")
-    again = await event(socket)
+    again = await event(socket, "snapshot")
     assert again["type"] == "snapshot" and again["version"] == 1
     for communicator in (socket, page):
         await communicator.disconnect()

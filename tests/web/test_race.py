@@ -106,7 +106,7 @@ def test_a_race_is_created_by_game_and_mode_with_no_guess_on_by_default(client):
 
 def test_the_host_starts_with_two_racers_and_moves_wait_for_go(client):
     code, (ana, bo) = api_race(client)
-    assert move(client, code, bo, action="start").status_code == 409  # not the host
+    assert move(client, code, bo, action="start").status_code == 403  # not the host
     early = move(client, code, ana, action="reveal", x=0, y=0)
     assert early.status_code == 409 and "not started" in early.json()["error"]
     started = move(client, code, ana, action="start")

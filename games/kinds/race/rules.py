@@ -15,7 +15,16 @@ from games.engine.errors import EngineError, GenerationError
 from games.engine.stats import rounded
 
 from ...messages import CellMove, Message
-from ..table import COMPUTER_SEAT, Applied, Invalid, Lineup, Refused, Restart, SettingsError
+from ..table import (
+    COMPUTER_SEAT,
+    Applied,
+    HostOnly,
+    Invalid,
+    Lineup,
+    Refused,
+    Restart,
+    SettingsError,
+)
 
 MAX_WIDTH = 30
 MAX_HEIGHT = 24
@@ -194,7 +203,7 @@ def start(state: dict[str, Any], lineup: Lineup, params: dict[str, Any]) -> Appl
     online = sum(1 for _, on in lineup.seats if on)
     if not lineup.host and (lineup.host_online or online < 2):
         # A host who left must not hold up the two or more people still in the room.
-        raise Refused("Only the host can start the race.")
+        raise HostOnly("Only the host can start the race.")
     if race.phase is not engine.Phase.LOBBY:
         raise Refused("This race has started already: after it, start a rematch.")
     bot = (
