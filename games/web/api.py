@@ -245,9 +245,10 @@ class MoveIn(Schema):
 class MoveOut(Schema):
     version: int
     status: GameStatus
-    changed: list[CellOut | ClaimedOut | SquareOut] = Field(
+    changed: list[CellOut | ClaimedOut | SquareOut | dict[str, Any]] = Field(
         description="What the move changed (and a computer's replies after it): Minesweeper "
-        "and Flags cells, tic-tac-toe squares."
+        "and Flags cells, tic-tac-toe squares; a kind added later lists objects of its own "
+        "(`GameKind.changed_cells`), so nothing here changes when a kind is added."
     )
 
 
