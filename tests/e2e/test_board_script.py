@@ -1,7 +1,8 @@
 """One board script (issue 27): the bugs the per-kind copies of the board code had, each played in
 Chromium. A racer's long press on a phone flags once (the copy in race.js lacked the contextmenu
-guard, so the phone's own contextmenu unflagged it); a rival's move does not scroll a racer's page
-(race.js put the focus back with scrolling after every message); a replay played at 8x rewrites
+guard, so the phone's own contextmenu unflagged it); a racer who scrolled away from her board is
+not scrolled back by the messages that follow (race.js put the focus back with scrolling after
+every message, which moves the view whenever her focused cell was swapped meanwhile); a replay played at 8x rewrites
 its address a few times a second at most (Safari throws past 100 history.replaceState calls in
 30 s, which stopped playback with the button still showing "playing")."""
 
@@ -10,7 +11,6 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from .test_board_view import long_press
 from .test_race import create_race, join, live, safe_cells
 from .test_rooms import PHONE, cell, create_room
 
@@ -40,9 +40,13 @@ def touch(cdp, locator, kind: str) -> None:
     cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
 
 
-ANDROID_CONTEXTMENU = "(cell) => cell.dispatchEvent(new MouseEvent('contextmenu', {bubbles: true, cancelable: true}))"
+ANDROID_CONTEXTMENU = """(cell) => cell.dispatchEvent(
+    new MouseEvent("contextmenu", {bubbles: true, cancelable: true}))"""
 """Chrome on Android fires contextmenu while a finger rests on an element (about 400-500 ms
 in); Chromium on Linux does not, so the tests fire it where Android does, the finger still down."""
+
+LONG_PRESS_HOLD_MS = 700
+"""How long the finger rests: past the page's 450 ms long press."""
 
 
 @pytest.mark.parametrize("contextmenu", ["after the long press", "before the long press"])
@@ -75,10 +79,6 @@ def test_a_racers_long_press_on_a_phone_leaves_one_flag(new_context, game_db, co
     expect(target).to_have_attribute("data-state", "flagged")
 
 
-LONG_PRESS_HOLD_MS = 700
-"""How long the finger rests: past the page's 450 ms long press."""
-
-
 class HeldAnswers:
     """The page's socket through Playwright's router, so a test can hold what the server sends
     (a move's answer still on its way) and let it through later."""
@@ -86,13 +86,15 @@ class HeldAnswers:
     def __init__(self, page: Page) -> None:
         self.holding = False
         self.held: list[str | bytes] = []
-        self.routes = []
+        self.routes: list = []
         page.route_web_socket(re.compile(r"/ws/"), self.route)
 
     def route(self, ws) -> None:
         server = ws.connect_to_server()
         self.routes.append(ws)
-        server.on_message(lambda message: self.held.append(message) if self.holding else ws.send(message))
+        server.on_message(
+            lambda message: self.held.append(message) if self.holding else ws.send(message)
+        )
 
     def release(self) -> None:
         self.holding = False
@@ -101,7 +103,7 @@ class HeldAnswers:
         self.held.clear()
 
 
-def test_a_rivals_move_does_not_scroll_a_racers_page(new_context, game_db):
+def test_a_racer_who_looks_away_is_not_scrolled_back_by_her_answer_or_a_rivals_move(new_context, game_db):
     ana = new_context(viewport=PHONE).new_page()
     answers = HeldAnswers(ana)
     invite = create_race(ana, "Ana")
