@@ -1,5 +1,5 @@
 """One board script (issue 27): the bugs the per-kind copies of the board code had, each played in
-Chromium. A racer's long press on a phone flags once (the copy in race.js lacked the contextmenu
+Chromium. A long press on a phone flags once (the copy in race.js lacked the contextmenu
 guard, so the phone's own contextmenu unflagged it); a racer who scrolled away from her board is
 not scrolled back by the messages that follow (race.js put the focus back with scrolling after
 every message, which moves the view whenever her focused cell was swapped meanwhile); a replay played at 8x rewrites
@@ -11,7 +11,11 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from .test_flags import a_number, hidden_mines
+from .test_flags import cell as flags_cell
+from .test_flags import create_room as create_flags
 from .test_race import create_race, join, live, safe_cells
+from .test_race_keyboard import focused_cell, tab_to
 from .test_rooms import PHONE, cell, create_room
 
 pytestmark = pytest.mark.e2e
@@ -49,15 +53,22 @@ LONG_PRESS_HOLD_MS = 700
 """How long the finger rests: past the page's 450 ms long press."""
 
 
-@pytest.mark.parametrize("contextmenu", ["after the long press", "before the long press"])
-def test_a_racers_long_press_on_a_phone_leaves_one_flag(new_context, game_db, contextmenu):
-    ana = new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
-    invite = create_race(ana, "Ana")
-    code = invite.rstrip("/").rsplit("/", 1)[1]
-    bo = new_context().new_page()
-    join(bo, invite, "Bo")
-    start_race(ana, [ana, bo])
+def phone_on_a_board(new_context, kind: str) -> Page:
+    """A player on a phone, on a co-op board or racing (a rival on a laptop), the board live."""
+    page = new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
+    if kind == "co-op":
+        create_room(page, "Ana")
+        return page
+    invite = create_race(page, "Ana")
+    join(new_context().new_page(), invite, "Bo")
+    start_race(page, [page])
+    return page
 
+
+@pytest.mark.parametrize("contextmenu", ["after the long press", "before the long press"])
+@pytest.mark.parametrize("kind", ["race", "co-op"])
+def test_a_long_press_on_a_phone_leaves_one_flag(new_context, kind, contextmenu):
+    ana = phone_on_a_board(new_context, kind)
     pressed = a_hidden_cell(ana)
     target = cell(ana, *pressed)
     target.scroll_into_view_if_needed()
@@ -72,10 +83,11 @@ def test_a_racers_long_press_on_a_phone_leaves_one_flag(new_context, game_db, co
     touch(cdp, target, "touchEnd")
     expect(target).to_have_attribute("data-state", "flagged")
     # A later move's answer comes after the answer to any second flag the press sent.
-    x, y = next(c for c in safe_cells(game_db, code, 0) if c != pressed)
-    cell(ana, x, y).focus()
-    ana.keyboard.press("Enter")
-    expect(cell(ana, x, y)).not_to_have_attribute("data-state", "hidden")
+    last_hidden = ana.locator('#board .cell[data-state="hidden"]').last
+    other = ana.locator(f"#{last_hidden.get_attribute('id')}")
+    other.focus()
+    ana.keyboard.press("f")
+    expect(other).to_have_attribute("data-state", "flagged")
     expect(target).to_have_attribute("data-state", "flagged")
 
 
@@ -103,7 +115,9 @@ class HeldAnswers:
         self.held.clear()
 
 
-def test_a_racer_who_looks_away_is_not_scrolled_back_by_her_answer_or_a_rivals_move(new_context, game_db):
+def test_a_racer_who_looks_away_is_not_scrolled_back_by_her_answer_or_a_rivals_move(
+    new_context, game_db
+):
     ana = new_context(viewport=PHONE).new_page()
     answers = HeldAnswers(ana)
     invite = create_race(ana, "Ana")
@@ -182,3 +196,33 @@ def test_a_replay_at_8x_rewrites_its_address_a_few_times_a_second_at_most(new_co
     assert writes, "playing should move the address along"
     busiest = max(sum(1 for t in writes if start <= t < start + 1000) for start in writes)
     assert busiest <= URL_WRITES_PER_SECOND, f"{busiest} address writes in one second"
+
+
+def test_flags_plays_by_keyboard_alone(new_context, game_db):
+    """Flags takes board.js's keys too: Tab onto the board, arrows, Enter claims a mine (the turn
+    stays), Enter on a number passes the turn."""
+    ana = new_context().new_page()
+    code = create_flags(ana, "Ana", x="human", o="human")
+    bo = new_context().new_page()
+    bo.goto(ana.locator("#invite-link").input_value())
+    bo.get_by_label("Nickname").fill("Bo")
+    bo.get_by_role("button", name="Join game").click()
+    expect(ana.locator("#status")).to_contain_text("Your turn")
+
+    tab_to(ana, "#board .cell")
+    for target in (hidden_mines(game_db, code)[0], a_number(game_db, code)):
+        at = focused_cell(ana)
+        for key, steps in (
+            ("ArrowRight", target[0] - at[0]),
+            ("ArrowLeft", at[0] - target[0]),
+            ("ArrowDown", target[1] - at[1]),
+            ("ArrowUp", at[1] - target[1]),
+        ):
+            for _ in range(max(0, steps)):
+                ana.keyboard.press(key)
+        expect(flags_cell(ana, target)).to_be_focused()
+        ana.keyboard.press("Enter")
+        expect(flags_cell(ana, target)).not_to_have_attribute("data-state", "hidden")
+        expect(flags_cell(ana, target)).to_be_focused()  # the swapped-in cell has it again
+    expect(ana.locator("#score-X")).to_have_text("1")
+    expect(bo.locator("#status")).to_contain_text("Your turn")
