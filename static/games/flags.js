@@ -11,16 +11,11 @@
   const live = window.LiveRoom(room, update);
   let armed = false;
   let waiting = false; // a move went out and no answer came yet: a double click sends it once
-  let focusX = 0;
-  let focusY = 0;
-  let focusWasInBoard = false;
 
   function meta() {
     const element = document.getElementById("game-meta");
     return element ? element.dataset : {};
   }
-  function board() { return document.getElementById("board"); }
-  function cellAt(x, y) { return document.getElementById(`cell-${x}-${y}`); }
   function myTurn(m) {
     return mySeat !== "" && m.status === "playing" && m.turnSeat === mySeat;
   }
@@ -50,34 +45,22 @@
     }
   }
 
-  // After a game the computers played alone, "Next game in 8 s" counts down locally (live.js).
-  const startCountdown = window.NextGameCountdown();
-
   // The turn timer counts down locally from the milliseconds left when the fragment was
-  // rendered; the server passes the turn when it runs out, whatever this page shows.
-  let timer = null;
+  // rendered (board.js's Countdowns); the server passes the turn when it runs out, whatever this
+  // page shows.
   function tickTimer() {
     const line = document.getElementById("turn-timer");
-    if (!line || !timer || timer.line !== line) return;
-    const left = Math.max(0, Math.ceil((timer.deadline - Date.now()) / 1000));
-    const count = line.querySelector(".turn-timer-count");
-    if (count) count.textContent = String(left);
-    line.classList.toggle("low", left <= 5);
-  }
-  function startTimer() {
-    const line = document.getElementById("turn-timer");
-    if (timer && timer.line === line) return;
-    if (timer) clearInterval(timer.interval);
-    timer = null;
     if (!line || line.dataset.leftMs === undefined) return;
-    timer = { line, deadline: Date.now() + Number(line.dataset.leftMs), interval: setInterval(tickTimer, 250) };
-    tickTimer();
+    const left = Math.ceil(window.Countdowns.left(line, Number(line.dataset.leftMs)) / 1000);
+    const count = line.querySelector(".turn-timer-count");
+    if (count && count.textContent !== String(left)) count.textContent = String(left);
+    line.classList.toggle("low", left <= 5);
   }
 
   function update() {
     waiting = false;
     const m = meta();
-    const b = board();
+    const b = input.board();
     if (b) b.dataset.turn = m.turn || "";
     room.classList.toggle("my-turn", myTurn(m));
     room.dataset.myMark = m.xSeat === mySeat && mySeat !== "" ? "X" : m.oSeat === mySeat && mySeat !== "" ? "O" : "";
@@ -85,18 +68,16 @@
     if (bomb) bomb.hidden = !mayBomb(m);
     setArmed(armed);
     window.personaliseStatus(mySeat); // live.js
-    startCountdown();
-    startTimer();
+    window.Countdowns.tick(); // the next game's, the turn's
     document.querySelectorAll(".roster-player, .contender").forEach((element) => {
       element.classList.toggle("me", mySeat !== "" && element.dataset.seat === mySeat);
     });
-    const lost = !document.activeElement || document.activeElement === document.body;
-    focusCell(focusX, focusY, focusWasInBoard && lost);
+    input.restoreFocus();
   }
 
-  // --- moves ---------------------------------------------------------------------------------
-  function move(cell) {
-    if (mySeat === "" || !cell || waiting || meta().status !== "playing") return;
+  // --- moves (board.js's BoardInput reads clicks and keys) --------------------------------------
+  function canMove() { return mySeat !== "" && !waiting && meta().status === "playing"; }
+  function move(action, cell) {
     if (armed) {
       waiting = live.send({ action: "bomb", x: +cell.dataset.x, y: +cell.dataset.y });
       setArmed(false);
@@ -106,35 +87,17 @@
     // Out of turn still goes out: the server's answer says why not.
     waiting = live.send({ action: "reveal", x: +cell.dataset.x, y: +cell.dataset.y });
   }
+  const input = window.BoardInput(room, { canMove, move });
+  const { cellAt } = input;
 
   room.addEventListener("click", (event) => {
-    if (event.target.closest("#bomb-toggle")) {
-      setArmed(!armed);
-      return;
-    }
-    const cell = event.target.closest(".cell");
-    if (!cell) return;
-    focusCell(+cell.dataset.x, +cell.dataset.y, false);
-    move(cell);
+    if (event.target.closest("#bomb-toggle")) setArmed(!armed);
   });
   room.addEventListener("pointerover", (event) => preview(event.target.closest(".cell")));
   room.addEventListener("focusin", (event) => preview(event.target.closest(".cell")));
 
-  // --- keyboard: a roving focus over the grid ------------------------------------------------
-  function focusCell(x, y, moveFocus = true) {
-    const b = board();
-    if (!b) return;
-    focusX = Math.max(0, Math.min(+b.dataset.width - 1, x));
-    focusY = Math.max(0, Math.min(+b.dataset.height - 1, y));
-    b.querySelectorAll('.cell[tabindex="0"]').forEach((c) => c.setAttribute("tabindex", "-1"));
-    const cell = cellAt(focusX, focusY);
-    if (!cell) return;
-    cell.setAttribute("tabindex", "0");
-    if (moveFocus) cell.focus({ preventScroll: true });
-  }
   // A move's message marks the cell it aimed at (data-fresh); the one before loses its mark.
   room.addEventListener("htmx:wsBeforeMessage", (event) => {
-    focusWasInBoard = Boolean(document.activeElement?.closest("#board"));
     if (event.defaultPrevented || !event.detail.message.includes('id="game-meta"')) return;
     document.querySelectorAll("#board .cell[data-fresh]").forEach((c) => c.removeAttribute("data-fresh"));
   });
@@ -152,17 +115,8 @@
       }
       return;
     }
-    const cell = event.target.closest && event.target.closest(".cell");
-    if (!cell) return;
-    const steps = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
-    if (steps[event.key]) {
-      event.preventDefault();
-      focusCell(focusX + steps[event.key][0], focusY + steps[event.key][1]);
-    } else if (event.key === "Enter" || event.key === " ") {
-      event.preventDefault();
-      move(cell);
-    }
   });
 
+  window.Countdowns.every(tickTimer);
   update();
 })();

@@ -201,37 +201,6 @@ window.LiveRoom = function (room, onUpdate) {
   return { send: send, notify: notify };
 };
 
-// After a game the computers played alone, "Next game in N s" counts down locally, from the
-// seconds left when the fragment was rendered (so a wrong clock here changes nothing). The
-// status line is no live region: the narration said it once, the seconds tick silently.
-// Two-sided rooms (tictactoe.js, flags.js) call what this returns after every message.
-window.NextGameCountdown = function () {
-  "use strict";
-  let countdown = null;
-  function tick() {
-    const line = document.querySelector("#status .next-game");
-    if (!line || !countdown || countdown.line !== line) return stopCountdown();
-    const left = Math.ceil((countdown.deadline - Date.now()) / 1000);
-    const count = line.querySelector(".next-game-count");
-    if (left > 0 && count) count.textContent = String(left);
-    else line.textContent = "Next game starting…";
-  }
-  function stopCountdown() {
-    if (countdown) clearInterval(countdown.timer);
-    countdown = null;
-  }
-  function startCountdown() {
-    const line = document.querySelector("#status .next-game");
-    if (!line) return stopCountdown();
-    if (countdown && countdown.line === line) return;
-    stopCountdown();
-    const deadline = Date.now() + Number(line.dataset.nextIn || 0) * 1000;
-    countdown = { line, deadline, timer: setInterval(tick, 250) };
-    tick();
-  }
-  return startCountdown;
-};
-
 // The status line carries a per-seat variant ({"0": "Your turn"}) for the seat it concerns:
 // two-sided rooms (tictactoe.js, flags.js) show it to `mySeat` after every message.
 window.personaliseStatus = function (mySeat) {
@@ -259,37 +228,4 @@ window.personaliseStatus = function (mySeat) {
   });
   status.classList.toggle("about-you", Boolean(mine));
   if (mine && words) words.textContent = mine;
-};
-
-// The smallest cell a board gets by default: site.css sets --tap-cell to 24 px where the pointer
-// is a finger (WCAG 2.2's target size), so a mis-tap does not open the wrong cell; 0 elsewhere.
-// Pinch-zoom (or a room's zoom buttons) shows a wider board whole.
-window.tapCellPx = function () {
-  "use strict";
-  return parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--tap-cell")) || 0;
-};
-
-// "Tap: reveal / flag" on touch screens (co-op and race Minesweeper), as phone Minesweeper games
-// offer: with flag on, a tap on a hidden or flagged cell flags it, and a long press reveals.
-// Mouse and keyboard are not affected. The toggle is a [data-tap-mode] button in the page.
-window.TapMode = function (room) {
-  "use strict";
-  let flagging = false;
-  room.addEventListener("click", (event) => {
-    const toggle = event.target.closest("[data-tap-mode]");
-    if (!toggle) return;
-    flagging = !flagging;
-    toggle.setAttribute("aria-pressed", String(flagging));
-    toggle.querySelector(".tap-mode-state").textContent = flagging ? "flag" : "reveal";
-  });
-  const flaggable = (cell) => cell.dataset.state === "hidden" || cell.dataset.state === "flagged";
-  return {
-    // What a click on a cell does: a shift-click flags; so does a tap, in flag mode.
-    click(event, cell) {
-      const tapFlag = flagging && event.pointerType === "touch" && flaggable(cell);
-      return event.shiftKey || tapFlag ? "flag" : "reveal";
-    },
-    // What a long press does: the other one.
-    longPress(cell) { return flagging && flaggable(cell) ? "reveal" : "flag"; },
-  };
 };

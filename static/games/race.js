@@ -1,5 +1,5 @@
-// A race room beyond htmx and live.js: input on the racer's own board (click, flag, keyboard,
-// long-press), the 3-2-1 countdown, the race clock, the penalty countdown on a frozen board,
+// A race room beyond htmx, live.js and board.js (which reads input on the racer's own board):
+// the 3-2-1 countdown, the race clock, the penalty countdown on a frozen board,
 // progress copied onto each board-SEAT (a progress card while one races), boards sized to fit
 // (CSP: sizes go through the CSSOM) and "Follow" for spectators. The server owns the race: this
 // file sends intentions only.
@@ -9,22 +9,11 @@
   const room = document.querySelector(".room.race[ws-connect]");
   if (!room || !window.LiveRoom) return;
   const mySeat = room.dataset.seat;
-  const LONG_PRESS_MS = 450;
   const live = window.LiveRoom(room, afterMessage);
-  const tapMode = window.TapMode(room);
-  let focusX = 0;
-  let focusY = 0;
   let followed = null; // the seat a spectator follows large
-  // When each timed element (the bar, #freeze, a racer's status) arrived: its figures were true
-  // then. Per element, since a rival's move swaps only its own status, not the bar with the clock.
-  const arrivals = new WeakMap();
-  function age(element) {
-    if (!arrivals.has(element)) arrivals.set(element, performance.now());
-    return performance.now() - arrivals.get(element);
-  }
+  const age = window.Countdowns.age; // board.js: per timed element (the bar, #freeze, a status)
 
   function board() { return document.getElementById("board"); }
-  function cellAt(x, y) { return document.getElementById(`cell-${x}-${y}`); }
   function myStatus() { return document.getElementById(`status-${mySeat}`); }
 
   function canMove() {
@@ -33,74 +22,15 @@
     const status = myStatus();
     return !status || status.dataset.standing === "racing";
   }
+  const input = window.BoardInput(room, {
+    canMove,
+    move: (action, cell) => live.send({ action: action, x: +cell.dataset.x, y: +cell.dataset.y }),
+    flagging: true,
+  });
 
-  function move(action, cell) {
-    if (!cell || !canMove() || !cell.closest("#board")) return;
-    const state = cell.dataset.state;
-    if (action === "flag" && state !== "hidden" && state !== "flagged") return;
-    if (action === "reveal" && state === "flagged") return;
-    live.send({ action: action, x: +cell.dataset.x, y: +cell.dataset.y });
-  }
-
-  let suppressClick = false;
   room.addEventListener("click", (event) => {
     const follow = event.target.closest("[data-follow]");
-    if (follow) { setFollowed(followed === follow.dataset.follow ? null : follow.dataset.follow); return; }
-    const cell = event.target.closest("#board .cell");
-    if (!cell) return;
-    if (suppressClick) { suppressClick = false; return; }
-    focusCell(+cell.dataset.x, +cell.dataset.y, false);
-    move(tapMode.click(event, cell), cell);
-  });
-  room.addEventListener("contextmenu", (event) => {
-    const cell = event.target.closest("#board .cell");
-    if (!cell) return;
-    event.preventDefault();
-    move("flag", cell);
-  });
-  let pressTimer = null;
-  room.addEventListener("touchstart", (event) => {
-    const cell = event.target.closest("#board .cell");
-    if (!cell) return;
-    pressTimer = setTimeout(() => {
-      pressTimer = null;
-      suppressClick = true;
-      move(tapMode.longPress(cell), cell);
-    }, LONG_PRESS_MS);
-  }, { passive: true });
-  for (const type of ["touchend", "touchmove", "touchcancel"]) {
-    room.addEventListener(type, () => { if (pressTimer) clearTimeout(pressTimer); pressTimer = null; });
-  }
-
-  function focusCell(x, y, moveFocus = true) {
-    const b = board();
-    if (!b || !b.dataset.width) return;
-    focusX = Math.max(0, Math.min(+b.dataset.width - 1, x));
-    focusY = Math.max(0, Math.min(+b.dataset.height - 1, y));
-    b.querySelectorAll('.cell[tabindex="0"]').forEach((c) => c.setAttribute("tabindex", "-1"));
-    const cell = cellAt(focusX, focusY);
-    if (!cell) return;
-    cell.setAttribute("tabindex", "0");
-    if (moveFocus) cell.focus({ preventScroll: false });
-  }
-  let focusWasInBoard = false;
-  room.addEventListener("htmx:wsBeforeMessage", () => {
-    focusWasInBoard = Boolean(document.activeElement?.closest("#board"));
-  });
-  room.addEventListener("keydown", (event) => {
-    const cell = event.target.closest("#board .cell");
-    if (!cell) return;
-    const steps = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
-    if (steps[event.key]) {
-      event.preventDefault();
-      focusCell(focusX + steps[event.key][0], focusY + steps[event.key][1]);
-    } else if (event.key === "Enter" || event.key === " ") {
-      event.preventDefault();
-      move("reveal", cell);
-    } else if (event.key === "f" || event.key === "F") {
-      event.preventDefault();
-      move("flag", cell);
-    }
+    if (follow) setFollowed(followed === follow.dataset.follow ? null : follow.dataset.follow);
   });
 
   // --- after every message ------------------------------------------------------------------
@@ -132,8 +62,8 @@
     }
     setFollowed(followed);
     sizeBoards();
-    focusCell(focusX, focusY, focusWasInBoard); // one cell takes Tab; focus stays where it was
-    tick();
+    input.restoreFocus(); // one cell takes Tab; focus stays where it was, and so does the view
+    window.Countdowns.tick();
   }
 
   function setFollowed(seat) {
@@ -193,26 +123,22 @@
       else if (state) delete state.dataset.countdown;
     });
   }
-  setInterval(tick, 100);
+  window.Countdowns.every(tick);
 
   // --- sizes ------------------------------------------------------------------------------------
-  // Set on the room element, which is never swapped: htmx copies a swapped element's old
-  // attributes while it settles, and a style attribute there breaks the page's CSP. Every board
-  // of a race has the same size, so one set of variables serves them all.
+  // On the room element (board.js's setBoardSize). Every board of a race has the same size, so
+  // one set of variables serves them all.
   const MAX_CELL = 36;
-  const MIN_CELL = 16; // and no less than a tap target under a finger (live.js's tapCellPx)
   function sizeBoards() {
     const b = board();
     if (!b || !b.dataset.width) return;
     const cols = +b.dataset.width;
     const rows = +b.dataset.height;
     const area = b.closest(".own-area") || room;
-    const width = area.clientWidth - 28;
-    const height = window.innerHeight - 260;
-    const cell = Math.max(MIN_CELL, window.tapCellPx(), Math.min(MAX_CELL, Math.floor(width / cols), Math.floor(height / rows)));
-    room.style.setProperty("--cols", cols);
-    room.style.setProperty("--rows", rows);
-    room.style.setProperty("--cell", `${cell}px`);
+    const { base } = window.fitCell({
+      cols, rows, width: area.clientWidth - 28, height: window.innerHeight - 260, most: MAX_CELL,
+    });
+    window.setBoardSize(room, cols, rows, Math.floor(base));
     const card = document.querySelector(".rival:not(.followed)");
     const full = document.getElementById("rivals")?.dataset.view === "full";
     const inner = (card ? card.clientWidth : 200) - 24;

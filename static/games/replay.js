@@ -14,6 +14,7 @@
   const last = steps.length;
   const OPEN = new Set("_12345678"); // a revealed cell, in the board's characters
   const MAX_PAUSE_MS = 10000; // a long think is shown as ten seconds at most (times the speed)
+  const URL_EVERY_MS = 400; // 2.5 a second: 75 in Safari's 30 s, where 100 throw
 
   const positions = [data.start];
   const board = data.start.split("");
@@ -129,10 +130,34 @@
         entry.removeAttribute("aria-current");
       }
     }
+    if (share) share.value = here().href;
+    followInAddress();
+  }
+
+  function here() {
     const url = new URL(window.location.href);
     url.searchParams.set("move", String(k));
-    window.history.replaceState(null, "", url);
-    if (share) share.value = url.href;
+    return url;
+  }
+  // The address bar follows the position, but at most once per URL_EVERY_MS, the last position
+  // always written: Safari throws past 100 history.replaceState calls in 30 s, and playing at 8x
+  // steps far faster (the throw stopped playback with the button still showing "playing").
+  let urlWritten = -Infinity;
+  let urlTimer = null;
+  function writeAddress() {
+    urlTimer = null;
+    urlWritten = performance.now();
+    try {
+      window.history.replaceState(null, "", here());
+    } catch {
+      // Refused all the same: the share box still has the link, and playback goes on.
+    }
+  }
+  function followInAddress() {
+    if (urlTimer !== null) return;
+    const wait = URL_EVERY_MS - (performance.now() - urlWritten);
+    if (wait <= 0) writeAddress();
+    else urlTimer = window.setTimeout(writeAddress, wait);
   }
 
   function pause() {

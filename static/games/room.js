@@ -1,6 +1,7 @@
-// The few lines a Minesweeper room needs beyond htmx and live.js (the socket, the connection line,
-// version checks, the link copy): input (click, flag, keyboard, long-press), cursors of other
-// players and the timer. The server owns the game: this file only sends intentions and shows what
+// The few lines a Minesweeper room needs beyond htmx, live.js (the socket, the connection line,
+// version checks, the link copy) and board.js (focus, keys, clicks, long-press): what a move
+// means here (cells pending until answered, lean moves), cursors of other players, the timer
+// and the zoom. The server owns the game: this file only sends intentions and shows what
 // it is told.
 (function () {
   "use strict";
@@ -9,15 +10,13 @@
   if (!room || !window.LiveRoom) return;
   const mySeat = room.dataset.seat;
   const watching = mySeat === "";
-  const LONG_PRESS_MS = 450;
   const HOVER_MS = 120; // the server sends on at most one per 100 ms
   const CURSOR_STILL_MS = 4000; // another player's pointer fades after this long without moving
   const CURSOR_FADE_MS = 400;
   const live = window.LiveRoom(room, afterMessage);
-  const tapMode = window.TapMode(room);
+  const input = window.BoardInput(room, { canMove, move, flagging: true }); // board.js
+  const { board, cellAt } = input;
   let lastHover = 0;
-  let focusX = 0;
-  let focusY = 0;
   const cursors = new Map();
 
   function send(message) {
@@ -92,15 +91,7 @@
     }
   });
 
-  function board() { return document.getElementById("board"); }
-  function cellAt(x, y) { return document.getElementById(`cell-${x}-${y}`); }
-
-  // Swapped-in cells are new elements, so focus inside the board would fall back to <body>.
-  let focusWasInBoard = false;
-  room.addEventListener("htmx:wsBeforeMessage", () => {
-    focusWasInBoard = Boolean(document.activeElement?.closest("#board"));
-    lean = null;
-  });
+  room.addEventListener("htmx:wsBeforeMessage", () => { lean = null; });
 
   // --- lean moves ------------------------------------------------------------------------------
   // A move's cells come bare (id, data-state, data-count): each is updated in place (it keeps
@@ -167,57 +158,16 @@
     afterPending(event?.detail?.message || "");
     sizeBoard();
     applyCursor();
-    restoreFocus();
+    input.restoreFocus(); // swapped-in cells are new elements: focus would fall back to <body>
     markMe();
-    tick();
+    window.Countdowns.tick();
   }
 
-  // --- moves --------------------------------------------------------------------------------
+  // --- moves (board.js's BoardInput reads the input and guards what a cell allows) -------------
+  function canMove() { return !watching && board().dataset.status === "playing"; }
   function move(action, cell) {
-    if (watching || !cell || board().dataset.status !== "playing") return;
-    const state = cell.dataset.state;
-    if (action === "flag" && state !== "hidden" && state !== "flagged") return;
-    if (action === "reveal" && state === "flagged") return;
     send({ action: action, x: +cell.dataset.x, y: +cell.dataset.y });
     markPending(changedBy(action, cell));
-  }
-
-  let suppressClick = false;
-  room.addEventListener("click", (event) => {
-    const cell = event.target.closest(".cell");
-    if (!cell) return;
-    if (suppressClick) { suppressClick = false; return; }
-    focusCell(+cell.dataset.x, +cell.dataset.y, false);
-    move(tapMode.click(event, cell), cell);
-  });
-  room.addEventListener("contextmenu", (event) => {
-    const cell = event.target.closest(".cell");
-    if (!cell) return;
-    event.preventDefault();
-    // A long press on a phone fires contextmenu too: that press has flagged already.
-    if (performance.now() - pressFlaggedAt < 1000) return;
-    focusCell(+cell.dataset.x, +cell.dataset.y, false);
-    cell.focus({ preventScroll: true });
-    move("flag", cell);
-  });
-
-  // Touch: a long press flags, a tap reveals (the other way round in tap-to-flag mode).
-  let pressTimer = null;
-  let pressFlaggedAt = -Infinity;
-  room.addEventListener("touchstart", (event) => {
-    const cell = event.target.closest(".cell");
-    if (!cell) return;
-    pressTimer = setTimeout(() => {
-      pressTimer = null;
-      suppressClick = true;
-      pressFlaggedAt = performance.now();
-      focusCell(+cell.dataset.x, +cell.dataset.y, false);
-      move(tapMode.longPress(cell), cell);
-      if (navigator.vibrate) navigator.vibrate(15);
-    }, LONG_PRESS_MS);
-  }, { passive: true });
-  for (const type of ["touchend", "touchmove", "touchcancel"]) {
-    room.addEventListener(type, () => { if (pressTimer) clearTimeout(pressTimer); pressTimer = null; });
   }
 
   // Pressed look: the cell, or the hidden neighbours of a number about to chord.
@@ -246,41 +196,6 @@
     }
     return around;
   }
-
-  // --- keyboard: a roving focus over the grid ------------------------------------------------
-  // Only the keyboard scrolls the current cell into view. Putting focus back after a swap (a
-  // swapped-in cell is a new element) must not: the player's view stays exactly where it was.
-  function focusCell(x, y, moveFocus = true, scroll = true) {
-    const b = board();
-    const width = +b.dataset.width;
-    const height = +b.dataset.height;
-    focusX = Math.max(0, Math.min(width - 1, x));
-    focusY = Math.max(0, Math.min(height - 1, y));
-    b.querySelectorAll('.cell[tabindex="0"]').forEach((c) => c.setAttribute("tabindex", "-1"));
-    const cell = cellAt(focusX, focusY);
-    if (!cell) return;
-    cell.setAttribute("tabindex", "0");
-    if (moveFocus) cell.focus({ preventScroll: !scroll });
-  }
-  function restoreFocus() {
-    const lost = !document.activeElement || document.activeElement === document.body;
-    focusCell(focusX, focusY, focusWasInBoard && lost, false);
-  }
-  room.addEventListener("keydown", (event) => {
-    const cell = event.target.closest(".cell");
-    if (!cell) return;
-    const steps = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
-    if (steps[event.key]) {
-      event.preventDefault();
-      focusCell(focusX + steps[event.key][0], focusY + steps[event.key][1]);
-    } else if (event.key === "Enter" || event.key === " ") {
-      event.preventDefault();
-      move("reveal", cell);
-    } else if (event.key === "f" || event.key === "F") {
-      event.preventDefault();
-      move("flag", cell);
-    }
-  });
 
   // --- other players' pointers --------------------------------------------------------------
   // Throttled with a trailing send, so the last cell the pointer rests on always goes out
@@ -361,14 +276,14 @@
     const finished = Date.parse(timer.dataset.finished);
     let seconds = 0;
     if (!Number.isNaN(started)) seconds = ((Number.isNaN(finished) ? Date.now() : finished) - started) / 1000;
-    timer.textContent = String(Math.min(999, Math.max(0, Math.floor(seconds)))).padStart(3, "0");
+    const text = String(Math.min(999, Math.max(0, Math.floor(seconds)))).padStart(3, "0");
+    if (timer.textContent !== text) timer.textContent = text;
   }
-  setInterval(tick, 1000);
 
   // --- the board's size and zoom ----------------------------------------------------------------
   // The board uses the width it has: the cell size is what fits the window (no bigger than a
   // comfortable 40 px, and as tall as the window allows down to 20 px), never below a legible
-  // 16 px, nor below a tap target (24 px) under a finger (live.js's tapCellPx). When the side
+  // 16 px, nor below a tap target (24 px) under a finger (board.js's tapCellPx, fitCell). When the side
   // panel would squeeze the board below that, the panel moves below the board. A board that
   // still does not fit pans inside its frame, and the zoom control says so ("Scroll", Fit not
   // pressed); Fit then shows it whole, however small. The zoom buttons scale from the default
@@ -394,9 +309,9 @@
     const beside = !narrowScreen.matches && (width - SIDE_PX - FRAME_PX) / cols >= LEGIBLE_CELL_PX;
     const availW = (beside ? width - SIDE_PX : width) - FRAME_PX;
     const availH = window.innerHeight - 230; // the end banner floats over the board: no room kept
-    const tall = Math.min(MAX_CELL_PX, Math.max(TALL_CELL_PX, availH / rows));
-    const fit = Math.min(tall, availW / cols);
-    const base = Math.max(LEGIBLE_CELL_PX, window.tapCellPx(), fit);
+    const { fit, base } = window.fitCell({
+      cols, rows, width: availW, height: availH, most: MAX_CELL_PX, tallest: TALL_CELL_PX,
+    });
     const scale = zoom === FIT ? Math.min(1, fit / base) : zoom;
     let cell = base * scale;
     if (scale < 1) cell = Math.max(cell, fit);
@@ -406,13 +321,11 @@
   function sizeBoard() {
     const b = board();
     if (!b) return;
-    room.style.setProperty("--cols", b.dataset.width);
-    room.style.setProperty("--rows", b.dataset.height);
     // Twice: the first size can add or remove the page's scrollbar, which changes the width.
     for (let pass = 0; pass < 2; pass++) {
       sizes = measure(b);
       room.dataset.layout = sizes.beside ? "beside" : "stacked";
-      room.style.setProperty("--cell", `${sizes.cell}px`);
+      window.setBoardSize(room, sizes.cols, sizes.rows, sizes.cell); // board.js
     }
     updateZoomButtons();
     document.querySelectorAll(".split-bar [data-percent]").forEach((part) => {
@@ -481,6 +394,6 @@
 
   sizeBoard();
   markMe();
-  tick();
-  focusCell(0, 0, false);
+  window.Countdowns.every(tick);
+  input.focusCell(0, 0, false);
 })();

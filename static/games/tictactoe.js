@@ -25,13 +25,10 @@
     return "";
   }
 
-  // After a game the computers played alone, "Next game in 5 s" counts down locally (live.js).
-  const startCountdown = window.NextGameCountdown();
-
   function update() {
     const m = meta();
     pending = false;
-    startCountdown();
+    window.Countdowns.tick(); // "Next game in 5 s" after a game the computers played (board.js)
     room.classList.toggle("my-turn", myTurn(m));
     room.dataset.myMark = myMark(m);
     window.personaliseStatus(mySeat); // live.js
