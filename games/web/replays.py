@@ -1,15 +1,22 @@
 """Pages for past games: a game's replay (also the rewind of the game under way), the records.
 
 The replay page renders the board at the asked move on the server (`?move=N`, so a shared link
-shows the same board without script) and sends every move's diff of the public board as JSON;
-`static/games/replay.js` applies them to scrub, step and play. Nothing here sends more than the
-timeline holds: before a game ends that is the public board only, never a mine.
+shows the same board without script) and sends, as JSON, the chunk of the timeline that holds
+that move: the board where the chunk starts and each of its moves' diffs of the public board.
+`static/games/replay.js` applies them to scrub, step and play, and fetches the other chunks
+(`replay_chunk`) only when the viewer goes there: a game of 4,700 moves sent whole was a 1.3 MB
+page for every viewer (issue 26). Nothing here sends more than the timeline holds: before a game
+ends that is the public board only, never a mine.
 """
 
+import hashlib
+import json
 from collections import OrderedDict
+from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
@@ -22,6 +29,14 @@ from .views import find_room, not_found, seat_of
 
 SPEEDS = (0.5, 1, 2, 4, 8)
 """Playback speeds offered, times real time."""
+
+
+CHUNK = 500
+"""Moves per chunk of a timeline: what one page carries and one `replay_chunk` answer holds
+(about 140 kB of entries and diffs for an expert board's flag toggles). Every finished game of
+the bench's 500 moves fits one page whole, as before."""
+FULL_CHUNK_SECONDS = 3600
+"""How long a browser may reuse a full chunk without asking: its moves never change."""
 
 
 class BadMove(ValueError):
@@ -99,16 +114,34 @@ _entries: OrderedDict[int, tuple[Timeline, list[str]]] = OrderedDict()
 CURRENT = ' aria-current="step"'
 
 
+def chunk_of(k: int) -> int:
+    """The first move of the chunk that shows position `k`: the one holding move `k` itself,
+    whose diff and time the position shows (position 0, before any move, is the first's)."""
+    return 0 if k == 0 else (k - 1) // CHUNK * CHUNK
+
+
 def timeline_html(timeline: Timeline, k: int) -> SafeString:
-    """One entry per move ("0:12.40 Ana revealed 14 cells") that jumps to it; written out for
-    the same reason as the board (500 moves, 500 entries), once per kept timeline: a long game
-    under way is looked at by many at the same version (4,700 entries were most of a view)."""
-    parts = _entries_of(timeline)
-    at = next((i for i, step in enumerate(timeline.steps) if step.seq == k), None)
-    if at is not None:
+    """One entry per move of the chunk showing `k` ("0:12.40 Ana revealed 14 cells"), each
+    jumping to it; written out for the same reason as the board (500 moves, 500 entries), once
+    per kept timeline: a long game under way is looked at by many at the same version."""
+    first = chunk_of(k)
+    parts = _entries_of(timeline)[first : first + CHUNK]
+    if first < k:
+        at = k - 1 - first
         parts = parts.copy()
         parts[at] = parts[at].replace('"><span class="when">', f'"{CURRENT}><span class="when">', 1)
     return mark_safe("".join(parts))
+
+
+def chunk(timeline: Timeline, first: int) -> dict[str, Any]:
+    """The moves `first`..`first + CHUNK` of the timeline: the board before them, each one's
+    time, seat, target cell and diff, and their entries as `timeline_html` writes them."""
+    steps = timeline.steps[first : first + CHUNK]
+    return {
+        "first": first,
+        "board": timeline.board_at(first),
+        "steps": [[step.at_ms, step.seat, step.target, step.cells, step.chars] for step in steps],
+    }
 
 
 def _entries_of(timeline: Timeline) -> list[str]:
@@ -181,10 +214,11 @@ def replay(request: HttpRequest, code: str, number: int) -> HttpResponse:
         "height": timeline.height,
         "ids": timeline.ids,
         "legend": timeline.legend,
-        "start": timeline.start,
-        "steps": [
-            [step.at_ms, step.seat, step.target, step.cells, step.chars] for step in timeline.steps
-        ],
+        **chunk(timeline, chunk_of(k)),
+        "moves": timeline.moves,
+        "chunk": CHUNK,
+        "chunk_url": reverse("replay_chunk", args=[room.code, game.number, 0])[:-2],
+        "version": game.version,
         "colours": {str(seat): timeline.seat(seat).colour for seat in _seats(timeline)},
         "status": timeline.status,
         "over": timeline.over,
@@ -219,6 +253,57 @@ def replay(request: HttpRequest, code: str, number: int) -> HttpResponse:
 
 def _seats(timeline: Timeline) -> set[int]:
     return {step.seat for step in timeline.steps}
+
+
+_chunks: OrderedDict[tuple[int, int], tuple[Timeline, bytes]] = OrderedDict()
+CHUNKS_KEPT = 64
+"""Chunks kept written out as JSON, per process: viewers of one game ask for the same ones."""
+
+
+@require_GET
+def replay_chunk(request: HttpRequest, code: str, number: int, first: int) -> HttpResponse:
+    """One chunk of a game's timeline (`chunk`, with its entries), as `replay.js` asks for it
+    when the viewer goes past the moves the page carried. A full chunk never changes, so the
+    browser keeps it; the last one of a game under way grows and is checked by its ETag."""
+    room = find_room(code)
+    game = None if room is None else room.games.filter(number=number).first()
+    timeline = None if room is None or game is None else history.timeline_of(room, game)
+    if room is None or game is None or timeline is None:
+        return JsonResponse({"error": "No such game."}, status=404)
+    if timeline.withheld:
+        return JsonResponse({"error": timeline.withheld}, status=403)
+    if first % CHUNK or first > max(0, timeline.moves - 1):
+        last = chunk_of(timeline.moves)
+        error = f"first must be a multiple of {CHUNK} from 0 to {last}, not {first}."
+        return JsonResponse({"error": error}, status=400)
+    full = first + CHUNK <= timeline.moves
+    # Full: the same whatever the version (moves are only ever appended). The seed is hashed:
+    # it would tell where the mines are.
+    tag = f"{game.pk}:{game.seed}:{first}" + ("" if full else f":{game.version}")
+    etag = '"' + hashlib.sha256(tag.encode()).hexdigest()[:24] + '"'
+    cache_control = f"max-age={FULL_CHUNK_SECONDS}" if full else "no-cache"
+    if etag in request.headers.get("If-None-Match", ""):
+        response: HttpResponse = HttpResponseNotModified()
+    else:
+        response = HttpResponse(_chunk_json(timeline, first), content_type="application/json")
+    response["ETag"] = etag
+    response["Cache-Control"] = cache_control
+    return response
+
+
+def _chunk_json(timeline: Timeline, first: int) -> bytes:
+    """The chunk's answer, written once per kept timeline and chunk."""
+    key = (id(timeline), first)
+    kept = _chunks.get(key)
+    if kept is not None and kept[0] is timeline:
+        _chunks.move_to_end(key)
+        return kept[1]
+    parts = _entries_of(timeline)[first : first + CHUNK]
+    body = json.dumps(chunk(timeline, first) | {"entries": "".join(parts)}).encode()
+    _chunks[key] = (timeline, body)
+    if len(_chunks) > CHUNKS_KEPT:
+        _chunks.popitem(last=False)
+    return body
 
 
 def _current_number(room: Room) -> int | None:
