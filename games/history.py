@@ -101,6 +101,24 @@ def timeline_of(room: Room, game: Game) -> Timeline | None:
     return timeline
 
 
+def costly(room: Room, game: Game) -> bool:
+    """Whether `timeline_of` would replay the game's whole log: no process-kept timeline of
+    this version, nor of an earlier one to extend. What a client can make the server do that
+    grows with the game, and so what is counted per address (`room_limit.build_allowed`)."""
+    kind = KINDS.get(room.kind)
+    if kind is None or kind.replays is None:
+        return False
+    key = (game.pk, game.version, game.seed)
+    if key in _timelines:
+        return False
+    return kind.replays.extend is None or _earlier(key) is None
+
+
+def view_costly(room: Room, game: Game) -> bool:
+    """Whether `game_view` would build the view: not in the shared cache, and `costly`."""
+    return costly(room, game) and _view_key(room, game) not in cache
+
+
 def _earlier(key: tuple[int, int, int]) -> Timeline | None:
     """The kept timeline of an earlier version of the same game still under way, to which its
     later moves are appended: the first view after each move of a long game then reads and
@@ -266,13 +284,16 @@ def game_view(room: Room, game: Game) -> dict[str, Any]:
     """The API's answer for one game (`_game_view`), made once per version and shared by every
     process through the cache: a long game's view read the whole log twice for every request,
     about 350 ms at 4,700 moves, and three clients asking kept Daphne busy (issue 26)."""
-    key = f"game-view:{room.code}:{game.number}:{game.version}:{game.seed}"
-    return cache.get_or_set(key, partial(_game_view, room, game), GAME_VIEW_SECONDS)
+    return cache.get_or_set(
+        _view_key(room, game), partial(_game_view, room, game), GAME_VIEW_SECONDS
+    )
 
 
-def page_of(
-    log: list[dict[str, Any]], after: int, limit: int
-) -> tuple[list[dict[str, Any]], bool]:
+def _view_key(room: Room, game: Game) -> str:
+    return f"game-view:{room.code}:{game.number}:{game.version}:{game.seed}"
+
+
+def page_of(log: list[dict[str, Any]], after: int, limit: int) -> tuple[list[dict[str, Any]], bool]:
     """The entries of an API log with a `seq` above `after`, at most `limit`, and whether more
     follow them."""
     start = bisect.bisect_right(log, after, key=lambda move: move["seq"])

@@ -28,6 +28,7 @@ from .room_limit import (
     release_room_hint,
     room_hint_allowed,
     room_reservation,
+    too_many_builds,
 )
 
 
@@ -542,7 +543,7 @@ class GameOut(Schema):
 
 @api.get(
     "/rooms/{code}/games/{number}",
-    response={200: GameOut, 400: Error, 404: Error},
+    response={200: GameOut, 400: Error, 404: Error, 429: Error},
     summary="Read one game of a room: statistics and moves",
     exclude_unset=True,
 )
@@ -557,7 +558,7 @@ def read_game(
         le=history.MOVES_PER_PAGE,
         description="At most this many moves; `next` gives the address of the rest.",
     ),
-) -> dict[str, Any]:
+) -> dict[str, Any] | HttpResponse:
     """A game of the room by its number (1, 2, ...), over or under way: its statistics, its
     logged moves a page at a time (`after`, `limit`, `next`), and once it is over the mine
     layout. Before the end it shows only what every player sees: no mine, and no figure that
@@ -566,6 +567,12 @@ def read_game(
     game = room.games.filter(number=number).first()
     if game is None:
         raise HttpError(404, f"This room has no game {number}.")
+    if history.view_costly(room, game):
+        refused = too_many_builds(request)
+        if refused is not None:
+            response = error(request, refused[0], 429)
+            response["Retry-After"] = str(refused[1])
+            return response
     view = history.game_view(room, game)
     moves, more = history.page_of(view["moves"], after, limit)
     link = None

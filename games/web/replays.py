@@ -25,6 +25,7 @@ from .. import history
 from ..kinds import kind_of
 from ..kinds.replays import Step, Timeline, clock, named_stats
 from ..models import Game, Room
+from .room_limit import too_many_builds
 from .views import find_room, not_found, seat_of
 
 SPEEDS = (0.5, 1, 2, 4, 8)
@@ -185,10 +186,24 @@ def back_to_live(request: HttpRequest, room: Room) -> str:
     return f"/r/{room.code}/" if seat_of(request, room) else f"/r/{room.code}/watch/"
 
 
+def _refused(request: HttpRequest, room: Room | None, game: Game | None) -> tuple[str, int] | None:
+    """Why this address may not have the game replayed from its whole log now, and for how
+    long; None when it may, or when nothing needs replaying (a kept timeline)."""
+    if room is None or game is None or not history.costly(room, game):
+        return None
+    return too_many_builds(request)
+
+
 @require_GET
 def replay(request: HttpRequest, code: str, number: int) -> HttpResponse:
     room = find_room(code)
     game = None if room is None else room.games.filter(number=number).first()
+    refused = _refused(request, room, game)
+    if room is not None and refused is not None:
+        context = {"error": refused[0], "error_title": "Too many games at once", "room": room}
+        response = render(request, "games/replay.html", context, status=429)
+        response["Retry-After"] = str(refused[1])
+        return response
     timeline = None if room is None or game is None else history.timeline_of(room, game)
     if room is None or game is None or timeline is None:
         return not_found(request)
@@ -267,6 +282,11 @@ def replay_chunk(request: HttpRequest, code: str, number: int, first: int) -> Ht
     browser keeps it; the last one of a game under way grows and is checked by its ETag."""
     room = find_room(code)
     game = None if room is None else room.games.filter(number=number).first()
+    refused = _refused(request, room, game)
+    if refused is not None:
+        response = JsonResponse({"error": refused[0]}, status=429)
+        response["Retry-After"] = str(refused[1])
+        return response
     timeline = None if room is None or game is None else history.timeline_of(room, game)
     if room is None or game is None or timeline is None:
         return JsonResponse({"error": "No such game."}, status=404)

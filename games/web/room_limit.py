@@ -4,6 +4,8 @@ Redis is configured. Only rooms made and seats taken count: a form sent back wit
 full room, does not."""
 
 import logging
+import math
+import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
@@ -47,6 +49,7 @@ class Limit:
 ROOMS = Limit("rooms-created", "ROOMS_PER_MINUTE")
 JOINS = Limit("joins", "JOINS_PER_MINUTE")
 HINTS = Limit("hints", "HINTS_PER_MINUTE")
+BUILDS = Limit("replay-builds", "REPLAY_BUILDS_PER_MINUTE")
 
 
 def room_reservation(
@@ -68,6 +71,25 @@ def hint_reservation(
 ) -> AbstractContextManager[Reservation | None]:
     """One hint asked through the API (`reservation` with `HINTS_PER_MINUTE`)."""
     return reservation(request, now, HINTS)
+
+
+def build_allowed(request: HttpRequest, now: float) -> bool:
+    """One more game replayed from its whole log for this address (`REPLAY_BUILDS_PER_MINUTE`):
+    a page, a chunk or the API's view of a game no process keeps. Counted when allowed."""
+    with reservation(request, now, BUILDS) as reserved:
+        if reserved is not None:
+            reserved.keep()
+        return reserved is not None
+
+
+def too_many_builds(request: HttpRequest) -> tuple[str, int] | None:
+    """When this address has had too many games replayed from their whole log this minute
+    (`REPLAY_BUILDS_PER_MINUTE`): what to tell it and the seconds to wait. None to go on."""
+    now = time.time()
+    if build_allowed(request, now):
+        return None
+    wait = max(1, math.ceil(60 - now % 60))
+    return f"Too many games opened from your address: try again in {wait} s.", wait
 
 
 def room_hint_allowed(room_id: int) -> bool:

@@ -67,7 +67,7 @@ def test_the_page_carries_one_chunk_and_the_others_rebuild_every_position(
     assert data["k"] == data["moves"] == moves and data["first"] == 2 * CHUNK
     assert len(data["steps"]) == 101 and data["chunk"] == CHUNK
     # The list: Start and the chunk's moves, the last one current.
-    assert html.count("<button type=\"button\" data-k=") == 1 + 101
+    assert html.count('<button type="button" data-k=') == 1 + 101
     assert f'data-k="{moves}" aria-current="step"' in html
     assert len(html) < 150_000, len(html)
 
@@ -171,7 +171,10 @@ def test_a_short_games_api_view_is_as_before_with_no_next(client: Client, room, 
             f"query.limit: Input should be less than or equal to {history.MOVES_PER_PAGE}",
         ),
         ("after=-1", "query.after: Input should be greater than or equal to 0"),
-        ("after=x", "query.after: Input should be a valid integer, unable to parse string as an integer"),
+        (
+            "after=x",
+            "query.after: Input should be a valid integer, unable to parse string as an integer",
+        ),
     ],
 )
 def test_a_page_of_moves_out_of_bounds_is_a_clear_error(client: Client, room, ana, query, error):
@@ -179,3 +182,32 @@ def test_a_page_of_moves_out_of_bounds_is_a_clear_error(client: Client, room, an
     response = client.get(f"/api/rooms/{room.code}/games/1?{query}")
     assert response.status_code == 400
     assert json.loads(response.content) == {"error": error}
+
+
+def test_an_address_replaying_too_many_games_from_their_log_is_told_to_wait(room, ana, settings):
+    """Each game replayed from its whole log costs time that grows with the game: counted per
+    address and minute, whether the page, a chunk or the API asks. From addresses of this test
+    alone (in CI the counters are shared by the whole run)."""
+    settings.REPLAY_BUILDS_PER_MINUTE = 2
+    services.play(room, ana, CellMove("reveal", 4, 4))
+    client = Client(REMOTE_ADDR="198.51.100.26")
+    page, api = f"/r/{room.code}/games/1/", f"/api/rooms/{room.code}/games/1"
+    for url in (page, chunk_url(room, 0)):
+        history.forget_timelines()
+        assert client.get(url).status_code == 200
+    assert client.get(page).status_code == 200  # kept now: not counted
+
+    history.forget_timelines()
+    refused = client.get(page)
+    assert refused.status_code == 429 and 1 <= int(refused["Retry-After"]) <= 60
+    assert "Too many games opened from your address: try again in" in refused.content.decode()
+    refused = client.get(chunk_url(room, 0))
+    assert refused.status_code == 429
+    assert refused.json()["error"].startswith("Too many games opened from your address")
+    refused = client.get(api)
+    assert refused.status_code == 429 and "Retry-After" in refused
+    assert refused.json()["error"].startswith("Too many games opened from your address")
+
+    other = Client(REMOTE_ADDR="198.51.100.27")
+    assert other.get(page).status_code == 200  # another address builds it, the process keeps it
+    assert client.get(page).status_code == 200 and client.get(api).status_code == 200
