@@ -134,6 +134,11 @@ def timeline_html(timeline: Timeline, k: int) -> SafeString:
     return mark_safe("".join(parts))
 
 
+def chunk_note(first: int, moves: int) -> str:
+    """What the list shows of a game longer than a chunk (`replay.js` writes the same)."""
+    return f"Moves {first + 1}–{min(first + CHUNK, moves)} of {moves}; the list follows the board."
+
+
 def chunk(timeline: Timeline, first: int) -> dict[str, Any]:
     """The moves `first`..`first + CHUNK` of the timeline: the board before them, each one's
     time, seat, target cell and diff, and their entries as `timeline_html` writes them."""
@@ -255,6 +260,8 @@ def replay(request: HttpRequest, code: str, number: int) -> HttpResponse:
         "k": k,
         "board_html": board_html(timeline, k, replays.cell_class),
         "timeline_html": timeline_html(timeline, k),
+        "chunk_size": CHUNK,
+        "chunk_note": chunk_note(chunk_of(k), timeline.moves),
         "stats": named_stats(timeline.stats, timeline.seat),
         "data": data,
         "speeds": SPEEDS,

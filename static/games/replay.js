@@ -130,6 +130,8 @@
     while (start.nextSibling) start.nextSibling.remove();
     start.insertAdjacentHTML("afterend", chunk.entries);
     listed = first;
+    const note = el("replay-chunk-note");
+    if (note) note.textContent = `Moves ${first + 1}–${Math.min(first + CHUNK, last)} of ${last}; the list follows the board.`;
   }
 
   // Position `next`, at once when its chunk is here; otherwise the controls move now and the

@@ -7,7 +7,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from .test_replays import at_move, scrub
+from .test_replays import at_move, scrub, shot
+from .test_rooms import PHONE
 
 pytestmark = pytest.mark.e2e
 
@@ -43,7 +44,7 @@ def flagged_at(k: int) -> str:
     return "flagged" if k >= 2 and (k - 1) % 2 == 1 else "hidden"
 
 
-def test_a_long_replay_seeks_steps_and_plays_across_its_chunks(new_context, game_db):
+def test_a_long_replay_seeks_steps_and_plays_across_its_chunks(new_context, game_db, screenshots):
     page = new_context().new_page()
     code, (x, y) = long_game(page, game_db)
     fetched: list[str] = []
@@ -67,6 +68,14 @@ def test_a_long_replay_seeks_steps_and_plays_across_its_chunks(new_context, game
     expect(cell).to_have_attribute("data-outline", re.compile(r"^\d+$"))
     expect(timeline.locator("[aria-current=step]")).to_have_attribute("data-k", "700")
     expect(timeline.locator('button[data-k="1"]')).to_have_count(0)
+    note = "Moves 501–1000 of 1201; the list follows the board."
+    expect(page.locator("#replay-chunk-note")).to_have_text(note)
+    shot(page, screenshots, "long-replay-light")
+    for name, options in (("dark", {}), ("phone-dark", {"viewport": PHONE})):
+        other = new_context(color_scheme="dark", **options).new_page()
+        other.goto(f"/r/{code}/games/1/?move=700")
+        expect(other.locator(".replay")).to_have_attribute("data-ready", "true")
+        shot(other, screenshots, f"long-replay-{name}", full_page=name == "phone-dark")
 
     scrub(page, 1001)
     page.keyboard.press("ArrowLeft")  # into the chunk before

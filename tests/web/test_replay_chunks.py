@@ -70,6 +70,8 @@ def test_the_page_carries_one_chunk_and_the_others_rebuild_every_position(
     assert html.count('<button type="button" data-k=') == 1 + 101
     assert f'data-k="{moves}" aria-current="step"' in html
     assert len(html) < 150_000, len(html)
+    note = f"Moves {2 * CHUNK + 1}–{moves} of {moves}; the list follows the board."
+    assert f'id="replay-chunk-note" aria-live="polite">{note}</p>' in html
 
     chunks = {data["first"]: data}
     for first in (0, CHUNK):
