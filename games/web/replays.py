@@ -37,7 +37,8 @@ CHUNK = 500
 (about 140 kB of entries and diffs for an expert board's flag toggles). Every finished game of
 the bench's 500 moves fits one page whole, as before."""
 FULL_CHUNK_SECONDS = 3600
-"""How long a browser may reuse a full chunk without asking: its moves never change."""
+"""How long a browser may reuse a chunk of a finished game without asking: it never changes.
+A game under way's are asked again each time, and answered 304 while unchanged."""
 
 
 class BadMove(ValueError):
@@ -277,16 +278,17 @@ def _seats(timeline: Timeline) -> set[int]:
     return {step.seat for step in timeline.steps}
 
 
-_chunks: OrderedDict[tuple[int, int], tuple[Timeline, bytes]] = OrderedDict()
+_chunks: OrderedDict[str, bytes] = OrderedDict()
 CHUNKS_KEPT = 64
-"""Chunks kept written out as JSON, per process: viewers of one game ask for the same ones."""
+"""Chunks kept written out as JSON, per process, by their ETag (what makes them the same): the
+viewers of one game ask for the same ones. At most about 150 kB each, some 10 MB in all."""
 
 
 @require_GET
 def replay_chunk(request: HttpRequest, code: str, number: int, first: int) -> HttpResponse:
     """One chunk of a game's timeline (`chunk`, with its entries), as `replay.js` asks for it
-    when the viewer goes past the moves the page carried. A full chunk never changes, so the
-    browser keeps it; the last one of a game under way grows and is checked by its ETag."""
+    when the viewer goes past the moves the page carried. A finished game's never change, so
+    the browser keeps them; a game under way's are checked by their ETag."""
     room = find_room(code)
     game = None if room is None else room.games.filter(number=number).first()
     refused = _refused(request, room, game)
@@ -303,31 +305,33 @@ def replay_chunk(request: HttpRequest, code: str, number: int, first: int) -> Ht
         last = chunk_of(timeline.moves)
         error = f"first must be a multiple of {CHUNK} from 0 to {last}, not {first}."
         return JsonResponse({"error": error}, status=400)
+    # A full chunk is the same at every later version (moves are only ever appended) until the
+    # game ends, and for good after; the last one grows. The seed is hashed: it would tell
+    # where the mines are.
     full = first + CHUNK <= timeline.moves
-    # Full: the same whatever the version (moves are only ever appended). The seed is hashed:
-    # it would tell where the mines are.
-    tag = f"{game.pk}:{game.seed}:{first}" + ("" if full else f":{game.version}")
+    tag = f"{game.pk}:{game.seed}:{first}:{timeline.over}" + ("" if full else f":{game.version}")
     etag = '"' + hashlib.sha256(tag.encode()).hexdigest()[:24] + '"'
-    cache_control = f"max-age={FULL_CHUNK_SECONDS}" if full else "no-cache"
+    cache_control = f"max-age={FULL_CHUNK_SECONDS}" if timeline.over else "no-cache"
     if etag in request.headers.get("If-None-Match", ""):
         response: HttpResponse = HttpResponseNotModified()
     else:
-        response = HttpResponse(_chunk_json(timeline, first), content_type="application/json")
+        body = _chunk_json(etag, timeline, first)
+        response = HttpResponse(body, content_type="application/json")
     response["ETag"] = etag
     response["Cache-Control"] = cache_control
     return response
 
 
-def _chunk_json(timeline: Timeline, first: int) -> bytes:
-    """The chunk's answer, written once per kept timeline and chunk."""
-    key = (id(timeline), first)
-    kept = _chunks.get(key)
-    if kept is not None and kept[0] is timeline:
-        _chunks.move_to_end(key)
-        return kept[1]
+def _chunk_json(etag: str, timeline: Timeline, first: int) -> bytes:
+    """The chunk's answer, written once per process and `etag`: a full chunk once for every
+    version of the game, the last one once per version."""
+    kept = _chunks.get(etag)
+    if kept is not None:
+        _chunks.move_to_end(etag)
+        return kept
     parts = _entries_of(timeline)[first : first + CHUNK]
     body = json.dumps(chunk(timeline, first) | {"entries": "".join(parts)}).encode()
-    _chunks[key] = (timeline, body)
+    _chunks[etag] = body
     if len(_chunks) > CHUNKS_KEPT:
         _chunks.popitem(last=False)
     return body

@@ -105,12 +105,12 @@ def test_a_shared_link_into_an_early_chunk_opens_there(client: Client, room, ana
     assert data["k"] == 0 and data["first"] == 0
 
 
-def test_a_full_chunk_is_kept_by_the_browser_and_the_last_one_checked(client: Client, room, ana):
+def test_chunks_are_checked_by_their_etag_and_a_finished_games_kept(client: Client, room, ana):
     cell = long_game(room, ana, CHUNK + 3)
     full = client.get(chunk_url(room, 0))
-    assert full["Cache-Control"] == f"max-age={replays.FULL_CHUNK_SECONDS}"
     growing = client.get(chunk_url(room, CHUNK))
-    assert growing["Cache-Control"] == "no-cache" and len(growing.json()["steps"]) == 3
+    assert full["Cache-Control"] == growing["Cache-Control"] == "no-cache"
+    assert len(growing.json()["steps"]) == 3
     for response in (full, growing):
         again = client.get(response.wsgi_request.path, headers={"If-None-Match": response["ETag"]})
         assert again.status_code == 304 and again.content == b""
@@ -121,7 +121,18 @@ def test_a_full_chunk_is_kept_by_the_browser_and_the_last_one_checked(client: Cl
     assert after.status_code == 200 and len(after.json()["steps"]) == 4
     assert after["ETag"] != growing["ETag"]
     same = client.get(chunk_url(room, 0), headers={"If-None-Match": full["ETag"]})
-    assert same.status_code == 304
+    assert same.status_code == 304  # a full chunk: the move changed nothing in it
+
+    state = engine.from_dict(room.current_game().state)
+    assert state.field is not None
+    mine = next(m for m in sorted(state.field.mines) if state.grid.xy(m) != cell)  # not flagged
+    services.play(room, ana, CellMove("reveal", *state.grid.xy(mine)))
+    assert room.current_game().status == "lost"
+    ended = client.get(chunk_url(room, 0), headers={"If-None-Match": full["ETag"]})
+    assert ended.status_code == 200 and ended["ETag"] != full["ETag"]
+    assert ended["Cache-Control"] == f"max-age={replays.FULL_CHUNK_SECONDS}"
+    last = client.get(chunk_url(room, CHUNK)).json()
+    assert len(last["steps"]) == 5 and set(last["steps"][-1][4]) & set("*!")
 
 
 def test_a_chunk_outside_the_game_is_a_clear_error(client: Client, room, ana):
