@@ -4,6 +4,7 @@
     python -m bench.djangoside boards < ["<code>", ...]
     python -m bench.djangoside races  < [{"width": 30, "height": 16, "mines": 99, "delay": 0}]
     python -m bench.djangoside race_boards < ["<code>"]
+    python -m bench.djangoside long_game < {"moves": 4700}
 
 `rooms` makes rooms straight in the database, because the pages and the API create at most ten
 rooms a minute per address and the bench needs a hundred; every player still joins through the
@@ -75,6 +76,15 @@ def boards(codes: list[str]) -> dict[str, dict[str, object]]:
     return found
 
 
+def long_game(spec: dict[str, int]) -> str:
+    """An expert room whose game under way holds `moves` moves (`bench.long_replay`)."""
+    from bench.long_replay import flagging
+    from bench.replay_page import stored_game
+
+    room, _game, _status = stored_game(spec["moves"], flagging)
+    return room.code
+
+
 def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
@@ -84,6 +94,7 @@ def main() -> int:
     data = json.load(sys.stdin)
     commands = {"rooms": make_rooms, "boards": boards, "races": make_races}
     commands["race_boards"] = race_boards
+    commands["long_game"] = long_game
     result = commands[command](data)
     json.dump(result, sys.stdout)
     return 0

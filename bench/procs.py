@@ -99,6 +99,7 @@ def base_env(workdir: Path, layer: str = "pubsub") -> dict[str, str]:
         CACHE_KEY_PREFIX=PREFIX,
         # Every simulated browser joins from 127.0.0.1: the per-address join limit would stop them.
         JOINS_PER_MINUTE="1000000",
+        REPLAY_BUILDS_PER_MINUTE="1000000",
         # and so moves from there: the per-address move budget (the per-seat one holds).
         ADDRESS_MOVES_BURST="1000000",
     )

@@ -243,6 +243,10 @@ ROOMS_PER_MINUTE = int(os.environ.get("ROOMS_PER_MINUTE", "10"))
 JOINS_PER_MINUTE = int(os.environ.get("JOINS_PER_MINUTE", "20"))
 """Seats one client address may take per minute, in any rooms (pages and API together)."""
 HINTS_PER_MINUTE = int(os.environ.get("HINTS_PER_MINUTE", "30"))
+REPLAY_BUILDS_PER_MINUTE = int(os.environ.get("REPLAY_BUILDS_PER_MINUTE", "30"))
+"""Games one client address may have replayed from their whole move log per minute (a replay
+page, a chunk or the API's game view of a game no process kept): the one cost of looking that
+grows with the game (about 0.4 s at 4,700 moves, docs/performance.md)."""
 # Move budgets (games/live/flood.py): per seat, its websockets and the API together, one person's
 # pace; per client address across its seats. A burst, then so many a second.
 MOVES_BURST = int(os.environ.get("MOVES_BURST", "40"))

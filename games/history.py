@@ -11,6 +11,7 @@ under way's until its next move): scrubbing a replay (`?move=N`) or opening it f
 screens replays the log once.
 """
 
+import bisect
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -39,6 +40,9 @@ TIMELINES_KEPT = 32
 GAME_VIEW_SECONDS = 600
 """How long the API's view of one game version stays in the cache: a version never changes, so
 this only bounds what old versions hold (a 4,700-move view is about 300 kB)."""
+MOVES_PER_PAGE = 500
+"""Logged moves in one answer of the API's game view at most: a game of 4,700 moves listed whole
+was about 300 kB and 80-350 ms a request (issue 26); the rest are a `next` away."""
 RECORD_BOARDS = (
     ("beginner", "Beginner", "9×9, 10 mines"),
     ("intermediate", "Intermediate", "16×16, 40 mines"),
@@ -100,6 +104,27 @@ def timeline_of(room: Room, game: Game) -> Timeline | None:
         timeline = replays.timeline(game, moves_of(game), seats_of(room))
     _timelines[game.pk] = (game.version, game.seed, timeline)  # in place of an earlier version
     return timeline
+
+
+def costly(room: Room, game: Game) -> bool:
+    """Whether `timeline_of` would replay the game's whole log: no process-kept timeline of
+    this version, nor of an earlier one to extend. What a client can make the server do that
+    grows with the game, and so what is counted per address (`room_limit.too_many_builds`)."""
+    kind = KINDS.get(room.kind)
+    if kind is None or kind.replays is None:
+        return False
+    kept = _timelines.get(game.pk)
+    if kept is None or kept[1] != game.seed:
+        return True
+    version, _, timeline = kept
+    if version == game.version:
+        return False
+    return kind.replays.extend is None or version > game.version or timeline.resume is None
+
+
+def view_costly(room: Room, game: Game) -> bool:
+    """Whether `game_view` would build the view: not in the shared cache, and `costly`."""
+    return costly(room, game) and _view_key(room, game) not in cache
 
 
 def forget_timelines() -> None:
@@ -247,8 +272,20 @@ def game_view(room: Room, game: Game) -> dict[str, Any]:
     """The API's answer for one game (`_game_view`), made once per version and shared by every
     process through the cache: a long game's view read the whole log twice for every request,
     about 350 ms at 4,700 moves, and three clients asking kept Daphne busy (issue 26)."""
-    key = f"game-view:{room.code}:{game.number}:{game.version}:{game.seed}"
-    return cache.get_or_set(key, partial(_game_view, room, game), GAME_VIEW_SECONDS)
+    return cache.get_or_set(
+        _view_key(room, game), partial(_game_view, room, game), GAME_VIEW_SECONDS
+    )
+
+
+def _view_key(room: Room, game: Game) -> str:
+    return f"game-view:{room.code}:{game.number}:{game.version}:{game.seed}"
+
+
+def page_of(log: list[dict[str, Any]], after: int, limit: int) -> tuple[list[dict[str, Any]], bool]:
+    """The entries of an API log with a `seq` above `after`, at most `limit`, and whether more
+    follow them."""
+    start = bisect.bisect_right(log, after, key=lambda move: move["seq"])
+    return log[start : start + limit], start + limit < len(log)
 
 
 def api_log(game: Game) -> list[dict[str, Any]]:

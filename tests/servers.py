@@ -340,6 +340,7 @@ def server_env(**overrides: str) -> dict[str, str]:
     env.setdefault("PYTHONUNBUFFERED", "1")
     env["ROOMS_PER_MINUTE"] = "100000"  # every test creates rooms from 127.0.0.1
     env["JOINS_PER_MINUTE"] = "100000"  # and joins them from there
+    env["REPLAY_BUILDS_PER_MINUTE"] = "100000"  # and opens replays from there
     env["MOVES_BURST"] = env["ADDRESS_MOVES_BURST"] = "100000"  # and plays as fast as it can
     # Concurrent test runs may share one Redis; their room ids and client addresses (the rate
     # limit's keys) collide, their prefixes do not.

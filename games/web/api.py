@@ -9,7 +9,7 @@ from typing import Any, Literal
 from django.conf import settings as django_settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
-from ninja import Body, Field, NinjaAPI, Schema, Status
+from ninja import Body, Field, NinjaAPI, Query, Schema, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.parser import Parser
 from ninja.security import HttpBearer
@@ -30,6 +30,7 @@ from .room_limit import (
     release_room_hint,
     room_hint,
     room_reservation,
+    too_many_builds,
 )
 
 
@@ -609,7 +610,15 @@ class GameOut(Schema):
         "three_bv, winner (seat) and winner_name, and per racer by place: seat, name, place, "
         "standing, time_ms, mines_hit, three_bv, bv_per_s, clicks, ioe, progress.",
     )
-    moves: list[LoggedMoveOut]
+    moves: list[LoggedMoveOut] = Field(
+        description="The logged moves after `after`, in order, at most `limit` of them "
+        f"({history.MOVES_PER_PAGE} by default and at most)."
+    )
+    next: str | None = Field(
+        None,
+        description="The address of the moves after these, or null when these are the last "
+        "(as of `version`: a game under way may log more).",
+    )
     board: list[str] | None = Field(None, description="The board after the last move.")
     boards: list[SeatBoardOut] | None = Field(
         None,
@@ -623,16 +632,39 @@ class GameOut(Schema):
 
 @api.get(
     "/rooms/{code}/games/{number}",
-    response={200: GameOut, 400: Error, 404: Error},
+    response={200: GameOut, 400: Error, 404: Error, 429: Error},
     summary="Read one game of a room: statistics and moves",
     exclude_unset=True,
 )
-def read_game(request: HttpRequest, code: str, number: int) -> dict[str, Any]:
-    """A game of the room by its number (1, 2, ...), over or under way: its statistics, every
-    logged move, and once it is over the mine layout. Before the end it shows only what every
-    player sees: no mine, and no figure that depends on where they are (3BV, flags)."""
+def read_game(
+    request: HttpRequest,
+    code: str,
+    number: int,
+    after: int = Query(0, ge=0, description="Only the moves whose `seq` is above this."),
+    limit: int = Query(
+        history.MOVES_PER_PAGE,
+        ge=1,
+        le=history.MOVES_PER_PAGE,
+        description="At most this many moves; `next` gives the address of the rest.",
+    ),
+) -> dict[str, Any] | HttpResponse:
+    """A game of the room by its number (1, 2, ...), over or under way: its statistics, its
+    logged moves a page at a time (`after`, `limit`, `next`), and once it is over the mine
+    layout. Before the end it shows only what every player sees: no mine, and no figure that
+    depends on where they are (3BV, flags)."""
     room = find_room(code)
     game = room.games.filter(number=number).first()
     if game is None:
         raise HttpError(404, f"This room has no game {number}.")
-    return history.game_view(room, game)
+    if history.view_costly(room, game):
+        refused = too_many_builds(request, time.time())
+        if refused is not None:
+            raise RateLimited(*refused)
+    view = history.game_view(room, game)
+    moves, more = history.page_of(view["moves"], after, limit)
+    link = None
+    if more:
+        link = f"{request.path}?after={moves[-1]['seq']}" + (
+            f"&limit={limit}" if limit != history.MOVES_PER_PAGE else ""
+        )
+    return view | {"moves": moves, "next": link}

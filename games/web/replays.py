@@ -1,14 +1,23 @@
 """Pages for past games: a game's replay (also the rewind of the game under way), the records.
 
 The replay page renders the board at the asked move on the server (`?move=N`, so a shared link
-shows the same board without script) and sends every move's diff of the public board as JSON;
-`static/games/replay.js` applies them to scrub, step and play. Nothing here sends more than the
-timeline holds: before a game ends that is the public board only, never a mine.
+shows the same board without script) and sends, as JSON, the chunk of the timeline that holds
+that move: the board where the chunk starts and each of its moves' diffs of the public board.
+`static/games/replay.js` applies them to scrub, step and play, and fetches the other chunks
+(`replay_chunk`) only when the viewer goes there: a game of 4,700 moves sent whole was a 1.3 MB
+page for every viewer (issue 26). Nothing here sends more than the timeline holds: before a game
+ends that is the public board only, never a mine.
 """
 
+import hashlib
+import json
+import time
+from typing import Any
+
 from cachetools import LRUCache
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
@@ -16,11 +25,22 @@ from django.views.decorators.http import require_GET
 from .. import history
 from ..kinds import kind_of
 from ..kinds.replays import Step, Timeline, clock, named_stats
+from ..limits import Decision, headers
 from ..models import Game, Room
+from .room_limit import too_many_builds
 from .views import find_room, not_found, seat_of
 
 SPEEDS = (0.5, 1, 2, 4, 8)
 """Playback speeds offered, times real time."""
+
+
+CHUNK = 500
+"""Moves per chunk of a timeline: what one page carries and one `replay_chunk` answer holds
+(about 140 kB of entries and diffs for an expert board's flag toggles). Every finished game of
+the bench's 500 moves fits one page whole, as before."""
+FULL_CHUNK_SECONDS = 3600
+"""How long a browser may reuse a chunk of a finished game without asking: it never changes.
+A game under way's are asked again each time, and answered 304 while unchanged."""
 
 
 class BadMove(ValueError):
@@ -98,16 +118,39 @@ _entries: LRUCache[int, tuple[Timeline, list[str]]] = LRUCache(ENTRIES_KEPT)
 CURRENT = ' aria-current="step"'
 
 
+def chunk_of(k: int) -> int:
+    """The first move of the chunk that shows position `k`: the one holding move `k` itself,
+    whose diff and time the position shows (position 0, before any move, is the first's)."""
+    return 0 if k == 0 else (k - 1) // CHUNK * CHUNK
+
+
 def timeline_html(timeline: Timeline, k: int) -> SafeString:
-    """One entry per move ("0:12.40 Ana revealed 14 cells") that jumps to it; written out for
-    the same reason as the board (500 moves, 500 entries), once per kept timeline: a long game
-    under way is looked at by many at the same version (4,700 entries were most of a view)."""
-    parts = _entries_of(timeline)
-    at = next((i for i, step in enumerate(timeline.steps) if step.seq == k), None)
-    if at is not None:
+    """One entry per move of the chunk showing `k` ("0:12.40 Ana revealed 14 cells"), each
+    jumping to it; written out for the same reason as the board (500 moves, 500 entries), once
+    per kept timeline: a long game under way is looked at by many at the same version."""
+    first = chunk_of(k)
+    parts = _entries_of(timeline)[first : first + CHUNK]
+    if first < k:
+        at = k - 1 - first
         parts = parts.copy()
         parts[at] = parts[at].replace('"><span class="when">', f'"{CURRENT}><span class="when">', 1)
     return mark_safe("".join(parts))
+
+
+def chunk_note(first: int, moves: int) -> str:
+    """What the list shows of a game longer than a chunk (`replay.js` writes the same)."""
+    return f"Moves {first + 1}–{min(first + CHUNK, moves)} of {moves}; the list follows the board."
+
+
+def chunk(timeline: Timeline, first: int) -> dict[str, Any]:
+    """The moves `first`..`first + CHUNK` of the timeline: the board before them, each one's
+    time, seat, target cell and diff, and their entries as `timeline_html` writes them."""
+    steps = timeline.steps[first : first + CHUNK]
+    return {
+        "first": first,
+        "board": timeline.board_at(first),
+        "steps": [[step.at_ms, step.seat, step.target, step.cells, step.chars] for step in steps],
+    }
 
 
 def _entries_of(timeline: Timeline) -> list[str]:
@@ -149,10 +192,32 @@ def back_to_live(request: HttpRequest, room: Room) -> str:
     return f"/r/{room.code}/" if seat_of(request, room) else f"/r/{room.code}/watch/"
 
 
+def _refused(
+    request: HttpRequest, room: Room | None, game: Game | None
+) -> tuple[str, Decision] | None:
+    """Why this address may not have the game replayed from its whole log now, and for how
+    long; None when it may, or when nothing needs replaying (a kept timeline)."""
+    if room is None or game is None or not history.costly(room, game):
+        return None
+    return too_many_builds(request, time.time())
+
+
+def _too_many(response: HttpResponse, decision: Decision) -> HttpResponse:
+    """`response` as a 429 with `Retry-After` and the RateLimit headers (`limits.headers`)."""
+    response.status_code = 429
+    for name, value in headers(decision).items():
+        response[name] = value
+    return response
+
+
 @require_GET
 def replay(request: HttpRequest, code: str, number: int) -> HttpResponse:
     room = find_room(code)
     game = None if room is None else room.games.filter(number=number).first()
+    refused = _refused(request, room, game)
+    if room is not None and refused is not None:
+        context = {"error": refused[0], "error_title": "Too many games at once", "room": room}
+        return _too_many(render(request, "games/replay.html", context), refused[1])
     timeline = None if room is None or game is None else history.timeline_of(room, game)
     if room is None or game is None or timeline is None:
         return not_found(request)
@@ -178,10 +243,11 @@ def replay(request: HttpRequest, code: str, number: int) -> HttpResponse:
         "height": timeline.height,
         "ids": timeline.ids,
         "legend": timeline.legend,
-        "start": timeline.start,
-        "steps": [
-            [step.at_ms, step.seat, step.target, step.cells, step.chars] for step in timeline.steps
-        ],
+        **chunk(timeline, chunk_of(k)),
+        "moves": timeline.moves,
+        "chunk": CHUNK,
+        "chunk_url": reverse("replay_chunk", args=[room.code, game.number, 0])[:-2],
+        "version": game.version,
         "colours": {str(seat): timeline.seat(seat).colour for seat in _seats(timeline)},
         "status": timeline.status,
         "over": timeline.over,
@@ -203,6 +269,8 @@ def replay(request: HttpRequest, code: str, number: int) -> HttpResponse:
         "k": k,
         "board_html": board_html(timeline, k, replays.cell_class),
         "timeline_html": timeline_html(timeline, k),
+        "chunk_size": CHUNK,
+        "chunk_note": chunk_note(chunk_of(k), timeline.moves),
         "stats": named_stats(timeline.stats, timeline.seat),
         "data": data,
         "speeds": SPEEDS,
@@ -216,6 +284,60 @@ def replay(request: HttpRequest, code: str, number: int) -> HttpResponse:
 
 def _seats(timeline: Timeline) -> set[int]:
     return {step.seat for step in timeline.steps}
+
+
+CHUNKS_KEPT = 64
+_chunks: LRUCache[str, bytes] = LRUCache(CHUNKS_KEPT)
+"""Chunks kept written out as JSON, per process, by their ETag (what makes them the same): the
+viewers of one game ask for the same ones. At most about 150 kB each, some 10 MB in all."""
+
+
+@require_GET
+def replay_chunk(request: HttpRequest, code: str, number: int, first: int) -> HttpResponse:
+    """One chunk of a game's timeline (`chunk`, with its entries), as `replay.js` asks for it
+    when the viewer goes past the moves the page carried. A finished game's never change, so
+    the browser keeps them; a game under way's are checked by their ETag."""
+    room = find_room(code)
+    game = None if room is None else room.games.filter(number=number).first()
+    refused = _refused(request, room, game)
+    if refused is not None:
+        return _too_many(JsonResponse({"error": refused[0]}), refused[1])
+    timeline = None if room is None or game is None else history.timeline_of(room, game)
+    if room is None or game is None or timeline is None:
+        return JsonResponse({"error": "No such game."}, status=404)
+    if timeline.withheld:
+        return JsonResponse({"error": timeline.withheld}, status=403)
+    if first % CHUNK or first > max(0, timeline.moves - 1):
+        last = chunk_of(timeline.moves)
+        error = f"first must be a multiple of {CHUNK} from 0 to {last}, not {first}."
+        return JsonResponse({"error": error}, status=400)
+    # A full chunk is the same at every later version (moves are only ever appended) until the
+    # game ends, and for good after; the last one grows. The seed is hashed: it would tell
+    # where the mines are.
+    full = first + CHUNK <= timeline.moves
+    tag = f"{game.pk}:{game.seed}:{first}:{timeline.over}" + ("" if full else f":{game.version}")
+    etag = '"' + hashlib.sha256(tag.encode()).hexdigest()[:24] + '"'
+    cache_control = f"max-age={FULL_CHUNK_SECONDS}" if timeline.over else "no-cache"
+    if etag in request.headers.get("If-None-Match", ""):
+        response: HttpResponse = HttpResponseNotModified()
+    else:
+        body = _chunk_json(etag, timeline, first)
+        response = HttpResponse(body, content_type="application/json")
+    response["ETag"] = etag
+    response["Cache-Control"] = cache_control
+    return response
+
+
+def _chunk_json(etag: str, timeline: Timeline, first: int) -> bytes:
+    """The chunk's answer, written once per process and `etag`: a full chunk once for every
+    version of the game, the last one once per version."""
+    kept = _chunks.get(etag)
+    if kept is not None:
+        return kept
+    parts = _entries_of(timeline)[first : first + CHUNK]
+    body = json.dumps(chunk(timeline, first) | {"entries": "".join(parts)}).encode()
+    _chunks[etag] = body
+    return body
 
 
 def _current_number(room: Room) -> int | None:

@@ -5,6 +5,7 @@ seats taken count: a form sent back with errors, or a full room, does not. Each 
 read from settings when used (tests and `ROOMS_PER_MINUTE` in a development server's
 environment change it)."""
 
+import math
 from contextlib import AbstractContextManager
 
 from django.conf import settings
@@ -38,6 +39,20 @@ def join_reservation(request: HttpRequest, now: float) -> AbstractContextManager
 def hint_reservation(request: HttpRequest, now: float) -> AbstractContextManager[Reservation]:
     """One hint asked through the API, at most `HINTS_PER_MINUTE`."""
     return per_minute("hints", "HINTS_PER_MINUTE").reserve(client_address(request), now)
+
+
+def too_many_builds(request: HttpRequest, now: float) -> tuple[str, Decision] | None:
+    """When this address has had too many games replayed from their whole log this minute
+    (`REPLAY_BUILDS_PER_MINUTE`: a page, a chunk or the API's view of a game no process keeps):
+    what to tell it and the decision (for `Retry-After`). None to go on, the build counted."""
+    limit = per_minute("replay-builds", "REPLAY_BUILDS_PER_MINUTE")
+    with limit.reserve(client_address(request), now) as reservation:
+        decision = reservation.decision
+        if decision.allowed:
+            reservation.keep()
+            return None
+    wait = max(1, math.ceil(decision.retry_after))
+    return f"Too many games opened from your address: try again in {wait} s.", decision
 
 
 def room_hints() -> Shared:

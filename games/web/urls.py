@@ -11,6 +11,11 @@ urlpatterns = [
     path("r/<str:code>/join/", views.join, name="join"),
     path("r/<str:code>/watch/", views.watch, name="watch"),
     path("r/<str:code>/games/<int:number>/", replays.replay, name="replay"),
+    path(
+        "r/<str:code>/games/<int:number>/chunks/<int:first>/",
+        replays.replay_chunk,
+        name="replay_chunk",
+    ),
     path("r/<str:code>/rewind/", replays.rewind, name="rewind"),
     path("r/<str:code>/history/", replays.room_history, name="room_history"),
     path("records/", replays.records, name="records"),

@@ -1,27 +1,55 @@
-// The replay page (games/web/replays.py): scrub, step, play and share any position of a game.
+// The replay page (games/web/replays.py): scrub, step and play and share any position of a game.
 //
-// The server sends the board before the first move and, per move, the cells it changed (the
-// public board only; a finished game's mines come apart, for the "show all mines" toggle). The
-// page applies them once, in order, so every position is a lookup; nothing is computed here
-// that the server did not say. No inline script and no eval: the data is a JSON block.
+// The server sends the timeline in chunks of moves: the page carries the one holding the move it
+// opened at, and the others are fetched from the chunk address when the viewer goes there (a long
+// game sent whole was a 1.3 MB page). A chunk is the board before its first move and, per move,
+// the cells it changed (the public board only; a finished game's mines come apart, for the "show
+// all mines" toggle) and the moves' list entries. Each chunk is applied once, in order, so every
+// position in it is a lookup; nothing is computed here that the server did not say. No inline
+// script and no eval: the data is a JSON block.
 (() => {
   "use strict";
   const source = document.getElementById("replay-data");
   const root = document.querySelector(".replay");
   if (!source || !root) return;
   const data = JSON.parse(source.textContent);
-  const steps = data.steps; // [at_ms, seat, target, cells, chars]
-  const last = steps.length;
+  const last = data.moves;
+  const CHUNK = data.chunk;
   const OPEN = new Set("_12345678"); // a revealed cell, in the board's characters
   const MAX_PAUSE_MS = 10000; // a long think is shown as ten seconds at most (times the speed)
   const URL_EVERY_MS = 400; // 2.5 a second: 75 in Safari's 30 s, where 100 throw
 
-  const positions = [data.start];
-  const board = data.start.split("");
-  for (const [, , , cells, chars] of steps) {
-    cells.forEach((cell, i) => { board[cell] = chars[i]; });
-    positions.push(board.join(""));
+  // Chunks by their first move: {first, steps: [at_ms, seat, target, cells, chars], positions,
+  // entries}; positions[i] is the board after first + i moves. Loading ones are promises.
+  const chunks = new Map();
+  const loading = new Map();
+  function keep(chunk) {
+    const board = chunk.board.split("");
+    const positions = [chunk.board];
+    for (const [, , , cells, chars] of chunk.steps) {
+      cells.forEach((cell, i) => { board[cell] = chars[i]; });
+      positions.push(board.join(""));
+    }
+    chunks.set(chunk.first, { first: chunk.first, steps: chunk.steps, positions, entries: chunk.entries });
   }
+  const chunkOf = (p) => (p === 0 ? 0 : Math.floor((p - 1) / CHUNK) * CHUNK);
+  function load(first) {
+    if (chunks.has(first) || first < 0 || first >= Math.max(1, last)) return Promise.resolve();
+    if (!loading.has(first)) {
+      const done = fetch(`${data.chunk_url}${first}/`, { headers: { Accept: "application/json" } })
+        .then((response) => {
+          if (!response.ok) throw new Error(`chunk ${first}: HTTP ${response.status}`);
+          return response.json();
+        })
+        .then((chunk) => { chunk.steps = chunk.steps.slice(0, last - first); keep(chunk); })
+        .finally(() => loading.delete(first));
+      loading.set(first, done);
+    }
+    return loading.get(first);
+  }
+  keep(data);
+  const stepAt = (p) => { const c = chunks.get(chunkOf(p)); return c && p > 0 ? c.steps[p - 1 - c.first] : null; };
+  const positionAt = (p) => { const c = chunks.get(chunkOf(p)); return c ? c.positions[p - c.first] : null; };
   const mines = new Set(data.mines);
   const managed = new Set();
   for (const look of Object.values(data.legend)) {
@@ -38,7 +66,10 @@
   const share = el("replay-share");
   const showMines = el("replay-show-mines");
   const timeline = el("replay-timeline");
-  const entries = timeline ? Array.from(timeline.querySelectorAll("button[data-k]")) : [];
+  let listed = chunkOf(data.k); // the chunk whose moves the list shows (with Start, always)
+  if (timeline) { // the entries the page came with, for coming back to them
+    chunks.get(listed).entries = Array.from(timeline.children).slice(1).map((item) => item.outerHTML).join("");
+  }
 
   root.style.setProperty("--cols", String(data.width));
   root.style.setProperty("--rows", String(data.height));
@@ -53,7 +84,7 @@
   }
 
   let k = data.k;
-  let painted = positions[k].split("");
+  let painted = positionAt(k).split("");
   let ghosts = false; // whether mines under covered cells are drawn
   let timer = null;
   let outlined = null;
@@ -92,9 +123,35 @@
     if (bottom > timeline.scrollTop + timeline.clientHeight) timeline.scrollTop = bottom - timeline.clientHeight;
   }
 
+  // The list shows the moves of the chunk holding `first`, written out by the server.
+  function list(first) {
+    const chunk = chunks.get(first);
+    if (!timeline || listed === first || !chunk || chunk.entries === undefined) return;
+    const start = timeline.firstElementChild;
+    while (start.nextSibling) start.nextSibling.remove();
+    start.insertAdjacentHTML("afterend", chunk.entries);
+    listed = first;
+    const note = el("replay-chunk-note");
+    if (note) note.textContent = `Moves ${first + 1}–${Math.min(first + CHUNK, last)} of ${last}; the list follows the board.`;
+  }
+
+  // Position `next`, at once when its chunk is here; otherwise the controls move now and the
+  // board follows when the chunk comes (unless the viewer has gone elsewhere meanwhile).
   function show(next, { scroll = true } = {}) {
     k = Math.max(0, Math.min(last, next));
-    const target = positions[k];
+    const target = positionAt(k);
+    scrubber.value = String(k);
+    if (target === null) {
+      const wanted = k;
+      where.textContent = `Move ${k} of ${last} · loading`;
+      load(chunkOf(k)).then(() => { if (k === wanted) show(k, { scroll }); }, () => {
+        if (k === wanted) where.textContent = `Move ${k} of ${last} · could not load it, try again`;
+      });
+      return;
+    }
+    list(chunkOf(k));
+    // The next chunk before playback or stepping reaches it.
+    if (k - chunkOf(k) > CHUNK - 50) load(chunkOf(k) + CHUNK).catch(() => {});
     target.split("").forEach((raw, index) => {
       const { char, ghost } = look(index, raw);
       const key = ghost ? "ghost" : char;
@@ -112,17 +169,17 @@
     });
     if (outlined) outlined.removeAttribute("data-outline");
     outlined = null;
-    if (k > 0 && steps[k - 1][2] !== null) {
-      outlined = cellEls[steps[k - 1][2]];
-      outlined.setAttribute("data-outline", data.colours[String(steps[k - 1][1])] || "0");
+    const step = stepAt(k);
+    if (step && step[2] !== null) {
+      outlined = cellEls[step[2]];
+      outlined.setAttribute("data-outline", data.colours[String(step[1])] || "0");
     }
     boardEl.dataset.k = String(k);
     boardEl.dataset.status = k === last ? data.status : "playing";
     boardEl.setAttribute("aria-label", `The board after move ${k} of ${last}`);
-    scrubber.value = String(k);
-    const at = k > 0 ? clock(steps[k - 1][0]) : "0:00.00";
+    const at = step ? clock(step[0]) : "0:00.00";
     where.textContent = `Move ${k} of ${last}${at ? ` · ${at}` : ""}`;
-    for (const entry of entries) {
+    for (const entry of timeline ? timeline.querySelectorAll("button[data-k]") : []) {
       if (Number(entry.dataset.k) === k) {
         entry.setAttribute("aria-current", "step");
         if (scroll) keepInList(entry);
@@ -169,10 +226,15 @@
 
   function tick() {
     if (k >= last) { pause(); return; }
+    if (positionAt(k + 1) === null) { // the next chunk is late: wait for it, still playing
+      load(chunkOf(k + 1)).then(() => { if (timer !== null) tick(); }, pause);
+      return;
+    }
     show(k + 1);
     if (k >= last) { pause(); return; }
-    const now = steps[k - 1][0];
-    const then = steps[k][0];
+    const now = stepAt(k)[0];
+    const next = stepAt(k + 1);
+    const then = next ? next[0] : null;
     const gap = now === null || then === null ? 500 : Math.min(then - now, MAX_PAUSE_MS);
     timer = window.setTimeout(tick, Math.max(0, gap) / Number(speed.value || 1));
   }
@@ -191,8 +253,11 @@
   el("replay-first").addEventListener("click", () => { pause(); show(0); });
   el("replay-last").addEventListener("click", () => { pause(); show(last); });
   scrubber.addEventListener("input", () => { pause(); show(Number(scrubber.value)); });
-  for (const entry of entries) {
-    entry.addEventListener("click", () => { pause(); show(Number(entry.dataset.k), { scroll: false }); });
+  if (timeline) {
+    timeline.addEventListener("click", (event) => {
+      const entry = event.target instanceof Element ? event.target.closest("button[data-k]") : null;
+      if (entry) { pause(); show(Number(entry.dataset.k), { scroll: false }); }
+    });
   }
   const mine = el("replay-mine");
   if (mine) {
