@@ -241,6 +241,8 @@ ROOMS_PER_MINUTE = int(os.environ.get("ROOMS_PER_MINUTE", "10"))
 JOINS_PER_MINUTE = int(os.environ.get("JOINS_PER_MINUTE", "20"))
 """Seats one client address may take per minute, in any rooms (pages and API together)."""
 HINTS_PER_MINUTE = int(os.environ.get("HINTS_PER_MINUTE", "30"))
+PREVIEWS_PER_MINUTE = int(os.environ.get("PREVIEWS_PER_MINUTE", "60"))
+"""Link-preview pictures one client address may have drawn per minute; kept ones are free."""
 # Move budgets (games/live/flood.py): per seat, its websockets and the API together, one person's
 # pace; per client address across its seats. A burst, then so many a second.
 MOVES_BURST = int(os.environ.get("MOVES_BURST", "40"))
