@@ -8,6 +8,7 @@ the site's dark theme, reads on light and dark chat apps alike.
 """
 
 import io
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -21,7 +22,8 @@ MARGIN = 48
 BOARD_TOP = 196
 PARTS_SHOWN = 4
 """Boards side by side at most (a race's first four racers)."""
-MAX_CELL = 44
+MAX_CELL = 120
+"""A tic-tac-toe square; larger boards get what fits."""
 
 BACKGROUND = "#111821"
 PANEL = "#0b0f15"
@@ -61,10 +63,33 @@ class Picture:
     names: Sequence[str] = ()
 
 
+FONT = "DejaVuSans.ttf"
+"""Found by Pillow in the system's font folders (Debian's fonts-dejavu-core: the Dockerfile
+installs it): it draws names in most alphabets. Without it, Pillow's own font, ASCII only."""
+
+
 @cache
 def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    """Pillow's own font (no file of the machine's), kept per size."""
-    return ImageFont.load_default(size=size)
+    """The font at `size`, kept per size."""
+    try:
+        return ImageFont.truetype(FONT, size)
+    except OSError:
+        return ImageFont.load_default(size=size)
+
+
+@cache
+def has_font() -> bool:
+    return isinstance(font(12), ImageFont.FreeTypeFont) and "DejaVu" in str(font(12).getname())
+
+
+def drawable(text: str) -> str:
+    """`text` as the font can draw it: itself, or, in Pillow's ASCII-only font, accents dropped
+    ("José" → "Jose"), dashes and × as ASCII and anything else as "?"."""
+    if has_font():
+        return text
+    text = text.translate({0x2013: "-", 0x2014: "-", 0xD7: "x", 0x2026: "..."})
+    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return plain if len(plain) >= len(text) / 2 else text.encode("ascii", "replace").decode()
 
 
 def png(picture: Picture) -> bytes:
@@ -72,7 +97,7 @@ def png(picture: Picture) -> bytes:
     draw = ImageDraw.Draw(image)
     draw.text((MARGIN, 34), "Minesweeper Live", font=font(30), fill=ACCENT)
     y = 84
-    for line in wrap(draw, picture.title, font(46), SIZE[0] - 2 * MARGIN)[:2]:
+    for line in wrap(draw, drawable(picture.title), font(46), SIZE[0] - 2 * MARGIN)[:2]:
         draw.text((MARGIN, y), line, font=font(46), fill=TEXT)
         y += 54
     boards(draw, picture)
@@ -137,7 +162,7 @@ def boards(draw: ImageDraw.ImageDraw, picture: Picture) -> None:
         x = at.left + part * at.stride
         if at.label:
             name = picture.names[part] if part < len(picture.names) else ""
-            draw.text((x, at.top - at.label), name[:24], font=font(22), fill=MUTED)
+            draw.text((x, at.top - at.label), drawable(name[:24]), font=font(22), fill=MUTED)
         draw.rectangle((x - 6, at.top - 6, x + board_w + 5, at.top + board_h + 5), fill=PANEL)
         chars = picture.board[part * size : (part + 1) * size]
         for index, char in enumerate(chars):

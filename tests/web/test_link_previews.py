@@ -243,3 +243,15 @@ def test_replay_tags_name_the_winners_and_its_picture_takes_a_move():
     bad = Client().get(f"/r/{room.code}/games/1/preview.png?move=abc")
     assert bad.status_code == 400 and b"move must be a whole number" in bad.content
     assert Client().get(f"/r/{room.code}/games/9/preview.png").status_code == 404
+
+
+def test_without_the_system_font_names_are_drawn_in_ascii(monkeypatch):
+    monkeypatch.setattr(preview_image, "FONT", "no-such-font.ttf")
+    preview_image.font.cache_clear()
+    preview_image.has_font.cache_clear()
+    try:
+        assert preview_image.drawable("Flags: José vs Bo, 3–4") == "Flags: Jose vs Bo, 3-4"
+        assert preview_image.drawable("あい") == "??"
+    finally:
+        preview_image.font.cache_clear()
+        preview_image.has_font.cache_clear()
