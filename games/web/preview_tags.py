@@ -24,7 +24,8 @@ def image_path(room: Room, game: Game, page: Page, k: int | None) -> str:
     """The picture's URL: the version (or move) in it, so a chat app that keeps pictures by URL
     fetches a new one once the game has moved on."""
     if page is Page.REPLAY:
-        return f"/r/{room.code}/games/{game.number}/preview.png?move={k}"
+        move = "" if k is None else f"?move={k}"  # none: a race under way, drawn blank
+        return f"/r/{room.code}/games/{game.number}/preview.png{move}"
     return f"/r/{room.code}/preview.png?v={game.number}.{game.version}"
 
 

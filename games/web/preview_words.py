@@ -51,7 +51,7 @@ def board_words(width: int, height: int, mines: int) -> str:
 
 
 def a_board(board: str) -> str:
-    article = "an" if board[0] in "aeiou8" or board.startswith("11") else "a"
+    article = "an" if board[0] in "aeiou8" or board.startswith(("11", "18")) else "a"
     return f"{article} {board} board"
 
 

@@ -26,7 +26,8 @@ from .room_limit import client_address, per_minute
 from .views import find_room, not_found, too_many
 
 PREVIEWS_KEPT = 64
-"""Pictures kept per process (each 10–60 kB: docs/operations.md, "Limits")."""
+"""Pictures kept per process (each 15–30 kB, a 50×50 board's under 150 kB: docs/operations.md,
+"Limits")."""
 LIVE_MAX_AGE = 30
 """Seconds a chat app may keep the picture of a game under way; a finished one does not change."""
 DONE_MAX_AGE = 86_400

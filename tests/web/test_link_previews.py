@@ -20,7 +20,7 @@ from games.kinds.minesweeper import rules as minesweeper
 from games.kinds.tictactoe import rules as tictactoe_rules
 from games.messages import CellMove, SquareMove
 from games.models import Game, Move, Player, Room
-from games.web import preview_image, previews
+from games.web import preview_image, preview_words, previews
 from games.web.preview_words import Page
 
 from .test_race_replays import api_race, go, race_of, safe_hidden, send
@@ -117,6 +117,9 @@ def test_a_race_says_how_many_race_and_on_what(client):
     assert send(client, code, tokens[0], action="start") == 200
     go(code)
     assert crawl(f"/r/{code}/")["og:title"] == "Race: 3 racers on intermediate — watch"
+    replay = crawl(f"/r/{code}/games/1/")  # under way: no move to show, its boards drawn blank
+    assert replay["og:image"] == f"http://testserver/r/{code}/games/1/preview.png"
+    assert picture(replay["og:image"].removeprefix("http://testserver")).size == (1200, 630)
 
 
 def test_flags_shows_the_score_and_tictactoe_the_sides():
@@ -255,3 +258,11 @@ def test_without_the_system_font_names_are_drawn_in_ascii(monkeypatch):
     finally:
         preview_image.font.cache_clear()
         preview_image.has_font.cache_clear()
+
+
+def test_titles_name_three_people_and_count_the_rest_and_say_a_or_an():
+    assert preview_words.together(["Ana", "Bo", "Cy", "Di", "Ed"]) == "Ana, Bo, Cy and 2 others"
+    assert preview_words.together(["Ana", "Bo"]) == "Ana and Bo"
+    assert preview_words.a_board(preview_words.board_words(20, 12, 30)) == "a 20×12 board"
+    assert preview_words.a_board(preview_words.board_words(8, 8, 10)) == "an 8×8 board"
+    assert preview_words.a_board(preview_words.board_words(16, 16, 40)) == "an intermediate board"
