@@ -7,6 +7,10 @@ FROM python:3.13-slim@sha256:7c61056e61ac89e852de05f3dc6fa51a6dd2181797bceed46aa
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
 WORKDIR /app
 
+# The link-preview pictures' font (games/web/preview_image.py): names in most alphabets.
+RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core \
+    && rm -rf /var/lib/apt/lists/*
+
 # Every dependency from the lock file, hashes checked (`make lock` writes it); then the project
 # itself without dependencies, so nothing outside the lock comes in.
 COPY requirements/app.lock ./requirements/

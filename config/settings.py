@@ -247,6 +247,8 @@ REPLAY_BUILDS_PER_MINUTE = int(os.environ.get("REPLAY_BUILDS_PER_MINUTE", "30"))
 """Games one client address may have replayed from their whole move log per minute (a replay
 page, a chunk or the API's game view of a game no process kept): the one cost of looking that
 grows with the game (about 0.4 s at 4,700 moves, docs/performance.md)."""
+PREVIEWS_PER_MINUTE = int(os.environ.get("PREVIEWS_PER_MINUTE", "60"))
+"""Link-preview pictures one client address may have drawn per minute; kept ones are free."""
 # Move budgets (games/live/flood.py): per seat, its websockets and the API together, one person's
 # pace; per client address across its seats. A burst, then so many a second.
 MOVES_BURST = int(os.environ.get("MOVES_BURST", "40"))

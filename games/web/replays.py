@@ -28,6 +28,8 @@ from ..kinds.replays import Step, Timeline, clock, named_stats
 from ..limits import Decision, headers
 from ..models import Game, Room
 from .room_limit import too_many_builds
+from .preview_tags import tags
+from .preview_words import Page
 from .views import find_room, not_found, seat_of
 
 SPEEDS = (0.5, 1, 2, 4, 8)
@@ -231,6 +233,7 @@ def replay(request: HttpRequest, code: str, number: int) -> HttpResponse:
             "timeline": timeline,
             "live": True,
             "back_to_live": back_to_live(request, room),
+            "preview": tags(request, room, game, Page.REPLAY),
         }
         return render(request, "games/replay.html", context)
     try:
@@ -278,6 +281,7 @@ def replay(request: HttpRequest, code: str, number: int) -> HttpResponse:
         "back_to_live": back_to_live(request, room),
         "share_url": request.build_absolute_uri(f"/r/{room.code}/games/{game.number}/?move={k}"),
         "status_at_k": timeline.status if k == timeline.moves else Game.Status.PLAYING,
+        "preview": tags(request, room, game, Page.REPLAY, k),
     }
     return render(request, "games/replay.html", context)
 

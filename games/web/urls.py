@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import replays, views
+from . import previews, replays, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -10,11 +10,17 @@ urlpatterns = [
     path("r/<str:code>/", views.room, name="room"),
     path("r/<str:code>/join/", views.join, name="join"),
     path("r/<str:code>/watch/", views.watch, name="watch"),
+    path("r/<str:code>/preview.png", previews.room_picture, name="room_picture"),
     path("r/<str:code>/games/<int:number>/", replays.replay, name="replay"),
     path(
         "r/<str:code>/games/<int:number>/chunks/<int:first>/",
         replays.replay_chunk,
         name="replay_chunk",
+    ),
+    path(
+        "r/<str:code>/games/<int:number>/preview.png",
+        previews.replay_picture,
+        name="replay_picture",
     ),
     path("r/<str:code>/rewind/", replays.rewind, name="rewind"),
     path("r/<str:code>/history/", replays.room_history, name="room_history"),

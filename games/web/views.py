@@ -16,6 +16,8 @@ from ..kinds.table import GameKind
 from ..limits import Decision, headers
 from ..models import Player, Room, is_room_code
 from .forms import NicknameForm
+from .preview_tags import tags
+from .preview_words import Page
 from .room_limit import join_reservation, room_reservation
 
 LIVE_ROOMS_SHOWN = 20
@@ -237,6 +239,8 @@ def join_page(
         "seats_taken": taken,
         # Past the cap a name gets no seat at all; in a two-sided room it still joins the talk.
         "may_join": taken is None or taken != services.ROOM_FULL,
+        # A chat app's crawler lands here (no session): the link's preview, and no seat taken.
+        "preview": tags(request, room, room.current_game(), Page.ROOM),
     }
     return render(request, "games/join.html", context, status=status)
 
@@ -249,13 +253,15 @@ def watch(request: HttpRequest, room: Room) -> HttpResponse:
 
 def render_room(request: HttpRequest, room: Room, player: Player | None) -> HttpResponse:
     rendering = kind_of(room.kind).rendering
+    context_game = room.current_game()
     context = {
-        **rendering.game_context(room, room.current_game()),
+        **rendering.game_context(room, context_game),
         "me": player,
         "watching": player is None,
         "invite_url": request.build_absolute_uri(f"/r/{room.code}/"),
         "watch_url": request.build_absolute_uri(f"/r/{room.code}/watch/"),
         "history": history.room_history(room),
+        "preview": tags(request, room, context_game, Page.WATCH if player is None else Page.ROOM),
     }
     return render(request, rendering.page_template, context)
 

@@ -1,0 +1,178 @@
+"""What a chat app shows for a room, watch or replay link: a title that says what it is and a
+short description, from the public timeline alone (`games.kinds.replays.Timeline`).
+
+Pure: the words come from the room's kind, settings, the game's params and status and the
+timeline's seats and statistics, never from a hidden cell. The template escapes them.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from ..engine.minesweeper import PRESETS
+from ..kinds.replays import Timeline
+from ..kinds.table import COMPUTER_SEAT, computer_seat
+
+NAMES_SHOWN = 3
+"""People named in a title; the rest are counted ("Ana, Bo and 4 others")."""
+
+
+class Page(Enum):
+    """Where the link leads, which decides the title's last words."""
+
+    ROOM = "join"
+    WATCH = "watch"
+    REPLAY = "replay"
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    title: str
+    description: str
+
+
+def together(names: Sequence[str]) -> str:
+    """ "Ana", "Ana and Bo", "Ana, Bo and Cy", "Ana, Bo, Cy and 2 others"."""
+    if len(names) > NAMES_SHOWN:
+        rest = len(names) - NAMES_SHOWN
+        names = [*names[:NAMES_SHOWN], f"{rest} other" + ("s" if rest > 1 else "")]
+    if len(names) <= 1:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def board_words(width: int, height: int, mines: int) -> str:
+    """ "expert", "intermediate", or "20×12" for a custom board."""
+    for name, preset in PRESETS.items():
+        if (preset.width, preset.height, preset.mines) == (width, height, mines):
+            return name
+    return f"{width}×{height}"
+
+
+def a_board(board: str) -> str:
+    article = "an" if board[0] in "aeiou8" or board.startswith(("11", "18")) else "a"
+    return f"{article} {board} board"
+
+
+def people(timeline: Timeline) -> list[str]:
+    """The persons who sat in the room, by seat (no computer, no race clock)."""
+    return [
+        seat.name
+        for number, seat in sorted(timeline.seats.items())
+        if 0 <= number < computer_seat("X")
+    ]
+
+
+def movers(timeline: Timeline) -> list[str]:
+    """Who played this game (its statistics' players), or everyone seated before a move."""
+    seats = [player["seat"] for player in timeline.stats.get("players", ())]
+    named = [timeline.seat(seat).name for seat in seats if seat != COMPUTER_SEAT]
+    return named or people(timeline)
+
+
+def seconds(stats: Mapping[str, Any]) -> str:
+    time_ms = stats.get("time_ms")
+    return "" if time_ms is None else f" in {time_ms / 1000:.1f} s"
+
+
+def minesweeper(timeline: Timeline, settings: Mapping[str, Any], status: str, page: Page) -> Words:
+    board = board_words(settings["width"], settings["height"], settings["mines"])
+    who = together(movers(timeline)) or "Nobody yet"
+    verb = "is" if len(movers(timeline)) == 1 else "are"
+    if page is Page.REPLAY:
+        done = {"won": f"won {board}", "lost": f"hit a mine on {board}"}
+        title = f"Replay: {who} {done.get(status, f'playing {board}')}{seconds(timeline.stats)}"
+    elif status == "won":
+        title = f"{who} cleared {a_board(board)}{seconds(timeline.stats)}"
+    elif status == "lost":
+        title = f"{who} hit a mine on {a_board(board)}"
+    else:
+        title = f"{who} {verb} clearing {a_board(board)} — {page.value}"
+    shape = f"{settings['width']}×{settings['height']}, {settings['mines']} mines"
+    return Words(title, f"Co-op Minesweeper, {shape}: clear the board together, live.")
+
+
+def race(
+    timeline: Timeline, settings: Mapping[str, Any], state: Mapping[str, Any], page: Page
+) -> Words:
+    board = board_words(settings["width"], settings["height"], settings["mines"])
+    winner = timeline.stats.get("winner_name")
+    racers = len(state.get("entrants") or ()) or len(people(timeline))
+    if winner:
+        title = f"Race: {winner} won on {board}{seconds(timeline.stats)}"
+        title = f"Replay: {title}" if page is Page.REPLAY else title
+    else:
+        # Once it has started nobody new joins it: the link is to watch.
+        started = state.get("phase", "lobby") != "lobby"
+        ask = "watch" if page is Page.REPLAY or started else page.value
+        plural = "racer" if racers == 1 else "racers"
+        title = f"Race: {racers} {plural} on {board} — {ask}"
+    shape = f"{settings['width']}×{settings['height']}, {settings['mines']} mines"
+    return Words(title, f"Minesweeper race, {shape}: same board, first to clear it wins.")
+
+
+def side_names(timeline: Timeline, params: Mapping[str, Any]) -> tuple[str, str]:
+    """X's and O's names: a person's nickname, a computer's name, or "an open seat"."""
+    names = []
+    for mark in "XO":
+        side = params.get(mark) or {}
+        seat = side.get("seat")
+        if side.get("player", "human") != "human":
+            names.append(timeline.seat(computer_seat(mark)).name)
+        else:
+            names.append("an open seat" if seat is None else timeline.seat(seat).name)
+    return names[0], names[1]
+
+
+def two_sided(label: str, timeline: Timeline, params: Mapping[str, Any], page: Page) -> Words:
+    x, o = side_names(timeline, params)
+    scores = timeline.stats.get("scores")
+    score = f", {scores['X']}–{scores['O']}" if scores else ""
+    winner = timeline.stats.get("winner_name")
+    if winner:
+        loser = o if winner == x else x
+        title = f"{label}: {winner} beat {loser}{score}"
+    elif timeline.over:
+        title = f"{label}: {x} and {o} drew{score}"
+    else:
+        title = f"{label}: {x} vs {o}{score}"
+    if page is Page.REPLAY:
+        title = f"Replay: {title}"
+    rules = "claim more mines than your rival" if scores else "three in a row"
+    return Words(title, f"{label}, {rules}, live on Minesweeper Live.")
+
+
+def minesweeper_words(timeline: Timeline, room: Mapping[str, Any], page: Page) -> Words:
+    return minesweeper(timeline, room["settings"], room["status"], page)
+
+
+def race_words(timeline: Timeline, room: Mapping[str, Any], page: Page) -> Words:
+    return race(timeline, room["settings"], room["state"], page)
+
+
+def flags_words(timeline: Timeline, room: Mapping[str, Any], page: Page) -> Words:
+    return two_sided("Flags", timeline, room["params"], page)
+
+
+def tictactoe_words(timeline: Timeline, room: Mapping[str, Any], page: Page) -> Words:
+    return two_sided("Tic-tac-toe", timeline, room["params"], page)
+
+
+BY_KIND = {
+    "minesweeper": minesweeper_words,
+    "race": race_words,
+    "flags": flags_words,
+    "tictactoe": tictactoe_words,
+}
+"""Each kind's words, by its table's name; a kind missing here gets `plain`."""
+
+
+def plain(timeline: Timeline, room: Mapping[str, Any], page: Page) -> Words:
+    return Words(f"A game on Minesweeper Live — {page.value}", "Play together in real time.")
+
+
+def words(kind: str, timeline: Timeline, room: Mapping[str, Any], page: Page) -> Words:
+    """The title and description for a link to a game of `kind`; `room` holds the room's
+    `settings` and the game's `params`, `state` and `status` (storable forms)."""
+    return BY_KIND.get(kind, plain)(timeline, room, page)
