@@ -61,10 +61,28 @@ def stop_all() -> None:
     _children.clear()
 
 
+PORTS = os.environ.get("BENCH_PORTS", "")
+"""`first-last` (e.g. `9050-9059`): the Daphnes listen on ports from this range, on a machine
+where others keep to theirs; unset, any free port."""
+
+
+_given: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
+    first, _, last = PORTS.partition("-")
+    for port in range(int(first), int(last) + 1) if PORTS else [0]:
+        if port in _given:  # handed out, its Daphne perhaps not listening yet
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind((HOST, port))
+            except OSError:
+                continue
+            port = s.getsockname()[1]
+            _given.add(port)
+            return port
+    raise RuntimeError(f"no free port in BENCH_PORTS={PORTS}")
 
 
 @dataclass
