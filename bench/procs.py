@@ -255,6 +255,19 @@ class Server:
     def rss(self) -> list[int]:
         return [psutil.Process(pid).memory_info().rss for pid in self.pids]
 
+    def rss_parts(self) -> dict[str, float]:
+        """Resident MB of all the processes by kind of mapping: glibc's main heap (`[heap]`),
+        other anonymous memory (Python's object arenas, other threads' heaps, large blocks),
+        and files (code)."""
+        parts = {"heap": 0, "anonymous": 0, "files": 0}
+        for pid in self.pids:
+            for region in psutil.Process(pid).memory_maps(grouped=False):
+                kind = {"[heap]": "heap", "": "anonymous", "[anon]": "anonymous"}.get(
+                    region.path, "files" if region.path.startswith("/") else "anonymous"
+                )
+                parts[kind] += region.rss
+        return {kind: round(size / 2**20, 1) for kind, size in parts.items()}
+
     def log_tail(self, lines: int = 20) -> str:
         text = []
         for index in range(self.shape.processes):

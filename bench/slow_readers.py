@@ -128,6 +128,7 @@ async def run(
         await start_games(server, [a, b], tracker)
         await procs.wait_quiet()
         before, load = sum(server.rss()), os.getloadavg()[0]
+        parts_before = server.rss_parts()
         version = await moves(a, tracker, 1, seconds, phase=0)
 
         stop, done = threading.Event(), asyncio.Event()
@@ -153,7 +154,7 @@ async def run(
         attacked = await attacking
         await watching
         await asyncio.sleep(AFTER_SECONDS)  # what stays once the attack is over
-        after = sum(server.rss())
+        after, parts_after = sum(server.rss()), server.rss_parts()
         return {
             "attack": attack,
             "shape": shape.label,
@@ -169,6 +170,7 @@ async def run(
                 "after_seconds": AFTER_SECONDS,
             },
             "rss_after_vs_before_pct": round(100 * (after - before) / before, 1),
+            "rss_parts_mb": {"before": parts_before, "after": parts_after},
             **attacked,
             "lost_moves": tracker.drop(0) + tracker.drop(1),
         }

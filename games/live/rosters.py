@@ -126,4 +126,3 @@ def spectator_left(room_id: int, arrivals: Arrivals) -> None:
     if not forget_arrival(arrivals):
         presence.departures += 1
     presence.changed(player=False)
-
