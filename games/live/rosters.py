@@ -126,3 +126,11 @@ def spectator_left(room_id: int, arrivals: Arrivals) -> None:
     if not forget_arrival(arrivals):
         presence.departures += 1
     presence.changed(player=False)
+
+
+async def told(room_id: int) -> None:
+    """Until the room's presence changes so far are written and told: for whoever must read the
+    counts right after a spectator's socket closed (tests)."""
+    presence = _rooms_by_loop.get(asyncio.get_running_loop(), {}).get(room_id)
+    if presence is not None and presence.task is not None:
+        await asyncio.shield(presence.task)
