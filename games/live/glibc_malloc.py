@@ -6,8 +6,9 @@ block's size (up to 32 MiB), so the next ones come from the heap instead, which 
 back only from its top: a small block still in use above the freed ones keeps them resident.
 Snapshots and the send buffers Twisted joins for a socket that does not read (up to the 2 MiB
 output limit) are such blocks: under sixty sockets cut off and reconnecting for two minutes the
-heap grew by about 16 MB that stayed once they had gone (docs/performance.md, "Memory after
-the attack"). A threshold set with `mallopt` stays where it is set (mallopt(3)).
+heap grew by about 14 MB that stayed once they had gone, 6 MB with this (docs/performance.md,
+"The memory attack, round two"). A threshold set with `mallopt` stays where it is set
+(mallopt(3)).
 
 Only glibc has `mallopt` with this meaning; elsewhere (musl, macOS) nothing is done.
 """
