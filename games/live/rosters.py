@@ -11,9 +11,9 @@ When only spectators came or went, the room gets just the spectator count
 
 Spectators are counted in the database by the same step, not one transaction per socket: their
 arrivals and departures since the last message are written together just before the count is
-read (`spectators_came`, `spectator_left`). A spectator who comes and goes between two messages
+read (`spectator_came`, `spectator_left`). A spectator who comes and goes between two messages
 costs the database nothing; sockets that reconnect in a loop cost the room a few transactions a
-second instead of two each (docs/performance.md, "Spectator churn").
+second instead of two each (docs/performance.md, "The memory attack, round two").
 """
 
 import asyncio
