@@ -229,6 +229,27 @@ class Client:
             self.transport.disconnect()
 
 
+async def send_at_pace(
+    clients: list[Client], body: bytes, per_second: float, stop: asyncio.Event
+) -> int:
+    """Every client sends the text `body` `per_second` times a second until `stop`, the clients'
+    sends spread evenly over each period; returns how many were sent."""
+    sent = 0
+
+    async def one(client: Client, offset: float) -> None:
+        nonlocal sent
+        await asyncio.sleep(offset)
+        while not stop.is_set():
+            assert client.transport is not None
+            client.transport.send(WSMsgType.TEXT, body)
+            sent += 1
+            await asyncio.sleep(1 / per_second)
+
+    spread = len(clients) * per_second
+    await asyncio.gather(*(one(c, i / spread) for i, c in enumerate(clients)))
+    return sent
+
+
 def version_of(message: str) -> int:
     start = message.find('data-version="') + 14
     return int(message[start : message.find('"', start)])

@@ -19,10 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from picows import WSMsgType
-
 from . import procs
-from .clients import ERROR, Client, Tracker, percentiles
+from .clients import ERROR, Client, Tracker, percentiles, send_at_pace
 from .scenarios import Matcher, Room, make_rooms, size_spec, start_games
 
 MOVES_PER_SECOND = 20.0
@@ -65,20 +63,9 @@ async def mid_game(room: Room, tracker: Tracker) -> None:
 
 async def hammer(clients: list[Client], stop: asyncio.Event) -> int:
     """Every socket sends a hint at HINTS_PER_SECOND until `stop`; returns how many were sent."""
-    body = json.dumps({"action": "hint"}).encode()
-    sent = 0
-
-    async def one(client: Client, offset: float) -> None:
-        nonlocal sent
-        await asyncio.sleep(offset)
-        while not stop.is_set():
-            assert client.transport is not None
-            client.transport.send(WSMsgType.TEXT, body)
-            sent += 1
-            await asyncio.sleep(1 / HINTS_PER_SECOND)
-
-    await asyncio.gather(*(one(c, i / (HINTERS * HINTS_PER_SECOND)) for i, c in enumerate(clients)))
-    return sent
+    return await send_at_pace(
+        clients, json.dumps({"action": "hint"}).encode(), HINTS_PER_SECOND, stop
+    )
 
 
 def listen_hints(room: Room, matcher: Matcher, heard: dict[str, int]) -> None:

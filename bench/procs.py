@@ -61,10 +61,28 @@ def stop_all() -> None:
     _children.clear()
 
 
+PORTS = os.environ.get("BENCH_PORTS", "")
+"""`first-last` (e.g. `9050-9059`): the Daphnes listen on ports from this range, on a machine
+where others keep to theirs; unset, any free port."""
+
+
+_given: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
+    first, _, last = PORTS.partition("-")
+    for port in range(int(first), int(last) + 1) if PORTS else [0]:
+        if port in _given:  # handed out, its Daphne perhaps not listening yet
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind((HOST, port))
+            except OSError:
+                continue
+            port = s.getsockname()[1]
+            _given.add(port)
+            return port
+    raise RuntimeError(f"no free port in BENCH_PORTS={PORTS}")
 
 
 @dataclass
@@ -237,6 +255,19 @@ class Server:
 
     def rss(self) -> list[int]:
         return [psutil.Process(pid).memory_info().rss for pid in self.pids]
+
+    def rss_parts(self) -> dict[str, float]:
+        """Resident MB of all the processes by kind of mapping: glibc's main heap (`[heap]`),
+        other anonymous memory (Python's object arenas, other threads' heaps, large blocks),
+        and files (code)."""
+        parts = {"heap": 0, "anonymous": 0, "files": 0}
+        for pid in self.pids:
+            for region in psutil.Process(pid).memory_maps(grouped=False):
+                kind = {"[heap]": "heap", "": "anonymous", "[anon]": "anonymous"}.get(
+                    region.path, "files" if region.path.startswith("/") else "anonymous"
+                )
+                parts[kind] += region.rss
+        return {kind: round(size / 2**20, 1) for kind, size in parts.items()}
 
     def log_tail(self, lines: int = 20) -> str:
         text = []

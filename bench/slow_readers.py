@@ -31,10 +31,8 @@ import threading
 import time
 from pathlib import Path
 
-from picows import WSMsgType
-
 from . import procs
-from .clients import Client, Tracker, percentiles
+from .clients import Client, Tracker, percentiles, send_at_pace
 from .hint_pressure import moves
 from .scenarios import Matcher, make_rooms, size_spec, start_games
 
@@ -96,20 +94,7 @@ def slow_readers(port: int, code: str, count: int, stop: threading.Event) -> dic
 async def refused_reveals(clients: list[Client], stop: asyncio.Event) -> dict[str, int]:
     """Every spectator socket sends a reveal at REVEALS_PER_SECOND until `stop`."""
     body = json.dumps({"action": "reveal", "x": 1, "y": 1}).encode()
-    sent = 0
-
-    async def one(client: Client, offset: float) -> None:
-        nonlocal sent
-        await asyncio.sleep(offset)
-        while not stop.is_set():
-            assert client.transport is not None
-            client.transport.send(WSMsgType.TEXT, body)
-            sent += 1
-            await asyncio.sleep(1 / REVEALS_PER_SECOND)
-
-    spread = len(clients) * REVEALS_PER_SECOND
-    await asyncio.gather(*(one(c, i / spread) for i, c in enumerate(clients)))
-    return {"reveals_sent": sent}
+    return {"reveals_sent": await send_at_pace(clients, body, REVEALS_PER_SECOND, stop)}
 
 
 async def run(
@@ -143,6 +128,7 @@ async def run(
         await start_games(server, [a, b], tracker)
         await procs.wait_quiet()
         before, load = sum(server.rss()), os.getloadavg()[0]
+        parts_before = server.rss_parts()
         version = await moves(a, tracker, 1, seconds, phase=0)
 
         stop, done = threading.Event(), asyncio.Event()
@@ -168,7 +154,7 @@ async def run(
         attacked = await attacking
         await watching
         await asyncio.sleep(AFTER_SECONDS)  # what stays once the attack is over
-        after = sum(server.rss())
+        after, parts_after = sum(server.rss()), server.rss_parts()
         return {
             "attack": attack,
             "shape": shape.label,
@@ -184,6 +170,7 @@ async def run(
                 "after_seconds": AFTER_SECONDS,
             },
             "rss_after_vs_before_pct": round(100 * (after - before) / before, 1),
+            "rss_parts_mb": {"before": parts_before, "after": parts_after},
             **attacked,
             "lost_moves": tracker.drop(0) + tracker.drop(1),
         }
@@ -208,10 +195,14 @@ def main() -> int:
         procs.stop_all()
     print(json.dumps(figures, indent=1))
     quiet, attacked = figures["quiet"], figures["attacked"]
+    for phase, figure in (("before", quiet), ("during", attacked)):
+        print(
+            f"room A moves, {phase}: p50 {figure.get('p50_ms')} ms  p95 {figure.get('p95_ms')} ms"
+            f"  p99 {figure.get('p99_ms')} ms"
+        )
     print(
-        f"room A moves, before: p50 {quiet.get('p50_ms')} ms  p99 {quiet.get('p99_ms')} ms\n"
-        f"room A moves, during: p50 {attacked.get('p50_ms')} ms  p99 {attacked.get('p99_ms')} ms\n"
-        f"Daphne RSS (MB): {figures['rss_mb']}"
+        f"Daphne RSS (MB): {figures['rss_mb']}, after the attack "
+        f"{figures['rss_after_vs_before_pct']:+} % of before"
     )
     return 0
 

@@ -19,12 +19,13 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer  # noqa: E40
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from games import sqlite_checkpoints  # noqa: E402
-from games.live import server_cpu, shutdown  # noqa: E402
+from games.live import glibc_malloc, server_cpu, shutdown  # noqa: E402
 from games.live.origin import SameOriginValidator  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
 from games.live.socket_session import ReadOnlySessionStack  # noqa: E402
 
 shutdown.install()
+glibc_malloc.keep_large_blocks_mapped()
 server_cpu.keep_in_server(
     server_cpu.parse(settings.SERVER_CPU),
     alone=isinstance(get_channel_layer(), InMemoryChannelLayer),  # as `relay` tells it

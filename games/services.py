@@ -792,6 +792,18 @@ def _seat_presence(room: Room, player_id: int) -> None:
         _announce_move(kind_of(room.kind), room, game, player, applied, written)
 
 
+def spectators_counted(room_id: int, came: int, left: int, process: str) -> None:
+    """Spectator sockets of `process` in a room since its last presence message, in one
+    transaction (`live.rosters`): `left` were written before and are taken out first, as far as
+    the process's part still holds them (it may have been taken for dead meanwhile), then `came`
+    are added."""
+    with transaction.atomic():
+        applied = _change_share(process, room_id, None, -left) if left else 0
+        if came:
+            applied += _change_share(process, room_id, None, came)
+        _change_counts({}, {room_id: applied})
+
+
 def sockets_closed(players: dict[int, int], spectators: dict[int, int], process: str) -> None:
     """Many sockets of `process` gone at once (the process stopping, or its channel layer lost):
     per player id and per room id (spectators), how many. No roster is rendered; each room gets

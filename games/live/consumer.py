@@ -54,7 +54,7 @@ from .delayed import DelayedSender, Full
 from .flood import FLOOD_REASON, MESSAGES, TOO_FAST, move_budget
 from .fragments import cursor_html, error_html
 from .hints import address_of, ask_hint
-from .presence import PROCESS, forget_presence
+from .presence import PROCESS, Arrivals, forget_presence
 from .shutdown import TRY_AGAIN_LATER
 from .snapshots import EVERYONE, View
 
@@ -86,6 +86,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
     player: Player | None = None
     counted = False
     """Whether this socket is in the presence counts (and must be taken out again)."""
+    arrivals: Arrivals | None = None
+    """A spectator's: the room's arrivals it was counted with (`rosters.spectator_came`)."""
     pending_hover: Hover | None = None
     held: list[str] | None = None
     """The room's messages that arrive while a snapshot for this socket is being made; they
@@ -292,14 +294,25 @@ class RoomConsumer(AsyncWebsocketConsumer):
                     autoplay.schedule(self.room)
 
     async def _presence(self, delta: int) -> None:
+        """A seat's socket is counted in the database now (its seat may come back or go away,
+        a move); a spectator's with the room's next presence message (`rosters`)."""
+        assert self.room is not None
+        if self.player is None:
+            if delta > 0:
+                self.arrivals = rosters.spectator_came(self.room.pk)
+                self.counted = True
+            else:
+                assert self.arrivals is not None
+                rosters.spectator_left(self.room.pk, self.arrivals)
+            return
         await database_sync_to_async(services.presence_changed)(
             self.room, self.player, delta, PROCESS
         )
         if delta > 0:
             self.counted = True
-        elif self.player is not None:
+        else:
             autoplay.schedule(self.room)  # an away move may start a grace period to time
-        rosters.changed(self.room.pk, player=self.player is not None)
+        rosters.changed(self.room.pk, player=True)
 
     async def _send_snapshot(self) -> None:
         """The board as the database has it now, then the room's messages held meanwhile.

@@ -8,6 +8,12 @@ always told, so every page ends with the right counts.
 
 When only spectators came or went, the room gets just the spectator count
 (`Rendering.spectators_html`, swapped by itself); a change in who is online sends the roster.
+
+Spectators are counted in the database by the same step, not one transaction per socket: their
+arrivals and departures since the last message are written together just before the count is
+read (`spectator_came`, `spectator_left`). A spectator who comes and goes between two messages
+costs the database nothing; sockets that reconnect in a loop cost the room a few transactions a
+second instead of two each (docs/performance.md, "The memory attack, round two").
 """
 
 import asyncio
@@ -16,8 +22,9 @@ import weakref
 
 from channels.db import database_sync_to_async
 
-from .. import announce, outbox
+from .. import announce, outbox, services
 from ..kinds.table import Fragment
+from .presence import PROCESS, Arrivals, forget_arrival
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +41,9 @@ class RoomPresence:
         self.pending = False
         self.players = False
         """Whether a player's presence changed (the whole roster), not only spectators."""
+        self.arrivals = Arrivals()
+        self.departures = 0
+        """Spectator sockets gone whose arrival was written: taken out at the next message."""
         self.task: asyncio.Task[None] | None = None
 
     def changed(self, player: bool) -> None:
@@ -49,26 +59,32 @@ class RoomPresence:
         try:
             while self.pending:
                 players, self.players, self.pending = self.players, False, False
-                await self._tell(players)
+                arrivals, self.arrivals = self.arrivals, Arrivals()
+                arrivals.written = True
+                departures, self.departures = self.departures, 0
+                await self._tell(players, arrivals.sockets, departures)
                 await asyncio.sleep(INTERVAL)
         finally:
             self.task = None
             if self.rooms.get(self.room_id) is self:
                 del self.rooms[self.room_id]
 
-    async def _tell(self, players: bool) -> None:
+    async def _tell(self, players: bool, came: int, left: int) -> None:
         try:
-            await database_sync_to_async(tell_presence)(self.room_id, players)
+            await database_sync_to_async(tell_presence)(self.room_id, players, came, left)
         except Exception:  # the next change tries again; the loop must go on
             log.exception("room %s: presence not told", self.room_id)
 
 
-def tell_presence(room_id: int, players: bool) -> None:
-    """Read and posted to the room's outbox in one step on the database thread, as a join's or
-    a move's news is: so the room hears rosters in the order they were read. Sent through the
-    layer after a hop back to the loop, a roster read just before a player joined could reach
-    the room after the join's own, newer roster, and leave the pages without that player (and
-    their moves' share of the board with no place to go) until the next change."""
+def tell_presence(room_id: int, players: bool, came: int = 0, left: int = 0) -> None:
+    """Spectators' arrivals and departures written, then read and posted to the room's outbox,
+    in one step on the database thread, as a join's or a move's news is: so the room hears
+    rosters in the order they were read. Sent through the layer after a hop back to the loop, a
+    roster read just before a player joined could reach the room after the join's own, newer
+    roster, and leave the pages without that player (and their moves' share of the board with
+    no place to go) until the next change."""
+    if came or left:
+        services.spectators_counted(room_id, came, left, PROCESS)
     outbox.send(room_id, presence_html(room_id, players))
 
 
@@ -82,10 +98,39 @@ _rooms_by_loop: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, 
 )
 
 
-def changed(room_id: int, player: bool) -> None:
-    """A socket of the room opened or closed (`player`: a seated player's, not a spectator's)."""
+def _presence(room_id: int) -> RoomPresence:
     rooms = _rooms_by_loop.setdefault(asyncio.get_running_loop(), {})
     presence = rooms.get(room_id)
     if presence is None:
         presence = rooms[room_id] = RoomPresence(room_id, rooms)
-    presence.changed(player)
+    return presence
+
+
+def changed(room_id: int, player: bool) -> None:
+    """A socket of the room opened or closed (`player`: a seated player's, not a spectator's)."""
+    _presence(room_id).changed(player)
+
+
+def spectator_came(room_id: int) -> Arrivals:
+    """A spectator socket opened: counted with the room's next message. The socket keeps what
+    this returns and gives it back as it leaves."""
+    presence = _presence(room_id)
+    presence.arrivals.sockets += 1
+    presence.changed(player=False)
+    return presence.arrivals
+
+
+def spectator_left(room_id: int, arrivals: Arrivals) -> None:
+    """A spectator socket counted with `arrivals` closed: out with the room's next message."""
+    presence = _presence(room_id)
+    if not forget_arrival(arrivals):
+        presence.departures += 1
+    presence.changed(player=False)
+
+
+async def told(room_id: int) -> None:
+    """Until the room's presence changes so far are written and told: for whoever must read the
+    counts right after a spectator's socket closed (tests)."""
+    presence = _rooms_by_loop.get(asyncio.get_running_loop(), {}).get(room_id)
+    if presence is not None and presence.task is not None:
+        await asyncio.shield(presence.task)

@@ -12,6 +12,7 @@ from django.db.backends.utils import CursorWrapper
 from config.asgi import application
 from games import announce, outbox
 from games.engine import minesweeper as engine
+from games.live import rosters
 from games.models import Game, Move
 
 from .helpers import before_echo, cell_states, connect, receive_until, send, settle
@@ -165,6 +166,7 @@ async def test_a_spectators_move_is_refused_without_the_database(room, ana, monk
     database thread in front of the room's real moves (issue 26, item 7)."""
     spectator = await connect(room, watch=True)
     await before_echo(spectator)  # the connection's own queries are over
+    await rosters.told(room.pk)  # and its count, written with the room's presence message
     queries = []
     execute = CursorWrapper.execute
 
