@@ -27,9 +27,9 @@ from ..kinds import kind_of
 from ..kinds.replays import Step, Timeline, clock, named_stats
 from ..limits import Decision, headers
 from ..models import Game, Room
-from .room_limit import too_many_builds
 from .preview_tags import tags
 from .preview_words import Page
+from .room_limit import too_many_builds
 from .views import find_room, not_found, seat_of
 
 SPEEDS = (0.5, 1, 2, 4, 8)
