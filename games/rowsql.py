@@ -22,7 +22,8 @@ from collections.abc import Mapping, Sequence
 from functools import cache, lru_cache
 from typing import Any
 
-from django.db import connection, models
+from django.conf import settings
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from .identity_memo import IdentityMemo
@@ -187,6 +188,8 @@ def _execute_write(statements: Sequence[tuple[str, Sequence[Any]]]) -> bool:
     its transaction; outside one, SQLite's are wrapped in BEGIN IMMEDIATE ... COMMIT (rolled
     back on any error) and PostgreSQL's single statement commits by itself, as Django's
     autocommit would. Database errors come out as Django's (`wrap_database_errors`)."""
+    if "rowsql" not in settings.SPEED_SHORTCUTS:
+        return _execute_write_public(statements)
     connection.ensure_connection()
     connection.validate_no_broken_transaction()
     native = connection.connection
@@ -206,6 +209,16 @@ def _execute_write(statements: Sequence[tuple[str, Sequence[Any]]]) -> bool:
         finally:
             cursor.close()
     return changed
+
+
+def _execute_write_public(statements: Sequence[tuple[str, Sequence[Any]]]) -> bool:
+    """`_execute_write` through Django's public `atomic` and cursor."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        for sql, values in statements:
+            cursor.execute(sql, values)
+            if cursor.rowcount != 1:
+                return False
+    return True
 
 
 _BEGIN = "BEGIN IMMEDIATE"

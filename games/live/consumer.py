@@ -133,7 +133,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
         a traceback per socket. Instead: one line, the presence count undone, and a close htmx
         retries: a refused handshake before accept, 1013 (try again later) after."""
         try:
-            await self._serve(scope, receive, send)
+            if "serve" in settings.SPEED_SHORTCUTS:
+                await self._serve(scope, receive, send)
+            else:
+                await super().__call__(scope, receive, send)
         except LAYER_ERRORS as error:
             warn(
                 log, "layer_unavailable", "room socket closed, channel layer unavailable: %s", error
@@ -550,6 +553,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         call here goes through `database_sync_to_async`, which closes stale connections itself,
         so the trip bought nothing and queued behind the moves of the whole process
         (docs/performance.md)."""
+        if "dispatch" not in settings.SPEED_SHORTCUTS:
+            await super().dispatch(message)
+            return
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")

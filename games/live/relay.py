@@ -37,6 +37,7 @@ import weakref
 from typing import Any, Protocol
 
 from channels.layers import InMemoryChannelLayer, get_channel_layer
+from django.conf import settings
 
 from .. import audiences, metrics, outbox
 from ..log_limit import warn
@@ -144,7 +145,9 @@ class Subscription:
         """Whether no one but this subscription is in the room's group: only the in-memory layer
         tells (its `groups`, not published: without it the layer carries every message, as
         before), and there everyone is in this process."""
-        if not isinstance(self.layer, InMemoryChannelLayer):
+        if "relay" not in settings.SPEED_SHORTCUTS or not isinstance(
+            self.layer, InMemoryChannelLayer
+        ):
             return False
         return getattr(self.layer, "groups", {}).get(self.group, {}).keys() == {self.channel}
 

@@ -24,6 +24,8 @@ from games.live import sockets as live_sockets
 
 from .helpers import ORIGIN, TIMEOUT
 
+pytestmark = pytest.mark.usefixtures("shortcuts_on")
+
 
 async def test_the_connection_is_found_in_the_send_daphne_gives_a_consumer():
     given = []

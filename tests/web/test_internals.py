@@ -20,6 +20,7 @@ from autobahn.twisted import websocket as autobahn_websocket
 from autobahn.twisted.websocket import WebSocketAdapterProtocol
 from channels.consumer import AsyncConsumer
 from daphne.ws_protocol import WebSocketProtocol
+from django.conf import settings as django_settings
 from django.db import DEFAULT_DB_ALIAS, connections
 from twisted.internet import tcp
 from twisted.internet.interfaces import ITCPTransport
@@ -108,10 +109,12 @@ def test_installing_twice_patches_once(patched):
 
 
 def test_the_asgi_entry_point_installs_the_patch():
+    """The close codes always (a safety touch); the reader only with its shortcut on."""
     import config.asgi  # noqa: F401  (calls games.live.shutdown.install)
 
     assert WebSocketProtocol.serverClose.lets_registered_codes_through
-    assert WebSocketProtocol.dataReceived.skips_debug_line
+    reads = "reads" in django_settings.SPEED_SHORTCUTS
+    assert getattr(WebSocketProtocol.dataReceived, "skips_debug_line", False) is reads
 
 
 def test_the_asgi_entry_point_keeps_the_start_out_of_the_garbage_collector():
@@ -140,6 +143,7 @@ def test_autobahns_reader_still_only_logs_and_parses(autobahns_reader):
     assert daphne_reads.reader_fits()
 
 
+@pytest.mark.usefixtures("shortcuts_on")
 def test_incoming_bytes_go_to_the_parser_without_the_debug_line(autobahns_reader, monkeypatch):
     def no_formatting(*args):
         raise AssertionError("the debug line's arguments were formatted")
@@ -155,6 +159,7 @@ def test_incoming_bytes_go_to_the_parser_without_the_debug_line(autobahns_reader
         WebSocketAdapterProtocol.dataReceived(a_protocol([]), b"")
 
 
+@pytest.mark.usefixtures("shortcuts_on")
 def test_a_changed_reader_is_left_alone_with_a_warning(monkeypatch, caplog):
     def changed(protocol, data):
         protocol.count_bytes(data)

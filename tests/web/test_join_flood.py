@@ -165,6 +165,7 @@ def open_socket(limit: int) -> tuple[WebSocketProtocol, StringTransport]:
     return protocol, wire
 
 
+@pytest.mark.usefixtures("shortcuts_on")
 def test_the_framed_path_keeps_the_same_size_limit_as_autobahn():
     """At the cap a message goes out either way; one byte over, autobahn refuses it and the
     frame written straight to the transport is not made either (the caller then sends the

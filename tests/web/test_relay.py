@@ -148,6 +148,7 @@ async def test_a_group_that_cannot_be_joined_refuses_the_socket_and_keeps_nothin
     await relay.leave(GROUP, socket)
 
 
+@pytest.mark.usefixtures("shortcuts_on")
 async def test_a_message_from_this_process_reaches_its_sockets_here_without_the_layer(
     local_layer, monkeypatch
 ):
