@@ -22,8 +22,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from . import metrics
-from .asgiref_loop import server_loop
 from .log_limit import warn
+from .patches.asgiref_loop import server_loop
 
 
 def group_name(room_id: int) -> str:

@@ -17,9 +17,7 @@ import logging
 import sys
 import time
 
-from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
-from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from daphne.ws_protocol import WebSocketProtocol
@@ -33,10 +31,11 @@ from ..log_limit import warn
 from ..messages import BadMessage, Command, Hover, Message, TooLarge, parse_message
 from ..models import Player, Room, is_room_code
 from ..outbox import LAYER_ERRORS, group_name
+from ..patches import channels_consumer, daphne_frames, shortcut, twisted_backlog
+from ..patches.daphne_close_codes import fail_with_close_frame
 from . import (
     autoplay,
     bot_sockets,
-    daphne_frames,
     flood,
     heartbeat,
     layer_watch,
@@ -44,9 +43,7 @@ from . import (
     rosters,
     snapshots,
     sockets,
-    twisted_backlog,
 )
-from .daphne_close_codes import fail_with_close_frame
 from .delayed import DelayedSender, Full
 from .flood import MESSAGES_BURST, MESSAGES_PER_SECOND, TOO_FAST, TokenBucket, move_wait
 from .fragments import cursor_html, error_html
@@ -133,8 +130,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         a traceback per socket. Instead: one line, the presence count undone, and a close htmx
         retries: a refused handshake before accept, 1013 (try again later) after."""
         try:
-            if "serve" in settings.SPEED_SHORTCUTS:
-                await self._serve(scope, receive, send)
+            if shortcut("serve"):  # Channels' own, less a task per frame
+                await channels_consumer.serve(self, scope, receive, send)
             else:
                 await super().__call__(scope, receive, send)
         except LAYER_ERRORS as error:
@@ -151,20 +148,6 @@ class RoomConsumer(AsyncWebsocketConsumer):
             # Every way out: a disconnect, an error, a cancelled consumer. The presence count
             # and the relay's reference would otherwise outlive the socket.
             await self._leave()
-
-    async def _serve(self, scope, receive, send) -> None:
-        """Channels' `AsyncConsumer.__call__` for a consumer without a channel of its own: each
-        message is awaited straight from the server. Channels' `await_many_dispatch` makes a
-        task and an `asyncio.wait` per message, two more turns of the event loop before a move
-        reaches `receive` (docs/performance.md)."""
-        self.scope = scope
-        self.channel_layer = None
-        self.base_send = send
-        try:
-            while True:
-                await self.dispatch(await receive())
-        except StopConsumer:
-            pass
 
     async def connect(self) -> None:
         code = self.scope["url_route"]["kwargs"]["code"]
@@ -548,18 +531,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.hover_task = self.snapshot_task = None
 
     async def dispatch(self, message: dict) -> None:
-        """Channels' `dispatch`, less its `aclose_old_connections()`: a trip to the one database
-        thread before every message from the browser, pointer positions included. Every database
-        call here goes through `database_sync_to_async`, which closes stale connections itself,
-        so the trip bought nothing and queued behind the moves of the whole process
-        (docs/performance.md)."""
-        if "dispatch" not in settings.SPEED_SHORTCUTS:
+        """Channels' own, or the same less its database trip per frame (`channels_consumer`)."""
+        if shortcut("dispatch"):
+            await channels_consumer.dispatch(self, message)
+        else:
             await super().dispatch(message)
-            return
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
 
 
 @database_sync_to_async

@@ -36,12 +36,12 @@ import secrets
 import weakref
 from typing import Any, Protocol
 
-from channels.layers import InMemoryChannelLayer, get_channel_layer
-from django.conf import settings
+from channels.layers import get_channel_layer
 
 from .. import audiences, metrics, outbox
 from ..log_limit import warn
 from ..outbox import LAYER_ERRORS
+from ..patches import inmemory_groups, shortcut
 from . import shutdown
 from .reorder import Order, Reorder
 from .snapshots import SnapshotCache
@@ -142,14 +142,8 @@ class Subscription:
 
     @property
     def alone(self) -> bool:
-        """Whether no one but this subscription is in the room's group: only the in-memory layer
-        tells (its `groups`, not published: without it the layer carries every message, as
-        before), and there everyone is in this process."""
-        if "relay" not in settings.SPEED_SHORTCUTS or not isinstance(
-            self.layer, InMemoryChannelLayer
-        ):
-            return False
-        return getattr(self.layer, "groups", {}).get(self.group, {}).keys() == {self.channel}
+        """Whether no one but this subscription is in the room's group (`inmemory_groups`)."""
+        return shortcut("relay") and inmemory_groups.alone(self.layer, self.group, self.channel)
 
     async def _forward_each(self, texts: dict[str, str]) -> None:
         """One message, a text per audience: each socket gets the one its keys pick first."""

@@ -1,8 +1,8 @@
 """The private internals of pinned libraries the app touches, checked on the pinned versions.
 
 Each module that touches one says why; these tests fail, by name, when an upgrade of Daphne,
-autobahn, Twisted, asgiref, Channels or Django changes what it relies on (`games.live.twisted_backlog`: Twisted's
-send buffer). (`games.live.daphne_frames` has its own, in `test_framed.py`.) docs/operations.md, "Library internals", says what to do then.
+autobahn, Twisted, asgiref, Channels or Django changes what it relies on (`games.patches.twisted_backlog`: Twisted's
+send buffer). (`games.patches.daphne_frames` has its own, in `test_framed.py`.) docs/operations.md, "Library internals", says what to do then.
 """
 
 import asyncio
@@ -26,9 +26,8 @@ from twisted.internet import tcp
 from twisted.internet.interfaces import ITCPTransport
 from twisted.internet.testing import MemoryReactorClock, StringTransport
 
-from games.asgiref_loop import server_loop
-from games.live import daphne_close_codes, daphne_reads, twisted_backlog
-from games.live.consumer import RoomConsumer
+from games.patches import channels_consumer, daphne_close_codes, daphne_reads, twisted_backlog
+from games.patches.asgiref_loop import server_loop
 
 from .test_framed import open_socket
 
@@ -173,7 +172,7 @@ def test_a_changed_reader_is_left_alone_with_a_warning(monkeypatch, caplog):
 
 @pytest.mark.parametrize("thread_sensitive", [True, False])
 async def test_a_sync_to_async_thread_knows_its_event_loop(thread_sensitive):
-    """asgiref notes the loop in `SyncToAsync.threadlocal`, which `games.asgiref_loop` reads."""
+    """asgiref notes the loop in `SyncToAsync.threadlocal`, which `games.patches.asgiref_loop` reads."""
 
     def inside():
         local = SyncToAsync.threadlocal
@@ -224,17 +223,17 @@ def test_a_transport_without_the_buffer_means_no_limit_and_one_warning(monkeypat
 
 
 def test_channels_consumer_entry_still_sets_only_what_serve_sets():
-    """`RoomConsumer._serve` stands in for Channels' `AsyncConsumer.__call__` (without its
+    """`channels_consumer.serve` stands in for Channels' `AsyncConsumer.__call__` (without its
     `await_many_dispatch`): it sets the attributes that one sets for a consumer without a
     channel layer. An upgrade that sets another fails here, naming it."""
     source = inspect.getsource(AsyncConsumer.__call__)
     assigned = set(re.findall(r"self\.(\w+) =", source))
     assert assigned == {"scope", "channel_layer", "channel_name", "channel_receive", "base_send"}
-    assert "channel_name" not in inspect.getsource(RoomConsumer._serve)  # a layer's only
+    assert "channel_name" not in inspect.getsource(channels_consumer.serve)  # a layer's only
 
 
 def test_djangos_connection_keeps_what_the_move_write_uses():
-    """`games.rowsql._execute_write` writes on the driver's cursor under Django's own error
+    """`games.patches.django_cursor` writes on the driver's cursor under Django's own error
     wrapping, transaction state and query log (tests/web/test_rowsql.py runs it)."""
     wrapper = connections[DEFAULT_DB_ALIAS]
     for name in ("connection", "autocommit", "wrap_database_errors", "queries_log"):

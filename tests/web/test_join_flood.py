@@ -23,9 +23,9 @@ from config.asgi import application
 from games import services
 from games.kinds.minesweeper import render as minesweeper_render
 from games.kinds.roster import ROSTER_SHOWN
-from games.live import daphne_frames
-from games.live.daphne_frames import MESSAGE_LIMIT_BYTES
 from games.models import Player
+from games.patches import daphne_frames
+from games.patches.daphne_frames import MESSAGE_LIMIT_BYTES
 from tests import servers
 from tests.conftest import ORIGIN
 

@@ -20,14 +20,15 @@ import re
 from typing import Any
 
 from daphne.ws_protocol import WebSocketProtocol
-from django.conf import settings
+
+from .switch import shortcut
 
 log = logging.getLogger(__name__)
 
 
 def install() -> None:
     """Patch Daphne's protocol for this process; a second call changes nothing."""
-    if "reads" not in settings.SPEED_SHORTCUTS:
+    if not shortcut("reads"):
         return
     if getattr(WebSocketProtocol.dataReceived, "skips_debug_line", False):
         return
