@@ -219,7 +219,7 @@ else:
         "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1000}}
     }
 
-SPEED_SHORTCUTS_ALL = frozenset({"frames", "reads", "relay", "serve", "dispatch", "rowsql"})
+SPEED_SHORTCUTS_ALL = frozenset({"frames", "dispatch"})
 """Every speed-only shortcut through a library's private parts (`games.patches`)."""
 
 

@@ -130,10 +130,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         a traceback per socket. Instead: one line, the presence count undone, and a close htmx
         retries: a refused handshake before accept, 1013 (try again later) after."""
         try:
-            if shortcut("serve"):  # Channels' own, less a task per frame
-                await channels_consumer.serve(self, scope, receive, send)
-            else:
-                await super().__call__(scope, receive, send)
+            await super().__call__(scope, receive, send)
         except LAYER_ERRORS as error:
             warn(
                 log, "layer_unavailable", "room socket closed, channel layer unavailable: %s", error

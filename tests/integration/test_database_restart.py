@@ -30,7 +30,7 @@ SOMETHING_WENT_WRONG = "Something went wrong on the server; nothing changed."
 ATTEMPTS = 12
 """More than the connections the app's pool may hold (`DATABASE_POOL_SIZE`, 10): each dropped
 one fails at most one call before the pool discards it."""
-ALL_BUT_DISPATCH = "frames,reads,relay,serve,rowsql"
+ALL_BUT_DISPATCH = "frames"
 
 
 @pytest.fixture(scope="module", params=["on", ALL_BUT_DISPATCH], ids=["shortcut", "channels"])
