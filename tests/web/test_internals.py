@@ -1,8 +1,10 @@
-"""The private internals of pinned libraries the app touches, checked on the pinned versions.
+"""The private internals of pinned libraries the app touches (games/patches), checked on the
+pinned versions.
 
-Each module that touches one says why; these tests fail, by name, when an upgrade of Daphne,
-autobahn, Twisted, asgiref, Channels or Django changes what it relies on (`games.patches.twisted_backlog`: Twisted's
-send buffer). (`games.patches.daphne_frames` has its own, in `test_framed.py`.) docs/operations.md, "Library internals", says what to do then.
+Each module of games/patches says why it touches one; these tests fail, by name, when an upgrade
+of Daphne, autobahn, Twisted, asgiref or Channels changes what it relies on.
+(`games.patches.daphne_frames` has its own, in `test_framed.py`.) docs/operations.md, "Library
+internals", says what to do then.
 """
 
 import asyncio
