@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 HOST ?= 127.0.0.1
 PORT ?= 8000
-# The websocket message and frame limits, both ways (games/live/daphne_frames.py, MESSAGE_LIMIT_BYTES).
+# The websocket message and frame limits, both ways (games/patches/daphne_frames.py, MESSAGE_LIMIT_BYTES).
 WEBSOCKET_LIMITS := --websocket-max-message-size 1048576 --websocket-max-frame-size 1048576
 # The lone server keeps its threads on one CPU (games/live/server_cpu.py); `make run SERVER_CPU=off` does not.
 SERVER_CPU ?= auto

@@ -4,7 +4,7 @@ Daphne fan-out (bench/echo_app.py: no Django, layer or database) beside ours (be
     python -m bench.echo [--clients 2 100] [--messages 300]
 
 For each path (`asgi`: Daphne's own send per socket; `framed`: framed once, written to each
-connection as games/live/daphne_frames.py does) it runs one Daphne, N sockets (bench/echo_client.js),
+connection as games/patches/daphne_frames.py does) it runs one Daphne, N sockets (bench/echo_client.js),
 one of them sending 170-byte frames paced as the probe paces moves, and reads Daphne's CPU over
 the sends. The slope between N=2 and N=100 is the cost of one more socket per message. About 40 s.
 """

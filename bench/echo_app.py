@@ -3,7 +3,7 @@
 Every websocket is accepted and kept; a text frame from any of them goes to all the others,
 either through the ASGI `send` Daphne gives each socket (`ECHO_PATH=asgi`, Channels' way and
 autobahn's framing per socket) or framed once and written to each connection as the app does
-(`ECHO_PATH=framed`, games/live/daphne_frames.py). No Django, no channel layer, no database:
+(`ECHO_PATH=framed`, games/patches/daphne_frames.py). No Django, no channel layer, no database:
 what is left is Daphne, autobahn and Twisted.
 
     ECHO_PATH=framed daphne -b 127.0.0.1 -p 8765 bench.echo_app:application
@@ -11,7 +11,7 @@ what is left is Daphne, autobahn and Twisted.
 
 import os
 
-from games.live import daphne_frames
+from games.patches import daphne_frames
 
 FRAMED = os.environ.get("ECHO_PATH", "framed") == "framed"
 _sockets: dict[int, tuple[object, object]] = {}

@@ -286,8 +286,8 @@ SOCKET_PATH = (
     "untilConcludes (twisted/python/util.py)",
     "FileDescriptor.startWriting (twisted/internet/abstract.py)",
     "FileDescriptor.stopWriting (twisted/internet/abstract.py)",
-    "send (games/live/daphne_frames.py)",
-    "_write_now (games/live/daphne_frames.py)",
+    "send (games/patches/daphne_frames.py)",
+    "_write_now (games/patches/daphne_frames.py)",
     "EpollSelector.select (selectors.py)",
 )
 """Where a socket's share of a message goes: Twisted's write of it (the `send` system call

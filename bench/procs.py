@@ -36,7 +36,7 @@ WEBSOCKET_LIMITS = [
     "--websocket-max-frame-size",
     "1048576",
 ]
-"""As `make run` and the container set them (games/live/daphne_frames.py, MESSAGE_LIMIT_BYTES)."""
+"""As `make run` and the container set them (games/patches/daphne_frames.py, MESSAGE_LIMIT_BYTES)."""
 
 _children: list[subprocess.Popen[bytes]] = []
 

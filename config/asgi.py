@@ -18,12 +18,13 @@ django_asgi_app = get_asgi_application()
 from channels.layers import InMemoryChannelLayer, get_channel_layer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from games import sqlite_checkpoints  # noqa: E402
+from games import patches, sqlite_checkpoints  # noqa: E402
 from games.live import glibc_malloc, server_cpu, shutdown  # noqa: E402
 from games.live.origin import SameOriginValidator  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
 from games.live.socket_session import ReadOnlySessionStack  # noqa: E402
 
+patches.install()
 shutdown.install()
 glibc_malloc.keep_large_blocks_mapped()
 server_cpu.keep_in_server(

@@ -221,6 +221,31 @@ else:
         "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1000}}
     }
 
+SPEED_SHORTCUTS_ALL = frozenset({"frames", "dispatch"})
+"""Every speed-only shortcut through a library's private parts (`games.patches`)."""
+
+
+def speed_shortcuts(value: str) -> frozenset[str]:
+    """`SPEED_SHORTCUTS`: `on` (all), `off` (none: every library's public path), or the names of
+    those to keep, comma-separated (to measure one against the others); anything else stops the
+    start. Safety touches (the output limit, the close codes) are not shortcuts: always on."""
+    value = value.strip().lower()
+    if value in ("", "on"):
+        return SPEED_SHORTCUTS_ALL
+    if value == "off":
+        return frozenset()
+    names = frozenset(name.strip() for name in value.split(",") if name.strip())
+    if not names <= SPEED_SHORTCUTS_ALL:
+        raise ImproperlyConfigured(
+            f"SPEED_SHORTCUTS={value!r}: use 'on', 'off' or some of "
+            f"{', '.join(sorted(SPEED_SHORTCUTS_ALL))}."
+        )
+    return names
+
+
+SPEED_SHORTCUTS = speed_shortcuts(os.environ.get("SPEED_SHORTCUTS", "on"))
+"""The speed shortcuts on in this process (docs/operations.md, "Library internals")."""
+
 SERVER_CPU = os.environ.get("SERVER_CPU", "off")
 """`off`, `auto` or a CPU number: a server process's threads on one CPU (`games.live.server_cpu`);
 `make run` sets `auto`."""

@@ -22,8 +22,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from . import metrics
-from .asgiref_loop import server_loop
 from .log_limit import warn
+from .patches.asgiref_loop import server_loop
 
 
 def group_name(room_id: int) -> str:
@@ -40,14 +40,14 @@ LAYER_ERRORS = (OSError, RedisConnectionError, RedisTimeoutError)
 """The channel layer (Redis) is unreachable. A move is committed before it is broadcast, so a lost
 broadcast must not fail the request: clients resync from the snapshot every (re)connect sends."""
 
-LocalDelivery = Callable[[str, dict[str, Any]], Awaitable[bool]]
+LocalDelivery = Callable[[str, dict[str, Any]], Awaitable[None]]
 _local_delivery: LocalDelivery | None = None
 
 
 def deliver_locally_with(deliver: LocalDelivery) -> None:
     """The live layer's way to hand a message to this process's own sockets of a room at once
-    (`live.relay.hear_here`), set by it, as this module lies below it: it returns whether the
-    layer need not carry the message too (no other process has the room)."""
+    (`live.relay.hear_here`), set by it, as this module lies below it; the layer then carries
+    the message to the other processes."""
     global _local_delivery
     _local_delivery = deliver
 
@@ -135,8 +135,9 @@ async def _deliver(outbox: asyncio.Queue) -> None:
     while True:
         group, message, started = await outbox.get()
         try:
-            if _local_delivery is None or not await _local_delivery(group, message):
-                await get_channel_layer().group_send(group, message)
+            if _local_delivery is not None:
+                await _local_delivery(group, message)
+            await get_channel_layer().group_send(group, message)
             if started is not None:
                 metrics.move_broadcast(started)
         except LAYER_ERRORS as error:

@@ -10,19 +10,19 @@ as through the ORM, on SQLite and PostgreSQL alike (tests/web/test_rowsql.py com
 
 No signals are sent: nothing in the project listens to the saves of games and moves.
 
-A move's write goes to the database driver's own cursor (`_execute_write`), not Django's
-wrapper: on a move that arrives after a pause, as a player's do, Django's transaction and
-cursor layers cost 0.2 ms of the move's 1 ms (docs/performance.md). Errors still come out as
-Django's, and queries are still logged where Django would log them.
+A move's write goes through Django's cursor, in `atomic` where it is more than one statement
+(SQLite). It once went to the driver's own cursor, under Django's private connection state; that
+bought no tenth of a move's CPU when measured against this (docs/operations.md, "Library
+internals"), and was dropped.
 """
 
 import json
-import time
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from functools import cache, lru_cache
 from typing import Any
 
-from django.db import connection, models
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from .identity_memo import IdentityMemo
@@ -182,53 +182,18 @@ def _move_values(move: MoveRow) -> list[Any]:
 
 
 def _execute_write(statements: Sequence[tuple[str, Sequence[Any]]]) -> bool:
-    """The statements on the driver's cursor, in one transaction: each after the first only if
-    the one before it changed a row; whether the last did. Inside an `atomic` block they join
-    its transaction; outside one, SQLite's are wrapped in BEGIN IMMEDIATE ... COMMIT (rolled
-    back on any error) and PostgreSQL's single statement commits by itself, as Django's
-    autocommit would. Database errors come out as Django's (`wrap_database_errors`)."""
-    connection.ensure_connection()
-    connection.validate_no_broken_transaction()
-    native = connection.connection
-    begin = connection.vendor == "sqlite" and connection.autocommit
-    with connection.wrap_database_errors:
-        cursor = native.cursor()
-        try:
-            if begin:
-                _execute(cursor, _BEGIN, ())
-            changed = all(_execute(cursor, sql, values) == 1 for sql, values in statements)
-            if begin:
-                _execute(cursor, "COMMIT", ())
-        except BaseException:
-            if begin:
-                native.rollback()
-            raise
-        finally:
-            cursor.close()
-    return changed
-
-
-_BEGIN = "BEGIN IMMEDIATE"
-"""What Django's SQLite backend starts an `atomic` block with under `transaction_mode`
-IMMEDIATE (config/settings.py): the write lock is taken at once, as the UPDATE would."""
-
-
-def _execute(cursor: Any, sql: str, values: Sequence[Any]) -> int:
-    """One statement; the rows it changed. Logged as Django's debug cursor logs them (DEBUG,
-    the tests' query counts)."""
-    started = time.monotonic()
-    cursor.execute(_native_sql(sql, connection.vendor), values)
-    if connection.queries_logged:
-        seconds = time.monotonic() - started
-        connection.queries_log.append({"sql": sql, "time": f"{seconds:.3f}"})
-    return cursor.rowcount
-
-
-@lru_cache(maxsize=64)
-def _native_sql(sql: str, vendor: str) -> str:
-    """The driver's own placeholders: SQLite's `?` where Django's wrapper turns `%s` into them
-    on every call (the SQL here has no other `%`)."""
-    return sql.replace("%s", "?") if vendor == "sqlite" else sql
+    """The statements in one transaction: each after the first only if the one before it
+    changed a row; whether the last did. PostgreSQL's single statement commits by itself in
+    autocommit, as a transaction of its own: no BEGIN and COMMIT round trips around it."""
+    with (
+        transaction.atomic() if len(statements) > 1 else nullcontext(),
+        connection.cursor() as cursor,
+    ):
+        for sql, values in statements:
+            cursor.execute(sql, values)
+            if cursor.rowcount != 1:
+                return False
+    return True
 
 
 def _prepared(game: Game, name: str) -> Any:

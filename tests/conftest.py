@@ -74,6 +74,13 @@ def no_room_cap(settings):
     )
 
 
+@pytest.fixture
+def shortcuts_on(settings):
+    """Every speed shortcut on (`SPEED_SHORTCUTS`), for the tests of the shortcuts themselves:
+    CI runs the websocket tests once more with them off, where these would test nothing."""
+    settings.SPEED_SHORTCUTS = settings.SPEED_SHORTCUTS_ALL
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
     """Browser tests last: Playwright's sync API keeps an event loop running in the main thread

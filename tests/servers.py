@@ -43,7 +43,7 @@ WEBSOCKET_LIMITS = [
     "--websocket-max-frame-size",
     "1048576",
 ]
-"""As `make run` and the container set them (games/live/daphne_frames.py, MESSAGE_LIMIT_BYTES)."""
+"""As `make run` and the container set them (games/patches/daphne_frames.py, MESSAGE_LIMIT_BYTES)."""
 STOP_SECONDS = 10
 
 

@@ -1,13 +1,17 @@
 """The lock files (requirements/*.lock, written by `make lock`) agree with pyproject.toml: every
-package pyproject pins is locked at that version with its hashes, so `make`, CI and the Dockerfile,
-which install from the locks, get what pyproject says. A dependency changed without `make lock`
-fails here."""
+package pyproject names is locked, with its hashes, at a version it allows, so `make`, CI and the
+Dockerfile, which install from the locks, get what pyproject says. A dependency changed without
+`make lock` fails here. pyproject pins exactly (==) the libraries whose internals games/patches
+touches, and only those (`games.patches.PINNED`); the rest allow compatible releases (~=)."""
 
 import re
 import tomllib
 from pathlib import Path
 
 import pytest
+from packaging.specifiers import SpecifierSet
+
+from games.patches import PINNED
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -19,11 +23,12 @@ LOCKS = {
 
 
 def pins(requirements: list[str]) -> dict[str, str]:
-    """`name==version` pins by normalised name (extras and comments dropped)."""
+    """`name==version` or `name~=version` specifiers by normalised name (extras and comments
+    dropped)."""
     found = {}
     for requirement in requirements:
-        match = re.match(r"([A-Za-z0-9_.-]+)(\[[^\]]*\])?==([^\s;]+)", requirement)
-        assert match, f"not pinned with ==: {requirement!r}"
+        match = re.match(r"([A-Za-z0-9_.-]+)(\[[^\]]*\])?((?:==|~=)[^\s;]+)", requirement)
+        assert match, f"neither pinned (==) nor compatible (~=): {requirement!r}"
         found[normalised(match[1])] = match[3]
     return found
 
@@ -45,7 +50,21 @@ def test_every_pinned_dependency_is_locked_at_its_version(lock: str) -> None:
     for extra in LOCKS[lock]:
         wanted |= pins(PYPROJECT["project"]["optional-dependencies"][extra])
     have = locked(lock)
-    assert {name: have.get(name) for name in wanted} == wanted
+    outside = {
+        name: (spec, have.get(name))
+        for name, spec in wanted.items()
+        if have.get(name) is None or have[name] not in SpecifierSet(spec)
+    }
+    assert outside == {}
+
+
+def test_exactly_the_libraries_whose_internals_are_touched_are_pinned_exactly() -> None:
+    exact = {
+        name
+        for name, spec in pins(PYPROJECT["project"]["dependencies"]).items()
+        if spec.startswith("==")
+    }
+    assert exact == PINNED
 
 
 @pytest.mark.parametrize("lock", LOCKS)

@@ -43,11 +43,11 @@ from channels.db import database_sync_to_async
 from django.utils import timezone
 
 from .. import services
-from ..asgiref_loop import server_loop
 from ..kinds import kind_of
 from ..kinds.table import Computer
 from ..models import Game, Room
 from ..outbox import group_name
+from ..patches.asgiref_loop import server_loop
 from . import relay
 
 log = logging.getLogger(__name__)

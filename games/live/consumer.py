@@ -19,9 +19,7 @@ import sys
 import time
 from collections.abc import Collection
 
-from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
-from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from daphne.ws_protocol import WebSocketProtocol
@@ -36,10 +34,11 @@ from ..log_limit import warn
 from ..messages import BadMessage, Command, Hover, Message, TooLarge, parse_message
 from ..models import Player, Room, is_room_code
 from ..outbox import LAYER_ERRORS, group_name
+from ..patches import channels_consumer, daphne_frames, shortcut, twisted_backlog
+from ..patches.daphne_close_codes import fail_with_close_frame
 from . import (
     autoplay,
     bot_sockets,
-    daphne_frames,
     flood,
     heartbeat,
     layer_watch,
@@ -47,9 +46,7 @@ from . import (
     rosters,
     snapshots,
     sockets,
-    twisted_backlog,
 )
-from .daphne_close_codes import fail_with_close_frame
 from .delayed import DelayedSender, Full
 from .flood import FLOOD_REASON, MESSAGES, TOO_FAST, move_budget
 from .fragments import cursor_html, error_html
@@ -142,7 +139,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         a traceback per socket. Instead: one line, the presence count undone, and a close htmx
         retries: a refused handshake before accept, 1013 (try again later) after."""
         try:
-            await self._serve(scope, receive, send)
+            await super().__call__(scope, receive, send)
         except LAYER_ERRORS as error:
             warn(
                 log, "layer_unavailable", "room socket closed, channel layer unavailable: %s", error
@@ -157,20 +154,6 @@ class RoomConsumer(AsyncWebsocketConsumer):
             # Every way out: a disconnect, an error, a cancelled consumer. The presence count
             # and the relay's reference would otherwise outlive the socket.
             await self._leave()
-
-    async def _serve(self, scope, receive, send) -> None:
-        """Channels' `AsyncConsumer.__call__` for a consumer without a channel of its own: each
-        message is awaited straight from the server. Channels' `await_many_dispatch` makes a
-        task and an `asyncio.wait` per message, two more turns of the event loop before a move
-        reaches `receive` (docs/performance.md)."""
-        self.scope = scope
-        self.channel_layer = None
-        self.base_send = send
-        try:
-            while True:
-                await self.dispatch(await receive())
-        except StopConsumer:
-            pass
 
     async def connect(self) -> None:
         code = self.scope["url_route"]["kwargs"]["code"]
@@ -597,15 +580,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.hover_task = self.snapshot_task = None
 
     async def dispatch(self, message: dict) -> None:
-        """Channels' `dispatch`, less its `aclose_old_connections()`: a trip to the one database
-        thread before every message from the browser, pointer positions included. Every database
-        call here goes through `database_sync_to_async`, which closes stale connections itself,
-        so the trip bought nothing and queued behind the moves of the whole process
-        (docs/performance.md)."""
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
+        """Channels' own, or the same less its database trip per frame (`channels_consumer`)."""
+        if shortcut("dispatch"):
+            await channels_consumer.dispatch(self, message)
+        else:
+            await super().dispatch(message)
 
 
 @database_sync_to_async

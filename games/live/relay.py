@@ -15,10 +15,11 @@ it once (`daphne_frames`).
 
 A room's message sent from this process (a move's, through `outbox`) reaches the room's sockets
 here at once, from the outbox's task (`hear_here`), instead of going round the layer and back:
-with one process (the in-memory layer, `make run`) the layer is skipped altogether; with several,
-it still carries the message to the others, and the copy that comes back here is skipped by its
-`origin`. That took the layer's copy, a queue and a task wake-up off every move's path, and a
-Redis round trip in production (docs/performance.md).
+the layer still carries the message to the others, and the copy that comes back here is skipped
+by its `origin`. That took a queue, a task wake-up and a Redis round trip off the path of this
+process's sockets (docs/performance.md). (With one process the layer's copy could be skipped
+too, but only the in-memory layer's private `groups` tells; that bought no tenth of a move's CPU
+and was dropped: docs/operations.md, "Library internals".)
 
 Each room's subscription also keeps the room's snapshot for its sockets here (`snapshots`): every
 message it hears may change what a snapshot shows and drops the kept one, except those sent with
@@ -36,7 +37,7 @@ import secrets
 import weakref
 from typing import Any, Protocol
 
-from channels.layers import InMemoryChannelLayer, get_channel_layer
+from channels.layers import get_channel_layer
 
 from .. import audiences, metrics, outbox
 from ..log_limit import warn
@@ -139,15 +140,6 @@ class Subscription:
         else:
             await self._forward_each(texts)
 
-    @property
-    def alone(self) -> bool:
-        """Whether no one but this subscription is in the room's group: only the in-memory layer
-        tells (its `groups`, not published: without it the layer carries every message, as
-        before), and there everyone is in this process."""
-        if not isinstance(self.layer, InMemoryChannelLayer):
-            return False
-        return getattr(self.layer, "groups", {}).get(self.group, {}).keys() == {self.channel}
-
     async def _forward_each(self, texts: dict[str, str]) -> None:
         """One message, a text per audience: each socket gets the one its keys pick first."""
         takers: dict[str, list[Socket]] = {}
@@ -239,17 +231,16 @@ async def leave(group: str, socket: Socket) -> None:
         await subscription.close()
 
 
-async def hear_here(group: str, message: dict[str, Any]) -> bool:
-    """`message` (sent to `group` from this process) to the room's sockets here at once; whether
-    the layer need not carry it as well. Marked with this process's `ORIGIN` when it is heard
+async def hear_here(group: str, message: dict[str, Any]) -> None:
+    """`message` (sent to `group` from this process) to the room's sockets here at once, before
+    the layer carries it to the others. Marked with this process's `ORIGIN` when it is heard
     here, so that the copy the layer brings back is not heard twice."""
     subscription = _rooms().get(group)
     joined = subscription is not None and subscription.joined.done()
     if subscription is None or not joined or subscription.joined.exception() is not None:
-        return False
+        return
     message["origin"] = ORIGIN
     await subscription.hear(message)
-    return subscription.alone
 
 
 outbox.deliver_locally_with(hear_here)

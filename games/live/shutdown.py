@@ -3,7 +3,8 @@
 Daphne cancels its applications on shutdown and drops the connections without a close frame.
 Browsers would reconnect after that too (1006), but 1012 says what happened and works the same
 behind any proxy. Only under Daphne's Twisted reactor; test clients have none. Daphne would
-refuse to send 1012 at all, as it refuses 1008 and 1013: `daphne_close_codes` lets them through.
+refuse to send 1012 at all, as it refuses 1008 and 1013: `games.patches.daphne_close_codes` lets
+them through.
 """
 
 import asyncio
@@ -11,7 +12,7 @@ import contextvars
 import sys
 from typing import Any
 
-from . import daphne_close_codes, daphne_reads, heartbeat
+from . import heartbeat
 from .presence import forget_presence
 from .sockets import open_sockets
 
@@ -20,10 +21,8 @@ TRY_AGAIN_LATER = 1013
 
 
 def install() -> None:
-    """Let Daphne send the registered close codes and read frames without autobahn's debug
-    line, and register the goodbye before Daphne's own shutdown step cancels the consumers."""
-    daphne_close_codes.install()
-    daphne_reads.install()
+    """Register the goodbye before Daphne's own shutdown step cancels the consumers (Daphne
+    sends 1012 at all thanks to `games.patches.daphne_close_codes`)."""
     if "twisted.internet.reactor" not in sys.modules:  # importing it would install a reactor
         return
     from twisted.internet import reactor

@@ -6,7 +6,7 @@ import struct
 
 import pytest
 
-from games.live.daphne_frames import MESSAGE_LIMIT_BYTES
+from games.patches.daphne_frames import MESSAGE_LIMIT_BYTES
 from tests import servers
 from tests.conftest import skip_or_fail
 from tests.servers import Daphne

@@ -1,4 +1,4 @@
-"""Room messages framed once and written straight to Daphne's websockets (`games.live.daphne_frames`).
+"""Room messages framed once and written straight to Daphne's websockets (`games.patches.daphne_frames`).
 
 The connection is found in the `send` the pinned Daphne really builds, and what is written is the
 text frame autobahn would have sent; anything else falls back to Channels' send. Real Daphne
@@ -19,10 +19,12 @@ from daphne.ws_protocol import WebSocketProtocol
 from twisted.internet.testing import StringTransport
 
 from config.asgi import application
-from games.live import daphne_frames as framed
 from games.live import sockets as live_sockets
+from games.patches import daphne_frames as framed
 
 from .helpers import ORIGIN, TIMEOUT
+
+pytestmark = pytest.mark.usefixtures("shortcuts_on")
 
 
 async def test_the_connection_is_found_in_the_send_daphne_gives_a_consumer():

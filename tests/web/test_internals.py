@@ -1,8 +1,10 @@
-"""The private internals of pinned libraries the app touches, checked on the pinned versions.
+"""The private internals of pinned libraries the app touches (games/patches), checked on the
+pinned versions.
 
-Each module that touches one says why; these tests fail, by name, when an upgrade of Daphne,
-autobahn, Twisted, asgiref, Channels or Django changes what it relies on (`games.live.twisted_backlog`: Twisted's
-send buffer). (`games.live.daphne_frames` has its own, in `test_framed.py`.) docs/operations.md, "Library internals", says what to do then.
+Each module of games/patches says why it touches one; these tests fail, by name, when an upgrade
+of Daphne, autobahn, Twisted, asgiref or Channels changes what it relies on.
+(`games.patches.daphne_frames` has its own, in `test_framed.py`.) docs/operations.md, "Library
+internals", says what to do then.
 """
 
 import asyncio
@@ -16,19 +18,15 @@ from types import SimpleNamespace
 
 import pytest
 from asgiref.sync import SyncToAsync, sync_to_async
-from autobahn.twisted import websocket as autobahn_websocket
-from autobahn.twisted.websocket import WebSocketAdapterProtocol
 from channels.consumer import AsyncConsumer
 from daphne.ws_protocol import WebSocketProtocol
-from django.db import DEFAULT_DB_ALIAS, connections
 from twisted.internet import tcp
 from twisted.internet.interfaces import ITCPTransport
 from twisted.internet.testing import MemoryReactorClock, StringTransport
 
-from games.asgiref_loop import server_loop
-from games.live import daphne_close_codes, daphne_reads, twisted_backlog
-from games.live.consumer import RoomConsumer
 from games.live.flood import FLOOD_REASON
+from games.patches import daphne_close_codes, twisted_backlog
+from games.patches.asgiref_loop import server_loop
 
 from .test_framed import open_socket
 
@@ -135,11 +133,10 @@ def test_installing_twice_patches_once(patched):
 
 
 def test_the_asgi_entry_point_installs_the_patch():
-    import config.asgi  # noqa: F401  (calls games.live.shutdown.install)
+    import config.asgi  # noqa: F401  (calls games.patches.install)
 
     assert WebSocketProtocol.serverClose.lets_registered_codes_through
     assert WebSocketProtocol.handle_reply.passes_close_reasons
-    assert WebSocketProtocol.dataReceived.skips_debug_line
 
 
 def test_the_asgi_entry_point_keeps_the_start_out_of_the_garbage_collector():
@@ -150,53 +147,9 @@ def test_the_asgi_entry_point_keeps_the_start_out_of_the_garbage_collector():
     assert gc.get_freeze_count() > 10_000
 
 
-@pytest.fixture
-def autobahns_reader(monkeypatch):
-    """Daphne's protocol with the `dataReceived` it inherits from autobahn, restored after."""
-    monkeypatch.setattr(WebSocketProtocol, "dataReceived", WebSocketAdapterProtocol.dataReceived)
-
-
-def a_protocol(fed: list) -> WebSocketProtocol:
-    """Daphne's protocol with no connection: its parser records what it is fed."""
-    protocol = WebSocketProtocol.__new__(WebSocketProtocol)
-    protocol.peer = "tcp:127.0.0.1:1"
-    protocol._dataReceived = fed.append
-    return protocol
-
-
-def test_autobahns_reader_still_only_logs_and_parses(autobahns_reader):
-    assert daphne_reads.reader_fits()
-
-
-def test_incoming_bytes_go_to_the_parser_without_the_debug_line(autobahns_reader, monkeypatch):
-    def no_formatting(*args):
-        raise AssertionError("the debug line's arguments were formatted")
-
-    monkeypatch.setattr(autobahn_websocket, "hltype", no_formatting)
-    daphne_reads.install()
-    daphne_reads.install()  # twice: patched once
-    fed: list[bytes] = []
-    a_protocol(fed).dataReceived(b"\x81\x02hi")
-    assert fed == [b"\x81\x02hi"]
-    assert WebSocketProtocol.dataReceived.skips_debug_line
-    with pytest.raises(AssertionError, match="formatted"):  # what autobahn's own does
-        WebSocketAdapterProtocol.dataReceived(a_protocol([]), b"")
-
-
-def test_a_changed_reader_is_left_alone_with_a_warning(monkeypatch, caplog):
-    def changed(protocol, data):
-        protocol.count_bytes(data)
-        protocol._dataReceived(data)
-
-    monkeypatch.setattr(WebSocketProtocol, "dataReceived", changed)
-    daphne_reads.install()
-    assert WebSocketProtocol.dataReceived is changed
-    assert "dataReceived changed" in caplog.text
-
-
 @pytest.mark.parametrize("thread_sensitive", [True, False])
 async def test_a_sync_to_async_thread_knows_its_event_loop(thread_sensitive):
-    """asgiref notes the loop in `SyncToAsync.threadlocal`, which `games.asgiref_loop` reads."""
+    """asgiref notes the loop in `SyncToAsync.threadlocal`, which `games.patches.asgiref_loop` reads."""
 
     def inside():
         local = SyncToAsync.threadlocal
@@ -246,21 +199,15 @@ def test_a_transport_without_the_buffer_means_no_limit_and_one_warning(monkeypat
     assert len(warnings) == 1 and "StringTransport" in warnings[0]
 
 
-def test_channels_consumer_entry_still_sets_only_what_serve_sets():
-    """`RoomConsumer._serve` stands in for Channels' `AsyncConsumer.__call__` (without its
-    `await_many_dispatch`): it sets the attributes that one sets for a consumer without a
-    channel layer. An upgrade that sets another fails here, naming it."""
-    source = inspect.getsource(AsyncConsumer.__call__)
-    assigned = set(re.findall(r"self\.(\w+) =", source))
-    assert assigned == {"scope", "channel_layer", "channel_name", "channel_receive", "base_send"}
-    assert "channel_name" not in inspect.getsource(RoomConsumer._serve)  # a layer's only
-
-
-def test_djangos_connection_keeps_what_the_move_write_uses():
-    """`games.rowsql._execute_write` writes on the driver's cursor under Django's own error
-    wrapping, transaction state and query log (tests/web/test_rowsql.py runs it)."""
-    wrapper = connections[DEFAULT_DB_ALIAS]
-    for name in ("connection", "autocommit", "wrap_database_errors", "queries_log"):
-        assert hasattr(wrapper, name), name
-    assert callable(wrapper.validate_no_broken_transaction)
-    assert isinstance(type(wrapper).queries_logged, property)
+def test_channels_dispatch_still_only_closes_old_connections_before_the_handler():
+    """`channels_consumer.dispatch` stands in for Channels' `AsyncConsumer.dispatch` less its
+    `aclose_old_connections()`. An upgrade that makes Channels' do anything more fails here."""
+    source = inspect.getsource(AsyncConsumer.dispatch).split("\n", 1)[1]  # past the `def`
+    calls = re.findall(r"(?:await )?([\w.]+)\(", source)
+    assert calls == [
+        "getattr",
+        "get_handler_name",
+        "aclose_old_connections",
+        "handler",
+        "ValueError",
+    ]

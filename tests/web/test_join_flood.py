@@ -23,9 +23,9 @@ from config.asgi import application
 from games import services
 from games.kinds.minesweeper import render as minesweeper_render
 from games.kinds.roster import ROSTER_SHOWN
-from games.live import daphne_frames
-from games.live.daphne_frames import MESSAGE_LIMIT_BYTES
 from games.models import Player
+from games.patches import daphne_frames
+from games.patches.daphne_frames import MESSAGE_LIMIT_BYTES
 from tests import servers
 from tests.conftest import ORIGIN
 
@@ -167,6 +167,7 @@ def open_socket(limit: int) -> tuple[WebSocketProtocol, StringTransport]:
     return protocol, wire
 
 
+@pytest.mark.usefixtures("shortcuts_on")
 def test_the_framed_path_keeps_the_same_size_limit_as_autobahn():
     """At the cap a message goes out either way; one byte over, autobahn refuses it and the
     frame written straight to the transport is not made either (the caller then sends the

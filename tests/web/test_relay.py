@@ -148,28 +148,6 @@ async def test_a_group_that_cannot_be_joined_refuses_the_socket_and_keeps_nothin
     await relay.leave(GROUP, socket)
 
 
-async def test_a_message_from_this_process_reaches_its_sockets_here_without_the_layer(
-    local_layer, monkeypatch
-):
-    """One process (`make run`): the outbox's message goes straight to the room's sockets."""
-    carried = []
-    real_send = local_layer.group_send
-
-    async def counted(group, message):
-        carried.append(message)
-        await real_send(group, message)
-
-    monkeypatch.setattr(local_layer, "group_send", counted)
-    sockets = [Socket(), Socket()]
-    for socket in sockets:
-        await relay.join(GROUP, socket)
-    for text in ("one", "two"):
-        assert await relay.hear_here(GROUP, {"type": "room.html", "html": text}) is True
-    assert [socket.received for socket in sockets] == [["one", "two"]] * 2 and carried == []
-    for socket in sockets:
-        await relay.leave(GROUP, socket)
-
-
 async def test_with_another_member_in_the_group_the_layer_carries_it_and_here_hears_it_once(
     local_layer,
 ):
@@ -180,7 +158,7 @@ async def test_with_another_member_in_the_group_the_layer_carries_it_and_here_he
     elsewhere = await local_layer.new_channel()
     await local_layer.group_add(GROUP, elsewhere)
     message = {"type": "room.html", "html": "move"}
-    assert await relay.hear_here(GROUP, message) is False
+    await relay.hear_here(GROUP, message)
     await local_layer.group_send(GROUP, message)  # as the outbox then does
     assert (await local_layer.receive(elsewhere))["html"] == "move"
     await publish("next")  # from elsewhere: after the echo, in order
@@ -195,8 +173,8 @@ async def test_the_layers_echo_of_a_message_heard_here_is_skipped():
     socket = Socket()
     await relay.join(GROUP, socket)
     message = {"type": "room.html", "html": "once"}
-    if not await relay.hear_here(GROUP, message):
-        await get_channel_layer().group_send(GROUP, message)
+    await relay.hear_here(GROUP, message)
+    await get_channel_layer().group_send(GROUP, message)  # as the outbox then does
     await publish("after")
     assert await socket.until(2) == ["once", "after"]
     assert socket.received == ["once", "after"]
@@ -204,4 +182,6 @@ async def test_the_layers_echo_of_a_message_heard_here_is_skipped():
 
 
 async def test_a_room_without_sockets_here_is_left_to_the_layer():
-    assert await relay.hear_here(GROUP, {"type": "room.html", "html": "x"}) is False
+    message = {"type": "room.html", "html": "x"}
+    await relay.hear_here(GROUP, message)
+    assert "origin" not in message  # not heard here: a socket that joins hears the layer's copy

@@ -43,6 +43,8 @@ from autobahn.websocket.protocol import PreparedMessage
 from daphne.server import Server
 from daphne.ws_protocol import WebSocketProtocol
 
+from .switch import shortcut
+
 MESSAGE_LIMIT_BYTES = 1024 * 1024
 """The websocket message size limit, both ways, that the Makefile, the Dockerfile, compose and
 the test and bench servers pass to Daphne (`--websocket-max-message-size`, and the same frame
@@ -83,7 +85,7 @@ def send(connection: WebSocketProtocol | None, html: str) -> bool:
     (`PayloadExceededError`), so the limit is the same on both paths.
     The frame is never compressed: a permessage-deflate connection takes plain frames too."""
     global _last
-    if connection is None:
+    if connection is None or not shortcut("frames"):
         return False
     state = getattr(connection, "state", None)
     if state in _GONE:

@@ -1,0 +1,29 @@
+"""Every touch of a library's private parts, one module each, and nowhere else in the app.
+
+Each module says why it exists, the upstream issue it works around when there is one, and the
+test that fails when an upgrade moves what it touches; docs/operations.md ("Library internals")
+keeps the one inventory, with the figure that kept each speed shortcut. Two kinds:
+
+- safety touches, always on: they protect against a named attack or fault (`twisted_backlog`:
+  the output limit for sockets that never read, and their memory freed; `daphne_close_codes`:
+  the close codes the page relies on; `asgiref_loop`: a move announced from the database thread
+  is handed to the event loop, not waited for);
+- speed shortcuts, each measured at a tenth of a move's CPU or more (`daphne_frames`,
+  `channels_consumer`): `SPEED_SHORTCUTS=off` turns them all off (`shortcut`), and CI runs the
+  websocket and relay tests once that way too.
+"""
+
+from .switch import shortcut
+
+__all__ = ["PINNED", "install", "shortcut"]
+
+PINNED = frozenset({"daphne", "autobahn", "twisted", "asgiref", "channels"})
+"""The libraries whose internals a module here touches: pinned exactly (==) in pyproject.toml,
+and no other (tests/test_lock.py)."""
+
+
+def install() -> None:
+    """The process-wide patches, once, from the ASGI entry point (`config.asgi`)."""
+    from . import daphne_close_codes
+
+    daphne_close_codes.install()
