@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Locator, Page
 
 from tests import servers
 from tests.conftest import skip_or_fail
@@ -127,6 +128,15 @@ def screenshots() -> Path:
 PUBLISH = os.environ.get("PUBLISH_SCREENSHOTS", "").lower() in {"1", "true", "yes"}
 """Set by `make screenshot` alone: tests write only under artifacts/ (ignored by git), so a test
 run never leaves the working tree dirty; docs/ changes when someone asks for it."""
+TAKE_SCREENSHOTS = PUBLISH or os.environ.get("SCREENSHOTS", "").lower() in {"1", "true", "yes"}
+"""Also set by `make screenshot` (SCREENSHOTS=1): screenshots are for people to look at and
+assert nothing, so `make test` spends no time on them."""
+
+
+def screenshot(target: Page | Locator, path: Path, **options: Any) -> None:
+    """`target.screenshot(path=path, **options)` under `make screenshot`; nothing otherwise."""
+    if TAKE_SCREENSHOTS:
+        target.screenshot(path=path, **options)
 
 
 @pytest.fixture(scope="session")

@@ -1,13 +1,14 @@
 """Replays in Chromium (issue 16): co-op games played to a loss and a win, the replay opened from
 the end banner, scrubbed, stepped, played at 8x and shared; the rewind of a game in progress; the
-room's history and the records page. Screenshots go to /tmp/shots/ and artifacts/screenshots/."""
+room's history and the records page. Screenshots (`make screenshot`) go to artifacts/screenshots/."""
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import screenshot
 
 from .test_accessibility import audit
 from .test_rooms import (
@@ -22,15 +23,11 @@ from .test_rooms import (
 
 pytestmark = pytest.mark.e2e
 
-SHOTS = Path("/tmp/shots")
 HIDDEN_MINE = re.compile(r"^(mine|exploded|wrong-flag)$")
 
 
 def shot(page: Page, screenshots: Path, name: str, **options) -> None:
-    path = screenshots / f"{name}.png"
-    page.screenshot(path=path, animations="disabled", **options)
-    SHOTS.mkdir(exist_ok=True)
-    shutil.copyfile(path, SHOTS / f"{name}.png")
+    screenshot(page, screenshots / f"{name}.png", animations="disabled", **options)
 
 
 def board_states(page: Page) -> list[str]:
