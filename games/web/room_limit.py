@@ -104,8 +104,9 @@ def reservation(request: HttpRequest, now: float, limit: Limit) -> Iterator[Rese
     the boundary can never both get the last place. The price is the other way round: while a
     request that will fail holds the last place, a concurrent one is refused.
     """
-    key = f"{limit.counted}:{client_address(request)}:{int(now // 60)}"
-    counted = _count(key, 1)
+    window = settings.RATE_WINDOW_SECONDS  # a clock minute, unless a test lengthens it
+    key = f"{limit.counted}:{client_address(request)}:{int(now // window)}"
+    counted = _count(key, 1, keep_seconds=2 * window)
     if counted is not None and counted > getattr(settings, limit.setting):
         _count(key, -1)  # a refusal is not counted: waiting the minute out is enough
         yield None
@@ -118,11 +119,12 @@ def reservation(request: HttpRequest, now: float, limit: Limit) -> Iterator[Rese
             _count(key, -1)
 
 
-def _count(key: str, delta: int) -> int | None:
-    """The counter after adding `delta`, or None when the cache is unavailable."""
+def _count(key: str, delta: int, keep_seconds: int = 120) -> int | None:
+    """The counter after adding `delta`, or None when the cache is unavailable. A counter made
+    here is kept `keep_seconds` (its window and one more)."""
     try:
         if delta > 0:
-            cache.add(key, 0, timeout=120)
+            cache.add(key, 0, timeout=keep_seconds)
         return cache.incr(key, delta)
     except ValueError:  # expired between the incr and its decr: nothing left to give back
         return None
