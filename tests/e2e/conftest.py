@@ -87,7 +87,7 @@ def new_context(new_context, expected_console_errors):
 def e2e_database_env(tmp: Path) -> dict[str, str]:
     """Environment for the server: its own, freshly created database."""
     try:
-        return servers.database_env(tmp, "e2e")
+        return servers.migrated_database_env(tmp, "e2e")
     except servers.ServiceUnavailable as error:
         skip_or_fail(f"{error} (browser tests)")
 
@@ -104,7 +104,6 @@ def live_server_url(
     request: pytest.FixtureRequest, server_env: dict[str, str], tmp_path_factory
 ) -> Iterator[str]:
     """A real Daphne serving HTTP and websockets, migrated, on a free 127.0.0.1 port."""
-    servers.migrate(server_env)
     server = servers.Daphne(server_env, tmp_path_factory.mktemp("daphne") / "daphne.log")
     try:
         with server:

@@ -170,14 +170,13 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     folder: Path = tmp_path_factory.mktemp("reliability")
     try:
         redis = RedisServer(folder / "redis.log")
-        env = servers.database_env(folder, "reliability", REDIS_URL=redis.url)
+        env = servers.migrated_database_env(folder, "reliability", REDIS_URL=redis.url)
     except servers.ServiceUnavailable as error:
         skip_or_fail(str(error))
     stack = Stack(
         redis, Daphne(env, folder / "a.log"), Daphne(env, folder / "b.log"), GameDatabase(env)
     )
     try:
-        servers.migrate(env)
         stack.ensure_running()
         yield stack
     finally:

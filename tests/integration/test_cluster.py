@@ -77,13 +77,12 @@ def cluster(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         skip_or_fail(f"Redis is not reachable at {REDIS_URL}")
     folder = tmp_path_factory.mktemp("cluster")
     try:
-        env = servers.database_env(folder, "cluster", REDIS_URL=REDIS_URL)
+        env = servers.migrated_database_env(folder, "cluster", REDIS_URL=REDIS_URL)
     except servers.ServiceUnavailable as error:
         skip_or_fail(str(error))
     a = Daphne(env, folder / "a.log")
     b = Daphne(env, folder / "b.log")
     try:
-        servers.migrate(env)
         a.start()
         b.start()
         yield Cluster(env, a, b, GameDatabase(env), folder)

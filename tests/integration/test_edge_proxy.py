@@ -30,11 +30,10 @@ ROOMS_PER_MINUTE = 10
 def database_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     try:
         servers.nginx_binary()
-        env = servers.database_env(tmp_path_factory.mktemp("edge"), "edge")
+        env = servers.migrated_database_env(tmp_path_factory.mktemp("edge"), "edge")
     except servers.ServiceUnavailable as error:
         skip_or_fail(f"{error} (edge proxy tests)")
     try:
-        servers.migrate(env)
         yield env
     finally:
         servers.drop_database(env)
