@@ -506,6 +506,17 @@ class GameDatabase:
         state = state if isinstance(state, dict) else json.loads(state)
         return {"id": game_id, "state": state, "version": version, "seed": seed, "status": status}
 
+    def game_id(self, code: str, number: int) -> int:
+        """The id of the room's game `number` (a records row's `data-game`)."""
+        rows = self.query(
+            "SELECT g.id FROM games_game g JOIN games_room r ON r.id = g.room_id "
+            "WHERE r.code = {p} AND g.number = {p}",
+            code,
+            number,
+        )
+        assert rows, f"no game {number} in room {code!r}"
+        return rows[0][0]
+
     def moves(self, game_id: int) -> list[tuple[int, int, str, int, int]]:
         """The move log: (seq, seat, action, x, y) in order."""
         return [tuple(row) for row in self.query(self.MOVES, game_id)]
