@@ -12,16 +12,27 @@ WEBSOCKET_LIMITS := --websocket-max-message-size 1048576 --websocket-max-frame-s
 # The lone server keeps its threads on one CPU (games/live/server_cpu.py); `make run SERVER_CPU=off` does not.
 SERVER_CPU ?= auto
 
-.PHONY: run test lint format bench bench-peer browser clean
+.PHONY: run test test-fast lint format bench bench-peer browser clean
 
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput -v 0
 	SERVER_CPU=$(SERVER_CPU) $(VENV)/bin/daphne -b $(HOST) -p $(PORT) $(WEBSOCKET_LIMITS) config.asgi:application
 
+# Two passes: everything but the `serial` tests on two workers (pytest-xdist; a file at a time
+# per worker, so a module's servers start once), then the `serial` ones (load and memory
+# measurements) alone. Exit status 5 is "no tests collected", e.g. PYTEST_ARGS naming one file.
+TEST_WORKERS ?= 2
 test: $(TEST_STAMP) browser
 	$(PY) manage.py collectstatic --noinput -v 0
-	$(VENV)/bin/pytest $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile -m "not serial" $(PYTEST_ARGS) || [ $$? = 5 ]
+	$(VENV)/bin/pytest -m serial $(PYTEST_ARGS) || [ $$? = 5 ]
+
+# The inner loop: the engine and web folders (no browser, no servers of their own), on two
+# workers; under 2 minutes on an idle two-core machine (docs/operations.md, Testing this).
+test-fast: $(TEST_STAMP)
+	$(PY) manage.py collectstatic --noinput -v 0
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) -q -m "not serial" tests/engine tests/web $(PYTEST_ARGS) || [ $$? = 5 ]
 
 lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check .

@@ -11,6 +11,24 @@ from django.db import connections
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 ORIGIN = "http://127.0.0.1:8000"
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+"""`gw0`, `gw1`... under pytest-xdist (`make test` runs two workers), else empty."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under xdist, this worker's Redis keys are its own: the workers' test databases hand out
+    the same room ids, and one channel-layer or cache prefix would let one worker's room hear
+    another's. (pytest-django names the test databases per worker itself.)"""
+    if not WORKER:
+        return
+    from django.conf import settings
+
+    layer = settings.CHANNEL_LAYERS["default"].get("CONFIG", {})
+    if "prefix" in layer:
+        layer["prefix"] = f"{layer['prefix']}_{WORKER}"
+    cache = settings.CACHES["default"]
+    if "KEY_PREFIX" in cache:
+        cache["KEY_PREFIX"] = f"{cache['KEY_PREFIX']}_{WORKER}"
 
 
 def skip_or_fail(reason: str) -> None:

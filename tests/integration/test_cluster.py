@@ -30,7 +30,7 @@ from tests.servers import Daphne, GameDatabase, RedisServer
 
 from .clients import HttpSession, LiveClient, api, public_board, replay, running
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.serial]  # alone: load, memory
 
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 CLIENTS = 50

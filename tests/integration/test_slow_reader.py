@@ -23,7 +23,7 @@ from tests.servers import Daphne
 
 from .clients import api
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.serial]  # alone: load, memory
 
 LIMIT = 2 * 1024 * 1024
 SYNCS_PER_SECOND = 18
