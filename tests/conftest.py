@@ -91,6 +91,13 @@ def no_room_cap(settings):
     )
 
 
+def pytest_sessionfinish() -> None:
+    """The template databases `tests/servers.py` migrated for this process go with the session."""
+    from tests import servers
+
+    servers.drop_templates()
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
     """Browser tests last: Playwright's sync API keeps an event loop running in the main thread

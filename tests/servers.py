@@ -384,7 +384,21 @@ def _fresh_database(
 
 _templates: dict[str, str] = {}
 """DATABASE_URL ("" for SQLite) -> the migrated database fresh ones are copied from: one per
-test process (each xdist worker has its own), dropped when it exits."""
+test process (each xdist worker has its own), dropped when its session ends (`drop_templates`)."""
+_template_databases: list[tuple[dict[str, str], Path]] = []
+
+
+def drop_templates() -> None:
+    """Drop this process's template databases: tests/conftest.py calls it when the session ends
+    (an xdist worker may leave without running atexit handlers); atexit calls it too."""
+    while _template_databases:
+        env, folder = _template_databases.pop()
+        drop_database(env)
+        shutil.rmtree(folder, ignore_errors=True)
+    _templates.clear()
+
+
+atexit.register(drop_templates)
 
 
 def _template(url: str) -> str:
@@ -393,9 +407,8 @@ def _template(url: str) -> str:
     and only while it runs)."""
     if url not in _templates:
         folder = Path(tempfile.mkdtemp(prefix="migrated-"))
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
         env = _fresh_database(server_env(DATABASE_URL=url), folder, "template", template=None)
-        atexit.register(drop_database, env)
+        _template_databases.append((env, folder))
         migrate(env)
         _templates[url] = env["SQLITE_PATH"] if not url else urlsplit(env["DATABASE_URL"]).path[1:]
     return _templates[url]
