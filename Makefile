@@ -19,13 +19,14 @@ run: $(STAMP)
 	$(PY) manage.py collectstatic --noinput -v 0
 	SERVER_CPU=$(SERVER_CPU) $(VENV)/bin/daphne -b $(HOST) -p $(PORT) $(WEBSOCKET_LIMITS) config.asgi:application
 
-# Two passes: everything but the `serial` tests on two workers (pytest-xdist; a file at a time
-# per worker, so a module's servers start once), then the `serial` ones (load and memory
-# measurements) alone. Exit status 5 is "no tests collected", e.g. PYTEST_ARGS naming one file.
+# Two passes: everything but the `serial` tests on two workers (pytest-xdist's `load`, which hands
+# tests out in collection order, so a worker's browser tests come after its async ones:
+# tests/conftest.py), then the `serial` ones (load and memory measurements) alone. Exit status 5
+# is "no tests collected", e.g. PYTEST_ARGS naming one file.
 TEST_WORKERS ?= 2
 test: $(TEST_STAMP) browser
 	$(PY) manage.py collectstatic --noinput -v 0
-	$(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile -m "not serial" $(PYTEST_ARGS) || [ $$? = 5 ]
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) -m "not serial" $(PYTEST_ARGS) || [ $$? = 5 ]
 	$(VENV)/bin/pytest -m serial $(PYTEST_ARGS) || [ $$? = 5 ]
 
 # The inner loop: the engine and web folders (no browser, no servers of their own), on two

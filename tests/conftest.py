@@ -103,7 +103,9 @@ def pytest_collection_modifyitems(items):
     """Browser tests last: Playwright's sync API keeps an event loop running in the main thread
     for the rest of the session, which async tests after it could not start their own in.
     Every test under tests/e2e counts, marked or not (a module that forgot `pytestmark` once
-    broke every async test after it)."""
+    broke every async test after it). Under xdist (`make test`) the default `load` distribution
+    hands tests out in this order, so each worker's browser tests come after its async ones;
+    `--dist loadfile` does not keep the order (one CI run's async tests failed after them)."""
     for item in items:
         if "e2e" in item.path.parts and item.get_closest_marker("e2e") is None:
             item.add_marker(pytest.mark.e2e)
