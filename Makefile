@@ -12,16 +12,28 @@ WEBSOCKET_LIMITS := --websocket-max-message-size 1048576 --websocket-max-frame-s
 # The lone server keeps its threads on one CPU (games/live/server_cpu.py); `make run SERVER_CPU=off` does not.
 SERVER_CPU ?= auto
 
-.PHONY: run test lint format bench bench-peer browser clean
+.PHONY: run test test-fast lint format bench bench-peer browser clean
 
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput -v 0
 	SERVER_CPU=$(SERVER_CPU) $(VENV)/bin/daphne -b $(HOST) -p $(PORT) $(WEBSOCKET_LIMITS) config.asgi:application
 
+# Two passes: everything but the `serial` tests on two workers (pytest-xdist's `load`, which hands
+# tests out in collection order, so a worker's browser tests come after its async ones:
+# tests/conftest.py), then the `serial` ones (load and memory measurements) alone. Exit status 5
+# is "no tests collected", e.g. PYTEST_ARGS naming one file.
+TEST_WORKERS ?= 2
 test: $(TEST_STAMP) browser
 	$(PY) manage.py collectstatic --noinput -v 0
-	$(VENV)/bin/pytest $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) -m "not serial" $(PYTEST_ARGS) || [ $$? = 5 ]
+	$(VENV)/bin/pytest -m serial $(PYTEST_ARGS) || [ $$? = 5 ]
+
+# The inner loop: the engine and web folders (no browser, no servers of their own), on two
+# workers; under 2 minutes on an idle two-core machine (docs/operations.md, Testing this).
+test-fast: $(TEST_STAMP)
+	$(PY) manage.py collectstatic --noinput -v 0
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) -q -m "not serial" tests/engine tests/web $(PYTEST_ARGS) || [ $$? = 5 ]
 
 lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check .
@@ -84,11 +96,11 @@ browser:
 clean:
 	rm -rf $(VENV) staticfiles db.sqlite3*
 
-# Tests write screenshots only under artifacts/; this refreshes the README's docs/screenshot.png.
+# Browser tests take their screenshots (under artifacts/screenshots/) only here, never in
+# `make test`: they assert nothing. This also refreshes the README's docs/screenshot.png.
 screenshot: $(TEST_STAMP) browser
 	$(PY) manage.py collectstatic --noinput -v 0
-	PUBLISH_SCREENSHOTS=1 $(VENV)/bin/pytest -q \
-		tests/e2e/test_rooms.py::test_invited_player_and_host_see_each_others_moves
+	SCREENSHOTS=1 PUBLISH_SCREENSHOTS=1 $(VENV)/bin/pytest -q $(PYTEST_ARGS) tests/e2e
 
 # Terminal Minesweeper through the venv: make play ARGS="16 16 40" (also --seed N, --no-guess, --plain).
 ARGS ?= 9 9 10

@@ -274,6 +274,10 @@ page, a chunk or the API's game view of a game no process kept): the one cost of
 grows with the game (about 0.4 s at 4,700 moves, docs/performance.md)."""
 PREVIEWS_PER_MINUTE = int(os.environ.get("PREVIEWS_PER_MINUTE", "60"))
 """Link-preview pictures one client address may have drawn per minute; kept ones are free."""
+RATE_WINDOW_SECONDS = int(os.environ.get("RATE_WINDOW_SECONDS", "60"))
+"""The "minute" of the per-address limits above (rooms, joins, hints, replays, previews): their
+counters start again every this many seconds of the clock (games/web/room_limit.py). Tests
+lengthen it, so a burst need not wait for a fresh minute."""
 # Move budgets (games/live/flood.py): per seat, its websockets and the API together, one person's
 # pace; per client address across its seats. A burst, then so many a second.
 MOVES_BURST = int(os.environ.get("MOVES_BURST", "40"))
@@ -292,6 +296,8 @@ sockets leave the presence counts (docs/operations.md, "Presence after a crash")
 # Seconds a two-sided game's player may be away before their seat is free (and the other may
 # claim the win): docs/architecture.md. Tests shorten it.
 SEAT_GRACE_SECONDS = float(os.environ.get("SEAT_GRACE_SECONDS", "60"))
+# Seconds from a race's start to Go (games/engine/race.py, COUNTDOWN_MS). Tests shorten it.
+RACE_COUNTDOWN_SECONDS = float(os.environ.get("RACE_COUNTDOWN_SECONDS", "3"))
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 """Prometheus scrapes /metrics with `Authorization: Bearer <this>`; unset, /metrics is a 404
 (docs/operations.md, Metrics)."""

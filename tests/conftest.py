@@ -11,6 +11,24 @@ from django.db import connections
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 ORIGIN = "http://127.0.0.1:8000"
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+"""`gw0`, `gw1`... under pytest-xdist (`make test` runs two workers), else empty."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under xdist, this worker's Redis keys are its own: the workers' test databases hand out
+    the same room ids, and one channel-layer or cache prefix would let one worker's room hear
+    another's. (pytest-django names the test databases per worker itself.)"""
+    if not WORKER:
+        return
+    from django.conf import settings
+
+    layer = settings.CHANNEL_LAYERS["default"].get("CONFIG", {})
+    if "prefix" in layer:
+        layer["prefix"] = f"{layer['prefix']}_{WORKER}"
+    cache = settings.CACHES["default"]
+    if "KEY_PREFIX" in cache:
+        cache["KEY_PREFIX"] = f"{cache['KEY_PREFIX']}_{WORKER}"
 
 
 def skip_or_fail(reason: str) -> None:
@@ -81,12 +99,21 @@ def shortcuts_on(settings):
     settings.SPEED_SHORTCUTS = settings.SPEED_SHORTCUTS_ALL
 
 
+def pytest_sessionfinish() -> None:
+    """The template databases `tests/servers.py` migrated for this process go with the session."""
+    from tests import servers
+
+    servers.drop_templates()
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
     """Browser tests last: Playwright's sync API keeps an event loop running in the main thread
     for the rest of the session, which async tests after it could not start their own in.
     Every test under tests/e2e counts, marked or not (a module that forgot `pytestmark` once
-    broke every async test after it)."""
+    broke every async test after it). Under xdist (`make test`) the default `load` distribution
+    hands tests out in this order, so each worker's browser tests come after its async ones;
+    `--dist loadfile` does not keep the order (one CI run's async tests failed after them)."""
     for item in items:
         if "e2e" in item.path.parts and item.get_closest_marker("e2e") is None:
             item.add_marker(pytest.mark.e2e)

@@ -30,6 +30,7 @@ from .stats import seconds, three_bv
 MIN_RACERS = 2
 MAX_RACERS = 8
 COUNTDOWN_MS = 3000
+"""From the start to Go; the shell may pass another (tests shorten it: RACE_COUNTDOWN_MS)."""
 GRACE_MS = 60_000
 """How long a racer whose connection dropped keeps their board before they are out (DNF)."""
 LAYOUT_DRAWS = 10
@@ -269,7 +270,11 @@ def new_race(rules: Rules, seed: int) -> Race:
 
 
 def start(
-    race: Race, entrants: Sequence[Entrant], now: int, mines: Iterable[int] | None = None
+    race: Race,
+    entrants: Sequence[Entrant],
+    now: int,
+    mines: Iterable[int] | None = None,
+    countdown_ms: int = COUNTDOWN_MS,
 ) -> tuple[Race, Events]:
     """The countdown, with these racers. The start cell and the mines are drawn from the seed now
     (`mines` fixes a layout, for tests), so no-guess generation is done before Go."""
@@ -288,7 +293,7 @@ def start(
     field = Minefield.build(grid, mines)
     if cell in field.mines or len(field.mines) != race.rules.board.mines:
         raise InvalidBoardError("the layout must have the board's mine count and a safe start")
-    go_at = now + COUNTDOWN_MS
+    go_at = now + countdown_ms
     racers = tuple(
         Racer(
             seat=e.seat,
@@ -697,12 +702,13 @@ def replay_log(
     entrants: Sequence[Entrant],
     log: Sequence[Logged],
     mines: Iterable[int] | None = None,
+    countdown_ms: int = COUNTDOWN_MS,
 ) -> Race:
     """A race rebuilt from its seed, its racers and its whole move log (its first row the start):
     the same boards, standings, places and times (to the ms, when each row carries the time its
     rules used). `mines`: the layout its start drew, kept in its state, so a replay does not
     depend on how this version draws layouts (`_layout`); None draws it from the seed again."""
-    *_, (race, _) = replay_rows(rules, seed, entrants, log, mines)
+    *_, (race, _) = replay_rows(rules, seed, entrants, log, mines, countdown_ms)
     return race
 
 
@@ -712,12 +718,13 @@ def replay_rows(
     entrants: Sequence[Entrant],
     log: Sequence[Logged],
     mines: Iterable[int] | None = None,
+    countdown_ms: int = COUNTDOWN_MS,
 ) -> Iterator[tuple[Race, Events]]:
     """`replay_log` one row at a time: the race and its events after each row, the start first
     (a replay page shows every position without replaying the log again for each)."""
     if not log or log[0].action != "start":
         raise InvalidMoveError("a race's log starts with its start")
-    race, events = start(new_race(rules, seed), entrants, log[0].at, mines)
+    race, events = start(new_race(rules, seed), entrants, log[0].at, mines, countdown_ms)
     yield race, events
     for row in log[1:]:
         race, events = apply_logged(race, _nudged(race, row))

@@ -23,7 +23,7 @@ def client_address(request: HttpRequest) -> str:
 
 def per_minute(name: str, setting: str) -> Shared:
     """`settings.<setting>` of `name` per client address and clock minute."""
-    return Shared(Limit(name, int(getattr(settings, setting)), 60))
+    return Shared(Limit(name, int(getattr(settings, setting)), settings.RATE_WINDOW_SECONDS))
 
 
 def room_reservation(request: HttpRequest, now: float) -> AbstractContextManager[Reservation]:

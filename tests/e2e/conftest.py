@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Locator, Page
 
 from tests import servers
 from tests.conftest import skip_or_fail
@@ -86,7 +87,7 @@ def new_context(new_context, expected_console_errors):
 def e2e_database_env(tmp: Path) -> dict[str, str]:
     """Environment for the server: its own, freshly created database."""
     try:
-        return servers.database_env(tmp, "e2e")
+        return servers.migrated_database_env(tmp, "e2e")
     except servers.ServiceUnavailable as error:
         skip_or_fail(f"{error} (browser tests)")
 
@@ -103,7 +104,6 @@ def live_server_url(
     request: pytest.FixtureRequest, server_env: dict[str, str], tmp_path_factory
 ) -> Iterator[str]:
     """A real Daphne serving HTTP and websockets, migrated, on a free 127.0.0.1 port."""
-    servers.migrate(server_env)
     server = servers.Daphne(server_env, tmp_path_factory.mktemp("daphne") / "daphne.log")
     try:
         with server:
@@ -127,6 +127,15 @@ def screenshots() -> Path:
 PUBLISH = os.environ.get("PUBLISH_SCREENSHOTS", "").lower() in {"1", "true", "yes"}
 """Set by `make screenshot` alone: tests write only under artifacts/ (ignored by git), so a test
 run never leaves the working tree dirty; docs/ changes when someone asks for it."""
+TAKE_SCREENSHOTS = PUBLISH or os.environ.get("SCREENSHOTS", "").lower() in {"1", "true", "yes"}
+"""Also set by `make screenshot` (SCREENSHOTS=1): screenshots are for people to look at and
+assert nothing, so `make test` spends no time on them."""
+
+
+def screenshot(target: Page | Locator, path: Path, **options: Any) -> None:
+    """`target.screenshot(path=path, **options)` under `make screenshot`; nothing otherwise."""
+    if TAKE_SCREENSHOTS:
+        target.screenshot(path=path, **options)
 
 
 @pytest.fixture(scope="session")

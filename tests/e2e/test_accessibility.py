@@ -17,6 +17,8 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
+from tests.e2e.conftest import screenshot
+
 from .test_race import create_race, join
 from .test_rooms import cell, create_room, invite_link, reveal_all, wait_until_live
 
@@ -51,7 +53,7 @@ def audit(page: Page, screenshots, name: str) -> None:
         page.mouse.move(0, 0)
         found = violations(page)
         suffix = "" if scheme == "light" else "-dark"
-        page.screenshot(path=screenshots / f"a11y-{name}{suffix}.png", animations="disabled")
+        screenshot(page, screenshots / f"a11y-{name}{suffix}.png", animations="disabled")
         if found:
             print(f"\n--- axe, {name}, {scheme} ---\n{report(found)}")
         blocking = [v for v in found if v["impact"] in BLOCKING]

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests import servers
-from tests.e2e.conftest import EXPECTED_CONSOLE_ERRORS
+from tests.e2e.conftest import EXPECTED_CONSOLE_ERRORS, screenshot
 from tests.e2e.test_rooms import create_room, invite_link, join_room, wait_until_live
 
 pytestmark = pytest.mark.e2e
@@ -31,9 +31,7 @@ busy two-core machine its fragment can take longer than expect's default 5 s."""
 
 
 def shot(page: Page, screenshots, name: str, **options) -> None:
-    page.screenshot(
-        path=screenshots / f"board-view-{name}-{TAG}.png", animations="disabled", **options
-    )
+    screenshot(page, screenshots / f"board-view-{name}-{TAG}.png", animations="disabled", **options)
 
 
 def create_custom_room(page: Page, nickname: str, width: int, height: int, mines: int) -> str:

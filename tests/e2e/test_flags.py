@@ -10,6 +10,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.e2e.conftest import screenshot
+
 pytestmark = pytest.mark.e2e
 
 PHONE = {"width": 390, "height": 844}
@@ -87,7 +89,7 @@ def claim(page: Page, game_db, code: str, count: int) -> None:
 
 def shot(page: Page, screenshots, name: str) -> None:
     page.mouse.move(0, 0)
-    page.screenshot(path=screenshots / f"{name}.png", animations="disabled", full_page=True)
+    screenshot(page, screenshots / f"{name}.png", animations="disabled", full_page=True)
 
 
 def test_two_people_play_flags_to_a_win(new_context, game_db, screenshots):
@@ -141,7 +143,7 @@ def test_two_people_play_flags_to_a_win(new_context, game_db, screenshots):
     cell(ana, target).hover()  # the square it would open is outlined
     side = [min(v + 2, 15) - max(v - 2, 0) + 1 for v in target]
     expect(ana.locator("#board .cell.in-blast")).to_have_count(side[0] * side[1])
-    ana.screenshot(path=screenshots / "flags-bomb-armed.png", animations="disabled")
+    screenshot(ana, screenshots / "flags-bomb-armed.png", animations="disabled")
     play(ana, target)
     expect(cell(ana, target)).to_have_attribute("data-seat", "X")
     expect(ana.locator("#bomb")).to_be_hidden()

@@ -5,6 +5,8 @@ by mouse and by keyboard, and everyone is told who started the new game.
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.e2e.conftest import screenshot
+
 from .test_rooms import cell, create_room, invite_link, join_room, wait_until_live
 
 pytestmark = pytest.mark.e2e
@@ -17,7 +19,7 @@ def shoot(page: Page, screenshots, name: str) -> None:
     for scheme in SCHEMES:
         page.emulate_media(color_scheme=scheme)
         suffix = "" if scheme == "light" else "-dark"
-        page.screenshot(path=screenshots / f"{name}{suffix}.png", animations="disabled")
+        screenshot(page, screenshots / f"{name}{suffix}.png", animations="disabled")
     page.emulate_media(color_scheme="light")
 
 

@@ -26,7 +26,7 @@ HOST_NAME = "mines.test"
 @pytest.fixture
 def production_server(tmp_path) -> Iterator[servers.Daphne]:
     try:
-        env = servers.database_env(
+        env = servers.migrated_database_env(
             tmp_path,
             "plainhttp",
             DEBUG="false",
@@ -38,7 +38,6 @@ def production_server(tmp_path) -> Iterator[servers.Daphne]:
     except servers.ServiceUnavailable as error:
         skip_or_fail(f"{error} (browser tests)")
     try:
-        servers.migrate(env)
         with servers.Daphne(env, tmp_path / "daphne.log") as server:
             yield server
     finally:

@@ -7,6 +7,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.e2e.conftest import screenshot
+
 pytestmark = pytest.mark.e2e
 
 
@@ -62,7 +64,7 @@ def reveal(page: Page, x: int, y: int) -> None:
 
 def shot(page: Page, screenshots, name: str) -> None:
     page.mouse.move(0, 0)
-    page.screenshot(path=screenshots / f"{name}.png", animations="disabled", full_page=True)
+    screenshot(page, screenshots / f"{name}.png", animations="disabled", full_page=True)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

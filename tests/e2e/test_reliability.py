@@ -24,7 +24,7 @@ from games.engine import minesweeper as engine
 from games.live.flood import FLOOD_REASON
 from tests import servers
 from tests.conftest import skip_or_fail
-from tests.e2e.conftest import EXPECTED_CONSOLE_ERRORS
+from tests.e2e.conftest import EXPECTED_CONSOLE_ERRORS, screenshot
 from tests.servers import Daphne, GameDatabase, RedisServer
 
 pytestmark = pytest.mark.e2e
@@ -171,14 +171,13 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     folder: Path = tmp_path_factory.mktemp("reliability")
     try:
         redis = RedisServer(folder / "redis.log")
-        env = servers.database_env(folder, "reliability", REDIS_URL=redis.url)
+        env = servers.migrated_database_env(folder, "reliability", REDIS_URL=redis.url)
     except servers.ServiceUnavailable as error:
         skip_or_fail(str(error))
     stack = Stack(
         redis, Daphne(env, folder / "a.log"), Daphne(env, folder / "b.log"), GameDatabase(env)
     )
     try:
-        servers.migrate(env)
         stack.ensure_running()
         yield stack
     finally:
@@ -201,7 +200,7 @@ def test_a_page_shows_reconnecting_while_its_server_restarts_and_catches_up(
     assert stack.a.stop(signal.SIGTERM) == 0
     expect(page.locator("body")).to_have_attribute("data-saw-reconnecting", "true")
     expect(page.locator("#connection")).to_be_visible()
-    page.screenshot(path=screenshots / "reconnecting.png", animations="disabled")
+    screenshot(page, screenshots / "reconnecting.png", animations="disabled")
     x, y = hidden_cells(stack.db, code)[0]
     api(stack.b.url, f"/api/rooms/{code}/moves", {"action": "flag", "x": x, "y": y}, bot)
 
@@ -227,7 +226,7 @@ def test_a_page_says_live_updates_are_unavailable_while_redis_is_down(
     line = page.locator("#connection")
     expect(line).to_have_attribute("data-state", "unavailable")
     expect(line).to_have_text("Live updates unavailable — retrying…")
-    page.screenshot(path=screenshots / "live-unavailable.png", animations="disabled")
+    screenshot(page, screenshots / "live-unavailable.png", animations="disabled")
     # Moves still go in (the JSON API needs no Redis); the page cannot hear of them yet.
     moved = api(stack.b.url, f"/api/rooms/{code}/moves", {"action": "flag", "x": 0, "y": 0}, bot)
     assert moved["version"] == 1
@@ -258,8 +257,10 @@ def test_a_click_lost_with_a_killed_server_shows_pending_then_says_so(
     stack.a.process.send_signal(signal.SIGSTOP)
     cell(page, x, y).click()
     expect(cell(page, x, y)).to_have_attribute("data-pending", "true")
-    page.locator(".board-scroll").screenshot(
-        path=screenshots / f"click-pending-{scheme}.png", animations="disabled"
+    screenshot(
+        page.locator(".board-scroll"),
+        screenshots / f"click-pending-{scheme}.png",
+        animations="disabled",
     )
     stack.a.stop(signal.SIGKILL)
     stack.a.start()
@@ -271,8 +272,10 @@ def test_a_click_lost_with_a_killed_server_shows_pending_then_says_so(
     expect(notice).to_have_attribute("aria-live", "polite")
     expect(page.locator(".cell[data-pending]")).to_have_count(0)
     expect(cell(page, x, y)).to_have_attribute("data-state", "hidden")
-    page.locator(".board-area, .room").first.screenshot(
-        path=screenshots / f"click-lost-{scheme}.png", animations="disabled"
+    screenshot(
+        page.locator(".board-area, .room").first,
+        screenshots / f"click-lost-{scheme}.png",
+        animations="disabled",
     )
 
     cell(page, x, y).click()  # the same click again, with a live server, lands

@@ -9,6 +9,8 @@ import re
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
+from tests.e2e.conftest import screenshot as take_screenshot
+
 pytestmark = pytest.mark.e2e
 
 PHONE = {"width": 390, "height": 844}
@@ -36,7 +38,7 @@ def join_room(context: BrowserContext, invite_url: str, nickname: str, screensho
     page.goto(invite_url)
     expect(page.get_by_role("heading", name="You're invited")).to_be_visible()
     if screenshot:
-        page.screenshot(path=screenshot, animations="disabled")
+        take_screenshot(page, screenshot, animations="disabled")
     page.get_by_label("Nickname").fill(nickname)
     page.get_by_role("button", name="Join game").click()
     wait_until_live(page)
@@ -114,7 +116,7 @@ def reveal_all(page: Page, cells: list[tuple[int, int]]) -> None:
 
 
 def shot(page: Page, screenshots, name: str, **options) -> None:
-    page.screenshot(path=screenshots / f"{name}.png", animations="disabled", **options)
+    take_screenshot(page, screenshots / f"{name}.png", animations="disabled", **options)
 
 
 # --- pages ------------------------------------------------------------------------------------

@@ -6,6 +6,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.e2e.conftest import screenshot
+
 pytestmark = pytest.mark.e2e
 
 FINISHED = '#board:not([data-status="playing"])'
@@ -35,7 +37,7 @@ def square(page: Page, n: int):
 
 def shot(page: Page, screenshots, name: str) -> None:
     page.mouse.move(0, 0)
-    page.screenshot(path=screenshots / f"{name}.png", animations="disabled")
+    screenshot(page, screenshots / f"{name}.png", animations="disabled")
 
 
 def test_a_person_does_not_beat_the_perfect_computer(new_context, screenshots):

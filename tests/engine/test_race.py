@@ -118,6 +118,19 @@ def test_a_replay_takes_the_layout_its_start_drew_from_the_state():
     assert r.replay_log(race.rules, race.seed, entrants, log).field != race.field
 
 
+def test_the_shell_may_shorten_the_countdown_and_a_replay_counts_with_it():
+    """The shell passes another countdown (tests shorten the 3 s); the replay, given the same,
+    puts Go at the same time."""
+    config, mines = mines_of(LAYOUT)
+    entrants = [r.Entrant(0), r.Entrant(1)]
+    race, _ = r.start(r.new_race(r.Rules(config), 1), entrants, 100, mines, countdown_ms=250)
+    assert race.go_at == 350 and race.phase is r.Phase.COUNTDOWN
+    assert r.tick(race, 350)[0].phase is r.Phase.RACING
+    log = [r.Logged(0, "start", 100), r.Logged(0, "tick", 350)]
+    again = r.replay_log(race.rules, race.seed, entrants, log, race.layout, countdown_ms=250)
+    assert again.go_at == 350 and again.phase is r.Phase.RACING
+
+
 def test_moves_are_refused_before_go_and_by_people_not_racing():
     config, mines = mines_of(LAYOUT)
     race, _ = r.start(r.new_race(r.Rules(config), 1), [r.Entrant(0), r.Entrant(1)], 0, mines)

@@ -21,12 +21,11 @@ pytestmark = pytest.mark.integration
 def daphne(tmp_path_factory: pytest.TempPathFactory):
     folder = tmp_path_factory.mktemp("close-codes")
     try:
-        env = servers.database_env(folder, "close")
+        env = servers.migrated_database_env(folder, "close")
     except servers.ServiceUnavailable as error:
         skip_or_fail(str(error))
     server = Daphne(env, folder / "daphne.log")
     try:
-        servers.migrate(env)
         with server:
             yield server
     finally:

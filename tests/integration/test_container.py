@@ -41,11 +41,10 @@ def dockerfile_daphne_options() -> list[str]:
 @pytest.fixture
 def container_daphne(tmp_path):
     try:
-        env = servers.database_env(tmp_path, "container")
+        env = servers.migrated_database_env(tmp_path, "container")
     except servers.ServiceUnavailable as error:
         skip_or_fail(str(error))
     try:
-        servers.migrate(env)
         with Daphne(env, tmp_path / "daphne.log", options=dockerfile_daphne_options()) as daphne:
             yield daphne
     finally:

@@ -55,7 +55,7 @@ async def wait_for(condition, seconds: float, what: str) -> float:
 
 async def test_a_killed_process_leaves_the_presence_counts_within_the_expiry(tmp_path):
     try:
-        env = servers.database_env(
+        env = servers.migrated_database_env(
             tmp_path,
             "heal",
             PRESENCE_HEARTBEAT_SECONDS=str(HEARTBEAT_SECONDS),
@@ -67,7 +67,6 @@ async def test_a_killed_process_leaves_the_presence_counts_within_the_expiry(tmp
     b = Daphne(env, tmp_path / "b.log")
     db = GameDatabase(env)
     try:
-        servers.migrate(env)
         a.start()
         b.start()
         await killed_process_heals(a, b, db)
@@ -141,7 +140,7 @@ async def test_a_racer_on_a_killed_process_is_away_and_the_race_goes_on(tmp_path
     """The sweep tells the race, as a closing socket would: the stranded racer is away (their
     grace period runs), so a race with no time limit can still end."""
     try:
-        env = servers.database_env(
+        env = servers.migrated_database_env(
             tmp_path,
             "strand",
             PRESENCE_HEARTBEAT_SECONDS=str(HEARTBEAT_SECONDS),
@@ -152,7 +151,6 @@ async def test_a_racer_on_a_killed_process_is_away_and_the_race_goes_on(tmp_path
     a, b = Daphne(env, tmp_path / "a.log"), Daphne(env, tmp_path / "b.log")
     db = GameDatabase(env)
     try:
-        servers.migrate(env)
         a.start()
         b.start()
         race = {"game": "minesweeper", "mode": "race", "width": 9, "height": 9, "mines": 10}

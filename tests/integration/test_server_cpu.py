@@ -32,10 +32,11 @@ def cpus_of_threads(pid: int) -> dict[str, str]:
 
 
 async def threads_after_a_move(tmp_path: Path, name: str, **env: str) -> dict[str, str]:
-    environment = servers.database_env(tmp_path, name, REDIS_URL="", **env)  # in-memory layer
+    environment = servers.migrated_database_env(
+        tmp_path, name, REDIS_URL="", **env
+    )  # in-memory layer
     server = Daphne(environment, tmp_path / f"{name}.log")
     try:
-        servers.migrate(environment)
         server.start()
         session = HttpSession(server.url)
         code = await asyncio.to_thread(session.create_room, "Ana")

@@ -23,7 +23,7 @@ from tests.servers import Daphne
 
 from .clients import api
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.serial]  # alone: load, memory
 
 LIMIT = 2 * 1024 * 1024
 SYNCS_PER_SECOND = 18
@@ -40,7 +40,7 @@ socket's capped output and the allocator's slack. Without the cap it grew about 
 def daphne(tmp_path_factory: pytest.TempPathFactory):
     folder = tmp_path_factory.mktemp("slow-reader")
     try:
-        env = servers.database_env(
+        env = servers.migrated_database_env(
             folder,
             "slow",
             SOCKET_OUTPUT_LIMIT_BYTES=str(LIMIT),
@@ -50,7 +50,6 @@ def daphne(tmp_path_factory: pytest.TempPathFactory):
         skip_or_fail(str(error))
     server = Daphne(env, folder / "daphne.log")
     try:
-        servers.migrate(env)
         with server:
             yield server
     finally:

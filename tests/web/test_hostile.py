@@ -130,6 +130,19 @@ def test_a_reservation_not_kept_is_given_back(settings):
         assert next_minute.decision.allowed
 
 
+def test_a_longer_window_counts_past_the_clock_minute(settings):
+    """RATE_WINDOW_SECONDS stretches the "minute" (tests do, rather than wait for a fresh one)."""
+    settings.ROOMS_PER_MINUTE = 1
+    settings.RATE_WINDOW_SECONDS = 3600
+    request = RequestFactory().post("/rooms/", REMOTE_ADDR=f"test-{uuid.uuid4()}")
+    with room_reservation(request, 0.0) as made:
+        made.keep()
+    with room_reservation(request, 61.0) as refused:
+        assert refused is None
+    with room_reservation(request, 3600.0) as next_window:
+        assert next_window is not None
+
+
 frames = st.one_of(
     st.text(max_size=200),
     st.binary(max_size=64).map(lambda b: b.decode("latin-1")),

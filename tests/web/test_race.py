@@ -202,9 +202,13 @@ def test_a_whole_race_to_the_results_and_a_rematch(client):
     assert game1.seed != game2.seed and game1.params == game2.params
 
 
-def test_a_race_replays_from_its_seed_and_move_log(client):
+def test_a_race_replays_from_its_seed_and_move_log(client, settings):
+    settings.RACE_COUNTDOWN_SECONDS = 0.2  # the production 3 s would be slept through below
     code, (ana, bo) = api_race(client, penalty_seconds=3)
+    started = rules.now_ms()
     move(client, code, ana, action="start")
+    go_at = race_of(code).go_at
+    assert go_at is not None and 200 <= go_at - started <= 200 + (rules.now_ms() - started)
     # The real countdown: a replay checks the times the log holds, so nothing is shifted here.
     time.sleep(max(0, engine.due(race_of(code)) - rules.now_ms()) / 1000)  # type: ignore[operator]
     assert services.tick(Room.objects.get(code=code)) is not None

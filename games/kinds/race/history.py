@@ -74,7 +74,7 @@ def _played(
     params = game.params
     width, height = params["width"], params["height"]
     rows = engine.replay_rows(
-        rules.rules_of(params), game.seed, stored.entrants, log, stored.layout
+        rules.rules_of(params), game.seed, stored.entrants, log, stored.layout, rules.countdown_ms()
     )
     race, _ = next(rows)
     order = race.seats

@@ -9,6 +9,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from django.conf import settings
+
 from games.engine import minesweeper as ms
 from games.engine import race as engine
 from games.engine.errors import EngineError, GenerationError
@@ -158,6 +160,12 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
+def countdown_ms() -> int:
+    """From the start to Go: the engine's 3 s unless RACE_COUNTDOWN_SECONDS says otherwise, so
+    tests need not wait through it (a replay counts with the same figure)."""
+    return round(settings.RACE_COUNTDOWN_SECONDS * 1000)
+
+
 def status_of(race: engine.Race) -> str:
     """`Game.status`: playing until the race is over; then won when someone finished."""
     if not race.is_over:
@@ -218,7 +226,7 @@ def start(state: dict[str, Any], lineup: Lineup, params: dict[str, Any]) -> Appl
         )
     now = now_ms()
     try:
-        race, events = engine.start(race, entrants, now)
+        race, events = engine.start(race, entrants, now, countdown_ms=countdown_ms())
     except GenerationError as error:
         raise Refused(_sentence(error)) from error
     return _applied(race, events, now, started=True)
@@ -402,4 +410,6 @@ def replay(
     order, the start first."""
     stored = engine.from_dict(state)
     log = [engine.Logged(seat, action, round(at * 1000), x, y) for seat, action, x, y, at in rows]
-    return engine.replay_log(rules_of(params), seed, stored.entrants, log, stored.layout)
+    return engine.replay_log(
+        rules_of(params), seed, stored.entrants, log, stored.layout, countdown_ms()
+    )
