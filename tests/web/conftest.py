@@ -4,7 +4,7 @@ that overrides `room` (a Flags or tic-tac-toe room) gets `ana` and `bo` seated i
 import pytest
 
 from games import log_limit, services
-from games.live import flood, hints
+from games.live import autoplay, flood, hints, rosters
 
 from .helpers import make_room
 
@@ -18,6 +18,16 @@ def fresh_hint_limits():
     log_limit.reset()
     yield
     hints.reset()
+
+
+@pytest.fixture(autouse=True)
+async def settled_database_work():
+    """What a test's sockets left under way (presence news, computers' drivers) is done or
+    stopped before its database is emptied: a write that late meets the flush and deadlocks."""
+    yield
+    await rosters.settle()
+    await autoplay.stop()
+    await rosters.settle()
 
 
 @pytest.fixture

@@ -136,11 +136,13 @@ def test_a_longer_window_counts_past_the_clock_minute(settings):
     settings.RATE_WINDOW_SECONDS = 3600
     request = RequestFactory().post("/rooms/", REMOTE_ADDR=f"test-{uuid.uuid4()}")
     with room_reservation(request, 0.0) as made:
+        assert made.decision.allowed
         made.keep()
     with room_reservation(request, 61.0) as refused:
-        assert refused is None
+        assert not refused.decision.allowed
+        assert refused.decision.retry_after == 3600.0 - 61.0
     with room_reservation(request, 3600.0) as next_window:
-        assert next_window is not None
+        assert next_window.decision.allowed
 
 
 frames = st.one_of(
