@@ -403,3 +403,8 @@ def replay(
     stored = engine.from_dict(state)
     log = [engine.Logged(seat, action, round(at * 1000), x, y) for seat, action, x, y, at in rows]
     return engine.replay_log(rules_of(params), seed, stored.entrants, log, stored.layout)
+
+
+def grid(settings: dict[str, Any]) -> tuple[int, int]:
+    """Every race of a room runs on the room's width and height."""
+    return settings["width"], settings["height"]
