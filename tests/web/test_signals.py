@@ -16,6 +16,7 @@ from games.kinds.tictactoe import rules as tictactoe_rules
 from games.live import signals
 from games.models import Game
 
+from .flags_helpers import make_flags_room
 from .helpers import before_echo, connect, receive_until, send
 from .test_bot_sockets import bot, event
 
@@ -150,6 +151,19 @@ async def test_tic_tac_toe_takes_reactions_but_no_pings():
     await send(socket, action="react", emote="wave")
     assert REACTION.search(await receive_until(socket, 'class="reaction"'))
     await socket.disconnect()
+
+
+async def test_in_flags_both_players_and_a_spectator_see_a_ping_and_the_board_is_16_wide():
+    room = await sync_to_async(make_flags_room)()
+    ana, bo = [await sync_to_async(services.join_room)(room, n) for n in ("Ana", "Bo")]
+    sockets = [await connect(room, ana), await connect(room, bo), await connect(room, watch=True)]
+    await send(sockets[0], action="ping", x=15, y=15)
+    for socket in sockets:
+        assert PING.search(await receive_until(socket, 'class="ping"')).groups()[:2] == ("15", "15")
+    await send(sockets[1], action="ping", x=16, y=0)
+    assert "x is 0 to 15" in await receive_until(sockets[1], ERROR)
+    for socket in sockets:
+        await socket.disconnect()
 
 
 async def test_a_racers_ping_reaches_their_own_screens_only():
