@@ -11,6 +11,7 @@ screen (at most the room's budget) and the refusals that reach their pinger alon
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
 import sys
@@ -32,10 +33,8 @@ async def ping_away(pinger: Client, room: Room, stop: asyncio.Event, seed: int) 
     while not stop.is_set():
         await pinger.send("ping", rng.randrange(room.width), rng.randrange(room.height))
         sent += 1
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), 1 / PINGS_PER_SECOND)
-        except TimeoutError:
-            pass
     return sent
 
 
@@ -53,9 +52,7 @@ async def one_run(server: procs.Server, pings: bool, seconds: float) -> dict[str
         await start_games(server, [room], tracker)
         busy = await procs.wait_quiet()
         pingers = room.players[1:] if pings else []
-        tasks = [
-            asyncio.create_task(ping_away(p, room, stop, n)) for n, p in enumerate(pingers)
-        ]
+        tasks = [asyncio.create_task(ping_away(p, room, stop, n)) for n, p in enumerate(pingers)]
         received_before = sum(c.received for c in room.spectators)
         figures = await steady_moves(server, room, tracker, 20.0, seconds)
         stop.set()

@@ -47,7 +47,8 @@ def test_two_players_and_a_spectator_see_pings_and_reactions(new_context, screen
 
     bo.get_by_role("button", name="React: waving").click()
     for page in (ana, bo, cy):
-        expect(page.locator('#signals .reaction[data-emote="wave"][data-seat="1"]')).to_have_count(1)
+        reaction = page.locator('#signals .reaction[data-emote="wave"][data-seat="1"]')
+        expect(reaction).to_have_count(1)
         badge = page.locator('#roster .roster-player[data-seat="1"] .reaction-badge')
         expect(badge).to_have_text("👋")
     expect(cy.locator("#signal-news")).to_have_text("Bo reacted: waving")
