@@ -14,7 +14,7 @@
   if (!feed || !room) return;
 
   const named = (seat) => document.querySelectorAll(
-    `.roster-player[data-seat="${seat}"] .name, .lobby-racer[data-seat="${seat}"], .contender[data-seat="${seat}"] .name`,
+    `.roster-player[data-seat="${seat}"] .name, .lobby-racer[data-seat="${seat}"], .contender[data-seat="${seat}"] .contender-name`,
   );
 
   function draw() {
