@@ -7,6 +7,8 @@ from playwright.sync_api import Page, expect
 
 from .test_accessibility import BLOCKING, report, violations
 from .test_board_script import touch
+from .test_flags import cell as flags_cell
+from .test_flags import create_room as create_flags
 from .test_rooms import PHONE, cell, create_room, invite_link, join_room, wait_until_live
 
 pytestmark = pytest.mark.e2e
@@ -115,3 +117,22 @@ def test_a_phone_pings_from_the_long_press_menu_and_tap_flag_mode_still_flags(
     ana.locator("[data-tap-mode]").tap()
     cell(ana, 8, 8).tap()
     expect(cell(bo, 8, 8)).to_have_attribute("data-state", "flagged")
+
+
+def test_in_flags_a_phone_long_press_offers_ping_alone_and_a_tap_still_opens(new_context):
+    """Flags has no flags: a long press's menu is Ping alone, and a short tap opens the cell."""
+    ana = new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
+    create_flags(ana, "Ana", "human", "easy")
+    cdp = ana.context.new_cdp_session(ana)
+    target = flags_cell(ana, (15, 15))
+    target.scroll_into_view_if_needed()
+    touch(cdp, target, "touchStart")
+    ana.wait_for_timeout(HOLD_MS)
+    touch(cdp, target, "touchEnd")
+    menu = ana.get_by_role("menu")
+    expect(menu.get_by_role("menuitem")).to_have_text(["Ping"])
+    menu.get_by_role("menuitem", name="Ping").tap()
+    expect(ana.locator('#signals .ping[data-x="15"][data-y="15"]')).to_have_count(1)
+    expect(target).to_have_attribute("data-state", "hidden")
+    flags_cell(ana, (0, 0)).tap()
+    expect(flags_cell(ana, (0, 0))).not_to_have_attribute("data-state", "hidden")
