@@ -1,9 +1,9 @@
 // Pings and reactions (games/live/signals.py) on every room page: each arrives as an element in
 // #signals (class="ping" or "reaction", data-seat...), is shown for a few seconds (a ping pulses
-// on its cell in the pinger's colour, a reaction sits beside the sender's name in the roster) and
-// is said once in #signal-news. Moves swap cells and rosters swap names, so what is showing is
-// drawn again after every message. The server budgets what comes in; SHOWN bounds what a page
-// keeps however fast it comes.
+// on its cell in the pinger's colour, a reaction sits beside the sender's name in the roster and
+// on their pointer, in place of its initial) and is said once in #signal-news. Moves swap cells
+// and rosters swap names, so what is showing is drawn again after every message. The server
+// budgets what comes in; SHOWN bounds what a page keeps however fast it comes.
 (function () {
   "use strict";
   const SHOW_MS = 3000;
@@ -22,6 +22,7 @@
       cell.removeAttribute("data-ping");
     });
     document.querySelectorAll(".reaction-badge").forEach((badge) => badge.remove());
+    document.querySelectorAll(".cell[data-reaction]").forEach((cell) => cell.removeAttribute("data-reaction"));
     for (const signal of feed.children) {
       const seat = signal.dataset.seat;
       if (signal.classList.contains("ping")) {
@@ -34,6 +35,10 @@
           badge.setAttribute("aria-hidden", "true");
           badge.textContent = signal.dataset.symbol;
           name.after(badge);
+        });
+        // and on the sender's pointer (room.js names it in the cell's title), instead of the initial
+        document.querySelectorAll(".cell[data-cursor]").forEach((cell) => {
+          if (cell.title === signal.dataset.name) cell.dataset.reaction = signal.dataset.symbol;
         });
       }
     }
@@ -50,5 +55,6 @@
     for (const change of changes) change.addedNodes.forEach(arrived);
     draw();
   }).observe(feed, { childList: true });
-  room.addEventListener("htmx:wsAfterMessage", draw);
+  // After the page's own script has drawn the message (and the pointers) anew.
+  room.addEventListener("htmx:wsAfterMessage", () => requestAnimationFrame(draw));
 })();

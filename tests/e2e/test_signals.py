@@ -47,7 +47,10 @@ def test_two_players_and_a_spectator_see_pings_and_reactions(new_context, screen
     expect(ping_on(bo, 1, 1, "0")).to_have_count(1)
     expect(cell(cy, 1, 1)).to_have_attribute("data-ping", "0")
 
+    cell(bo, 5, 5).hover()
+    expect(cell(ana, 5, 5)).to_have_attribute("data-cursor", "1")
     bo.get_by_role("button", name="React: waving").click()
+    expect(cell(ana, 5, 5)).to_have_attribute("data-reaction", "👋")  # on Bo's pointer too
     for page in (ana, bo, cy):
         reaction = page.locator('#signals .reaction[data-emote="wave"][data-seat="1"]')
         expect(reaction).to_have_count(1)
