@@ -25,8 +25,8 @@ FIELDS = ("action", "x", "y", "cell", "pace", "game")
 declares the same): another field is refused by name, so a misspelt `gmae` cannot silently drop
 `new_game`'s guard. On the socket a message may also carry an `id`, which the reply echoes
 (docs/api.md, "Writing a bot"), and a page's messages htmx's `HEADERS`; both are let through."""
-SOCKET_ONLY_FIELDS = ("id", "HEADERS")
-SOCKET_ONLY_ACTIONS = ("hint", "sync", "hover")
+SOCKET_ONLY_FIELDS = ("id", "HEADERS", "emote")
+SOCKET_ONLY_ACTIONS = ("hint", "sync", "hover", "ping", "react")
 """What `POST /api/rooms/<code>/moves` refuses: hints and the board have endpoints of their own."""
 
 
@@ -34,6 +34,7 @@ def actions_help(commands: Collection[str] = (), *, moves_door: bool = False) ->
     """The actions a room of a kind with these commands takes by one door, for an error's text:
     the socket's, or the API's `/moves` (no `hint` or `sync` there)."""
     actions = (*MOVES, "hint", "add_bot", "remove_bot", *commands, "new_game", "sync")
+    actions = (*actions[:-1], *SIGNALS, actions[-1])
     if moves_door:
         actions = tuple(name for name in actions if name not in SOCKET_ONLY_ACTIONS)
     *others, last = actions
@@ -83,7 +84,25 @@ class Hover:
     y: int
 
 
-Message = CellMove | SquareMove | Command | Hover
+@dataclass(frozen=True, slots=True)
+class Ping:
+    """A player points the room at the cell (x, y) for a few seconds: presence, never stored."""
+
+    x: int
+    y: int
+
+
+@dataclass(frozen=True, slots=True)
+class React:
+    """A player shows an emote beside their name for a few seconds (`live.signals.EMOTES`)."""
+
+    emote: str
+
+
+SIGNALS = ("ping", "react")
+"""Presence a player sends the room (`live.signals`): by the socket only, never a move."""
+
+Message = CellMove | SquareMove | Command | Hover | Ping | React
 
 
 def parse_message(text: str | bytes | None, commands: Collection[str] = ()) -> Message:
@@ -123,6 +142,10 @@ def parse_payload(
         return CellMove(action, whole_number(data, "x"), whole_number(data, "y"))
     if action == "hover":
         return Hover(whole_number(data, "x"), whole_number(data, "y"))
+    if action in SIGNALS:
+        if moves_door:
+            raise BadMessage(f'"{action}" is presence, not a move: send it on the room websocket.')
+        return signal(action, data)
     if action == "mark":
         return SquareMove(whole_number(data, "cell"))
     if action in COMMANDS or action in commands:
@@ -130,6 +153,16 @@ def parse_payload(
         given = action == "add_bot" and data.get("pace") not in (None, "")
         return Command(action, game, whole_number(data, "pace") if given else None)
     raise BadMessage(f"Unknown action {action[:40]!r}: {help_text}.")
+
+
+def signal(action: str, data: dict[str, Any]) -> Ping | React:
+    """A ping's cell or a reaction's emote name; whether the room takes it is `live.signals`'."""
+    if action == "ping":
+        return Ping(whole_number(data, "x"), whole_number(data, "y"))
+    emote = data.get("emote")
+    if not isinstance(emote, str) or not emote:
+        raise BadMessage('Missing "emote": name one of the emotes the page offers.')
+    return React(emote[:40])
 
 
 DIGITS = re.compile(r"-?[0-9]{1,12}")

@@ -384,6 +384,9 @@ class GameKind:
     will close to say so again); None: nothing does."""
     replays: "Replays | None" = None
     """Replays, the room's history and records from the move log (`kinds.replays`)."""
+    grid: Callable[[Settings], tuple[int, int]] | None = None
+    """(room settings) -> the board's (width, height), whose cells a player may ping
+    (`live.signals`); None: no cell pings (tic-tac-toe's nine squares are always all in view)."""
     playing_seats: Callable[[State, Params], Collection[int] | None] | None = None
     """(state, params) -> the seats that play this game, or None when every seat does (a race's
     lobby); None here: every seat always plays. The others seated only watch, and the pages count

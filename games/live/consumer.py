@@ -31,7 +31,7 @@ from ..kinds import kind_of
 from ..kinds.table import Invalid, Refused
 from ..limits import TokenBucket
 from ..log_limit import warn
-from ..messages import BadMessage, Command, Hover, Message, TooLarge, parse_message
+from ..messages import BadMessage, Command, Hover, Message, Ping, React, TooLarge, parse_message
 from ..models import Player, Room, is_room_code
 from ..outbox import LAYER_ERRORS, group_name
 from ..patches import channels_consumer, daphne_frames, shortcut, twisted_backlog
@@ -44,6 +44,7 @@ from . import (
     layer_watch,
     relay,
     rosters,
+    signals,
     snapshots,
     sockets,
 )
@@ -484,6 +485,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if isinstance(message, Hover):
             await self._hover(message)
             return None
+        if isinstance(message, Ping | React):  # presence: no database, no move budget
+            await signals.send(self.room, self.player, message, self.address)
+            return None
         if isinstance(message, Command) and message.name == "sync":
             self._want_snapshot()
             return None
@@ -600,6 +604,10 @@ def _action(message: Message) -> str:
         return message.name
     if isinstance(message, Hover):
         return "hover"
+    if isinstance(message, Ping):
+        return "ping"
+    if isinstance(message, React):
+        return "react"
     return getattr(message, "action", "mark")
 
 
@@ -611,4 +619,6 @@ def _refusal(message: Message | None, error: Exception) -> str:
         return "malformed"
     if isinstance(message, Command) and message.name == "hint":
         return "hint"
+    if isinstance(message, Ping | React):
+        return "signal"
     return "move"

@@ -95,11 +95,68 @@ window.TapMode = function (room) {
   };
 };
 
+// --- the long-press menu -------------------------------------------------------------------------
+// On a phone a long press on a cell opens a small menu beside it: the move a long press makes
+// (flag, or reveal in tap-flag mode) and "Ping". A long press used to flag at once; with pings it
+// asks, and tap-flag mode (TapMode) stays the one-tap way to flag. Escape, a tap elsewhere or a
+// scroll closes it; focus goes back to the cell.
+window.PressMenu = function (room) {
+  const menu = document.createElement("div");
+  menu.className = "press-menu";
+  menu.setAttribute("role", "menu");
+  menu.hidden = true;
+  room.append(menu);
+  let cell = null;
+  function close(refocus = true) {
+    if (menu.hidden) return;
+    menu.hidden = true;
+    menu.replaceChildren();
+    if (refocus && cell?.isConnected) cell.focus({ preventScroll: true });
+    cell = null;
+  }
+  function open(target, items) {
+    cell = target;
+    menu.replaceChildren(...items.map(({ label, run }) => {
+      const item = document.createElement("button");
+      item.type = "button";
+      item.className = "button press-menu-item";
+      item.setAttribute("role", "menuitem");
+      item.textContent = label;
+      item.addEventListener("click", () => { close(); run(); });
+      return item;
+    }));
+    menu.setAttribute("aria-label", target.getAttribute("aria-label") || "Cell");
+    menu.hidden = false;
+    // Above the cell (the finger is on it), or below when the cell is near the top.
+    const box = target.getBoundingClientRect();
+    const height = menu.offsetHeight;
+    const top = box.top - height - 8 >= 0 ? box.top - height - 8 : box.bottom + 8;
+    const left = Math.max(4, Math.min(window.innerWidth - menu.offsetWidth - 4, box.left));
+    menu.style.setProperty("top", `${top}px`);
+    menu.style.setProperty("left", `${left}px`);
+    menu.querySelector("button").focus({ preventScroll: true });
+  }
+  menu.addEventListener("keydown", (event) => {
+    const items = [...menu.querySelectorAll("button")];
+    const at = items.indexOf(document.activeElement);
+    if (event.key === "Escape") { event.preventDefault(); close(); }
+    if (event.key === "ArrowDown" || event.key === "ArrowRight") items[(at + 1) % items.length].focus();
+    if (event.key === "ArrowUp" || event.key === "ArrowLeft") items[(at + items.length - 1) % items.length].focus();
+  });
+  document.addEventListener("pointerdown", (event) => {
+    if (!menu.hidden && !menu.contains(event.target)) close(false);
+  });
+  window.addEventListener("scroll", () => close(false), { passive: true });
+  return { open, close, get isOpen() { return !menu.hidden; } };
+};
+
 // --- input on the board -------------------------------------------------------------------------
 // options.canMove(): whether this viewer may move now (seated, the game on, not frozen...).
 // options.move(action, cell): send it; called only for a move the cell allows.
 // options.flagging: Minesweeper's flags (right-click, long press, F, tap mode); Flags has none.
-window.BoardInput = function (room, { canMove, move, flagging = false }) {
+// options.ping(cell): point the room at the cell (Alt+click, P, the long-press menu); null where
+// this viewer may not (a spectator).
+window.BoardInput = function (room, { canMove, move, flagging = false, ping = null }) {
   const LONG_PRESS_MS = 450;
   // A long press on a phone fires contextmenu too (Chrome on Android, around 400-500 ms in):
   // the press flags once, whichever comes first, and a contextmenu this soon after is the same.
@@ -158,19 +215,33 @@ window.BoardInput = function (room, { canMove, move, flagging = false }) {
     } else if (flagging && (event.key === "f" || event.key === "F")) {
       event.preventDefault();
       act("flag", cell);
+    } else if (ping && (event.key === "p" || event.key === "P") && !event.ctrlKey && !event.metaKey) {
+      event.preventDefault();
+      ping(cell);
     }
   });
 
   // --- clicks, right-clicks and long presses ----------------------------------------------------
   let suppressClick = false; // the click a long press ends with
+  let dismissing = false; // the tap that closes the long-press menu only closes it
   room.addEventListener("click", (event) => {
     const cell = cellOf(event);
     if (!cell) return;
     if (suppressClick) { suppressClick = false; return; }
+    if (dismissing) { dismissing = false; return; }
     focusOn(cell);
+    if (ping && event.altKey) {
+      event.preventDefault();
+      ping(cell);
+      return;
+    }
     act(tapMode ? tapMode.click(event, cell) : "reveal", cell);
   });
-  if (!flagging) return { focusCell, restoreFocus, board, cellAt };
+  if (!flagging && !ping) return { focusCell, restoreFocus, board, cellAt };
+  const menu = ping ? window.PressMenu(room) : null;
+  room.addEventListener("pointerdown", (event) => {
+    dismissing = Boolean(menu?.isOpen && !event.target.closest(".press-menu"));
+  }, { capture: true });
 
   let pressTimer = null;
   let pressing = false; // a finger is down on a cell
@@ -181,12 +252,26 @@ window.BoardInput = function (room, { canMove, move, flagging = false }) {
     suppressClick = true;
     pressedAt = performance.now();
     focusOn(cell);
-    act(tapMode.longPress(cell), cell);
     if (navigator.vibrate) navigator.vibrate(15);
+    const action = tapMode ? tapMode.longPress(cell) : null;
+    if (!menu) return act(action, cell);
+    const items = [];
+    if (action && canMove() && allows(action, cell)) {
+      const label = action === "reveal" ? "Reveal" : cell.dataset.state === "flagged" ? "Unflag" : "Flag";
+      items.push({ label, run: () => act(action, cell) });
+    }
+    items.push({ label: "Ping", run: () => ping(cell) });
+    menu.open(cell, items);
+  }
+  function allows(action, cell) {
+    const state = cell.dataset.state;
+    if (action === "flag") return state === "hidden" || state === "flagged";
+    return state !== "flagged";
   }
   room.addEventListener("contextmenu", (event) => {
     const cell = cellOf(event);
     if (!cell) return;
+    if (!flagging && !pressTimer && !pressing) return; // Flags: a right-click is the browser's
     event.preventDefault();
     if (pressTimer) return longPress(cell); // the phone's long press, sooner than ours
     if (pressing || performance.now() - pressedAt < SAME_PRESS_MS) return; // ours came first

@@ -87,7 +87,8 @@
     // Out of turn still goes out: the server's answer says why not.
     waiting = live.send({ action: "reveal", x: +cell.dataset.x, y: +cell.dataset.y });
   }
-  const input = window.BoardInput(room, { canMove, move });
+  const ping = (cell) => live.send({ action: "ping", x: +cell.dataset.x, y: +cell.dataset.y });
+  const input = window.BoardInput(room, { canMove, move, ping: mySeat === "" ? null : ping });
   const { cellAt } = input;
 
   room.addEventListener("click", (event) => {

@@ -12,7 +12,7 @@ window.LiveRoom = function (room, onUpdate) {
   // A move that cannot go out within this long is dropped, not played when the socket comes
   // back (htmx's own queue would send it whenever that is, on a board that has moved on).
   const HOLD_MS = 3000;
-  const NOT_HELD = ["hover", "sync"]; // worthless later: a reconnect brings a snapshot anyway
+  const NOT_HELD = ["hover", "sync", "ping", "react"]; // worthless later (presence; a reconnect brings a snapshot)
   let socket = null;
   let open = false; // whether the socket is open right now (htmx queues whatever it gets else)
   let held = []; // [{ body, at }]: moves made while the socket was down, oldest first

@@ -26,6 +26,9 @@
     canMove,
     move: (action, cell) => live.send({ action: action, x: +cell.dataset.x, y: +cell.dataset.y }),
     flagging: true,
+    // A racer's ping shows on their own screens only (the server sends it nowhere else).
+    ping: mySeat === "" || document.body.classList.contains("watching") ? null
+      : (cell) => live.send({ action: "ping", x: +cell.dataset.x, y: +cell.dataset.y }),
   });
 
   room.addEventListener("click", (event) => {

@@ -14,7 +14,8 @@
   const CURSOR_STILL_MS = 4000; // another player's pointer fades after this long without moving
   const CURSOR_FADE_MS = 400;
   const live = window.LiveRoom(room, afterMessage);
-  const input = window.BoardInput(room, { canMove, move, flagging: true }); // board.js
+  const ping = (cell) => send({ action: "ping", x: +cell.dataset.x, y: +cell.dataset.y });
+  const input = window.BoardInput(room, { canMove, move, flagging: true, ping: watching ? null : ping }); // board.js
   const { board, cellAt } = input;
   let lastHover = 0;
   const cursors = new Map();

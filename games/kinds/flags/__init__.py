@@ -49,4 +49,5 @@ KIND = GameKind(
     replays=history.REPLAYS,
     seats_for_people=sides.seats_for_people,
     playing_seats=sides.playing_seats,
+    grid=rules.grid,
 )

@@ -384,3 +384,8 @@ def claim_win(state: dict[str, Any], lineup: Lineup, params: dict[str, Any]) -> 
 
 
 COMMANDS = {seats_away.CLAIM: claim_win, seats_away.TAKE: seats_away.take_seat}
+
+
+def grid(settings: dict[str, Any]) -> tuple[int, int]:
+    """Flags is always played on one board size."""
+    return WIDTH, HEIGHT

@@ -46,4 +46,5 @@ KIND = GameKind(
     ),
     bot=Bot(name=rules.BOT_NAME, seated=rules.has_bot, changed_html=render.bot_html),
     replays=history.REPLAYS,
+    grid=rules.grid,
 )

@@ -280,3 +280,8 @@ def computer_move(
     after = applied.loaded(engine.from_dict)
     stuck = applied.status == "playing" and bot_cell(after, _hinted(after, params)) is None
     return message, replace(applied, summary={**applied.summary, "stuck": stuck})
+
+
+def grid(settings: dict[str, Any]) -> tuple[int, int]:
+    """The room's board size: every game of the room has its settings' width and height."""
+    return settings["width"], settings["height"]

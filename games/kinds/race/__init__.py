@@ -44,4 +44,5 @@ KIND = GameKind(
     may_restart=rules.may_restart,
     replays=history.REPLAYS,
     playing_seats=rules.playing_seats,
+    grid=rules.grid,
 )

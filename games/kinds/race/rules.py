@@ -413,3 +413,8 @@ def replay(
     return engine.replay_log(
         rules_of(params), seed, stored.entrants, log, stored.layout, countdown_ms()
     )
+
+
+def grid(settings: dict[str, Any]) -> tuple[int, int]:
+    """Every race of a room runs on the room's width and height."""
+    return settings["width"], settings["height"]
