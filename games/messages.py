@@ -83,7 +83,18 @@ class Hover:
     y: int
 
 
-Message = CellMove | SquareMove | Command | Hover
+@dataclass(frozen=True, slots=True)
+class Chat:
+    """A line for the room's chat (`games.chat`), checked there: on the socket only, as the API
+    has `POST /api/rooms/<code>/chat`."""
+
+    text: object
+
+
+CHAT_FIELDS = ("action", "text", "id", "HEADERS")
+"""What a socket's chat message may carry: its own `text`, not a move's fields."""
+
+Message = CellMove | SquareMove | Command | Hover | Chat
 
 
 def parse_message(text: str | bytes | None, commands: Collection[str] = ()) -> Message:
@@ -107,6 +118,8 @@ def parse_payload(
     """A decoded JSON object (from a socket or the API's /moves) as a message value; `commands`
     are the room's kind's own (`GameKind.commands`), taken as `Command`s beside the shell's;
     `moves_door` says it came by `/moves`, for what an error lists."""
+    if data.get("action") == "chat" and not moves_door:
+        return _chat(data)
     allowed = FIELDS if moves_door else (*FIELDS, *SOCKET_ONLY_FIELDS)
     unknown = [key for key in data if key not in allowed]
     if unknown:
@@ -130,6 +143,16 @@ def parse_payload(
         given = action == "add_bot" and data.get("pace") not in (None, "")
         return Command(action, game, whole_number(data, "pace") if given else None)
     raise BadMessage(f"Unknown action {action[:40]!r}: {help_text}.")
+
+
+def _chat(data: dict[str, Any]) -> Chat:
+    unknown = [key for key in data if key not in CHAT_FIELDS]
+    if unknown:
+        names = ", ".join(repr(str(key)[:40]) for key in unknown[:10])
+        raise BadMessage(f'Unknown field {names}: a chat message takes "action" and "text".')
+    if "text" not in data:
+        raise BadMessage('Missing "text": the chat line, 1 to 200 characters.')
+    return Chat(data["text"])
 
 
 DIGITS = re.compile(r"-?[0-9]{1,12}")
