@@ -93,6 +93,8 @@ async def play_co_op(seen: list[dict[str, Any]]) -> None:
     await a.ask(action="flag", x=safe[0][0], y=safe[0][1])  # a wrong flag, shown at the end
     await a.ask(action="hint")
     await b.next("hint")
+    await a.ask(action="chat", text="nice one")
+    await b.next("chat")
     await a.ask(action="reveal", x=99, y=0)
     await a.ask(action="remove_bot")
     await b.ask(action="reveal", x=mines[1][0], y=mines[1][1])  # lost: mines and the wrong flag
@@ -181,7 +183,7 @@ async def test_every_event_of_every_kind_fits_the_served_schema():
     kinds = Counter((e["type"], e.get("game")) for e in seen)
     for game in ("minesweeper", "race", "tictactoe", "flags"):
         assert kinds["snapshot", game] and kinds["move", game], game
-    for kind in ("ack", "error", "hint", "bot"):
+    for kind in ("ack", "error", "hint", "bot", "chat"):
         assert kinds[kind, None], kind
     states = {c["state"] for e in seen if e["type"] == "move" for c in e["cells"] if "state" in c}
     assert {"hidden", "flagged", "revealed", "mine", "exploded", "wrong-flag", "claimed"} <= states
