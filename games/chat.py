@@ -111,7 +111,11 @@ def _keep(room: Room, player: Player | None, line: str) -> ChatMessage:
             channel=channel,
             text=line,
         )
-        stale = ChatMessage.objects.filter(room=room).order_by("-id")[KEPT:].values_list("id", flat=True)
+        stale = (
+            ChatMessage.objects.filter(room=room)
+            .order_by("-id")[KEPT:]
+            .values_list("id", flat=True)
+        )
         ChatMessage.objects.filter(id__in=list(stale)).delete()
         transaction.on_commit(partial(announce.chat, room.pk, message.pk))
     return message

@@ -34,7 +34,11 @@ def kept(room: Room) -> list[tuple[str, str, str]]:
 async def test_a_players_line_reaches_players_and_spectators_and_a_spectators_line_too(
     room, ana, bo
 ):
-    a, b, watcher = await connect(room, ana), await connect(room, bo), await connect(room, watch=True)
+    a, b, watcher = (
+        await connect(room, ana),
+        await connect(room, bo),
+        await connect(room, watch=True),
+    )
     await send(a, action="chat", text="  good luck  ")
     for socket in (a, b, watcher):
         line = LINE.search(await receive_until(socket, "chat-message"))
@@ -74,7 +78,11 @@ async def test_a_line_is_escaped_never_html(room, ana):
 async def test_a_bad_line_is_refused_to_its_sender_alone_and_nothing_is_kept(
     room, ana, bo, text, error
 ):
-    a, b, watcher = await connect(room, ana), await connect(room, bo), await connect(room, watch=True)
+    a, b, watcher = (
+        await connect(room, ana),
+        await connect(room, bo),
+        await connect(room, watch=True),
+    )
     await refused(a, [b, watcher], room, {"action": "chat", "text": text}, error)
     await refused(watcher, [a, b], room, {"action": "chat", "text": text}, error)
     assert await sync_to_async(kept)(room) == []

@@ -54,7 +54,9 @@ def test_a_line_needs_a_seats_token_and_a_string(client):
     room = make_room()
     ana = services.join_room(room, "Ana")
     assert say(client, room.code, "not-a-token", "hi").status_code == 403
-    answer = client.post(f"/api/rooms/{room.code}/chat", {"text": "hi"}, content_type="application/json")
+    answer = client.post(
+        f"/api/rooms/{room.code}/chat", {"text": "hi"}, content_type="application/json"
+    )
     assert answer.status_code == 401
     assert say(client, room.code, ana.token, 5).status_code == 400
     assert say(client, "nosuchroomnosuchroomxx", ana.token, "hi").status_code == 404
@@ -97,4 +99,7 @@ def test_the_reader_sees_the_spectators_only_once_no_race_runs(client):
     game.status = game.Status.LOST
     game.save(update_fields=["status"])
     read = client.get(f"/api/rooms/{room.code}/chat").json()["messages"]
-    assert [(m["channel"], m["text"]) for m in read] == [("spectators", "coach"), ("players", "racer")]
+    assert [(m["channel"], m["text"]) for m in read] == [
+        ("spectators", "coach"),
+        ("players", "racer"),
+    ]
