@@ -1,10 +1,13 @@
 """Room chat over the JSON API: a seat's token says a line, anyone reads the last 50; bad lines
 get a 400 naming the fault, a wrong token 403, a flood 429 with its headers, and nothing is kept."""
 
+import re
+
 import pytest
 
 from games import chat, services
 from games.kinds.race import rules
+from games.messages import CellMove
 from games.models import ChatMessage
 
 from .helpers import make_room
@@ -102,4 +105,25 @@ def test_the_reader_sees_the_spectators_only_once_no_race_runs(client):
     assert [(m["channel"], m["text"]) for m in read] == [
         ("spectators", "coach"),
         ("players", "racer"),
+    ]
+
+
+def test_the_replay_lists_the_players_chat_of_that_game_on_its_timeline(client):
+    room = make_room()
+    ana = services.join_room(room, "Ana")
+    chat.say(room, ana, "before the first click", address="a", sender="a")
+    services.play(room, ana, CellMove("reveal", 4, 4))
+    chat.say(room, ana, "after <one> move", address="a", sender="a")
+    chat.say(room, None, "a spectator's line", address="a", sender="s")
+    game = room.current_game()
+    html = client.get(f"/r/{room.code}/games/{game.number}/").content.decode()
+    lines = re.findall(
+        r'<li class="chat-message" data-channel="(\w+)" data-author="(\w+)" data-k="(\d+)">'
+        r'<a class="when" href="\?move=(\d+)"[^>]*>[\d:.]+</a> <b class="chat-author">\w+</b> '
+        r'<span class="chat-text">([^<]*)</span>',
+        html,
+    )
+    assert lines == [
+        ("players", "Ana", "0", "0", "before the first click"),
+        ("players", "Ana", "1", "1", "after &lt;one&gt; move"),
     ]
