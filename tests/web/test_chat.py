@@ -13,7 +13,7 @@ from games import chat, services
 from games.kinds.race import rules
 from games.models import ChatMessage, Room
 
-from .helpers import before_echo, connect, receive_until, refused, send
+from .helpers import TIMEOUT, before_echo, connect, receive_until, refused, send
 from .test_bot_sockets import bot, event
 from .test_race import _racing_pair
 
@@ -192,10 +192,16 @@ async def test_racers_never_hear_the_spectators_while_the_race_runs_and_do_after
     await send(a, action="give_up")
     await receive_until(a, 'data-standing="(?!racing)')
     assert not await sync_to_async(_over)(room)
+    await send(watcher, action="chat", text="coach again: Bo, go right")
+    await receive_until(watcher, "coach again")  # said while Bo still races
     await send(b, action="give_up")
-    after = await receive_until(a, "coach: top left")
+    for racer in (a, b):  # every frame until the spectators' lines come: the race ended first
+        frames = []
+        while "coach" not in (frame := await racer.receive_from(timeout=TIMEOUT)):
+            frames.append(frame)
+        assert any('data-phase="over"' in each for each in frames)
+        assert 'data-held="false"' in frame and "coach again: Bo, go right" in frame
     assert await sync_to_async(_over)(room)
-    assert 'id="chat-spectators"' in after and 'data-held="false"' in after
     for socket in (a, b, watcher, ana_bot):
         await socket.disconnect()
 
