@@ -13,7 +13,7 @@ from games import chat, services
 from games.kinds.race import rules
 from games.models import ChatMessage, Room
 
-from .helpers import TIMEOUT, before_echo, connect, receive_until, refused, send
+from .helpers import TIMEOUT, before_echo, connect, receive_until, refused, send, settle
 from .test_bot_sockets import bot, event
 from .test_race import _racing_pair
 
@@ -83,6 +83,7 @@ async def test_a_bad_line_is_refused_to_its_sender_alone_and_nothing_is_kept(
         await connect(room, bo),
         await connect(room, watch=True),
     )
+    await settle(a, b, watcher, online=2, watching=1)  # presence first: only the error follows
     await refused(a, [b, watcher], room, {"action": "chat", "text": text}, error)
     await refused(watcher, [a, b], room, {"action": "chat", "text": text}, error)
     assert await sync_to_async(kept)(room) == []
@@ -92,6 +93,7 @@ async def test_a_bad_line_is_refused_to_its_sender_alone_and_nothing_is_kept(
 
 async def test_a_chat_message_with_a_moves_fields_or_no_text_is_refused_by_name(room, ana, bo):
     a, b = await connect(room, ana), await connect(room, bo)
+    await settle(a, b, online=2)
     await refused(a, [b], room, {"action": "chat", "text": "hi", "x": 1}, "Unknown field &#x27;x")
     await refused(a, [b], room, {"action": "chat"}, "Missing &quot;text&quot;")
     for socket in (a, b):
@@ -100,6 +102,7 @@ async def test_a_chat_message_with_a_moves_fields_or_no_text_is_refused_by_name(
 
 async def test_a_flood_is_refused_past_five_lines_and_the_socket_and_game_go_on(room, ana, bo):
     a, b = await connect(room, ana), await connect(room, bo)
+    await settle(a, b, online=2)
     for n in range(chat.PER_SENDER.count):
         await send(a, action="chat", text=f"line {n}")
         await receive_until(b, f"line {n}<")
@@ -116,12 +119,12 @@ async def test_a_flood_is_refused_past_five_lines_and_the_socket_and_game_go_on(
 async def test_the_room_limit_holds_whoever_talks(room, monkeypatch):
     monkeypatch.setattr(chat, "PER_ROOM", chat.Limit("chat-room", 3, 10.0))
     watchers = [await connect(room, watch=True) for _ in range(4)]
+    await settle(*watchers, online=0, watching=4)
     for n, socket in enumerate(watchers[:3]):
         await send(socket, action="chat", text=f"w{n}")
         await receive_until(watchers[3], f"w{n}<")
     for socket in watchers[:3]:
         await receive_until(socket, "w2<")
-        await before_echo(socket)  # the presence of those who came after it, if still due
     await refused(watchers[3], watchers[:3], room, {"action": "chat", "text": "w3"}, "Too many")
     for socket in watchers:
         await socket.disconnect()
