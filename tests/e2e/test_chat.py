@@ -2,10 +2,13 @@
 in the spectators' tab, the spectators' line; text stays text; keyboard only; axe clean in light
 and dark, and the panel folds on a phone."""
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
 from .test_accessibility import audit, calm_page
+from .test_race import create_race
 from .test_rooms import create_room, invite_link, join_room, wait_until_live
 
 pytestmark = pytest.mark.e2e
@@ -71,3 +74,24 @@ def test_the_chat_folds_on_a_phone(new_context, screenshots):
     for scheme in ("light", "dark"):
         phone.emulate_media(color_scheme=scheme)
         phone.screenshot(path=screenshots / f"chat-phone-{scheme}.png", animations="disabled")
+
+
+@pytest.mark.parametrize("game", ["race", "tictactoe", "flags"])
+def test_every_kinds_room_has_the_chat(new_context, screenshots, game):
+    page = calm_page(new_context)
+    if game == "race":
+        create_race(page, "Ana")
+    else:
+        page.goto("/")
+        page.locator(f'input[name="game"][value="{game}"]').check()
+        page.get_by_label("Your nickname").fill("Ana")
+        page.get_by_role("button", name="Create room").click()
+        expect(page).to_have_url(re.compile(r"/r/[\w-]+/$"))
+        expect(page.locator("#connection")).to_have_attribute("data-state", "live")
+    say(page, f"hello from {game}")
+    line = page.locator('#chat-players .chat-message[data-author="Ana"]')
+    expect(line).to_have_text(f"Ana hello from {game}")
+    audit(page, screenshots, f"chat-{game}")
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        page.locator("#chat").screenshot(path=screenshots / f"chat-{game}-{scheme}.png")
