@@ -53,11 +53,6 @@ def reset() -> None:
     _buckets.clear()
 
 
-def _take(limit: Limit, key: object, now: float) -> Decision:
-    buckets = _buckets.setdefault(limit.name, Buckets(limit))
-    return buckets.take(key, now)
-
-
 def clean(text: object) -> str:
     """The line as it is kept: trimmed, 1 to `MAX_CHARACTERS` characters, no control characters
     (they would let a line fake new lines or reorder text on others' screens)."""
@@ -92,10 +87,15 @@ def say(
     if is_muted(room, player, sender):
         raise Muted(MUTED)
     now = time.monotonic()
+    taken: list[tuple[Buckets, object]] = []
     for limit, key in ((PER_SENDER, sender), (PER_ADDRESS, address), (PER_ROOM, room.pk)):
-        decision = _take(limit, key, now)
+        buckets = _buckets.setdefault(limit.name, Buckets(limit))
+        decision = buckets.take(key, now)
         if not decision.allowed:
+            for each, its_key in taken:  # a refused line costs the other limits nothing
+                each.give_back(its_key)
             raise TooFast(decision)
+        taken.append((buckets, key))
     return _keep(room, player, line)
 
 

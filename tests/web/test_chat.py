@@ -227,3 +227,18 @@ async def test_a_spectators_line_reaches_spectators_in_a_race_not_yet_started():
     for socket in (a, watcher):
         await socket.disconnect()
     assert await database_sync_to_async(lambda: ChatMessage.objects.count())() == 1
+
+
+async def test_a_muted_sender_hears_why_and_nobody_else_hears_anything(room, ana, bo, monkeypatch):
+    """The hook host controls will fill (`chat.is_muted`)."""
+    monkeypatch.setattr(chat, "is_muted", lambda room, player, sender: player is not None)
+    a, b, watcher = (
+        await connect(room, ana),
+        await connect(room, bo),
+        await connect(room, watch=True),
+    )
+    await settle(a, b, watcher, online=2, watching=1)
+    await refused(a, [b, watcher], room, {"action": "chat", "text": "hi"}, "You are muted")
+    assert await sync_to_async(kept)(room) == []
+    for socket in (a, b, watcher):
+        await socket.disconnect()

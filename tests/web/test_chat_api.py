@@ -127,3 +127,17 @@ def test_the_replay_lists_the_players_chat_of_that_game_on_its_timeline(client):
         ("players", "Ana", "0", "0", "before the first click"),
         ("players", "Ana", "1", "1", "after &lt;one&gt; move"),
     ]
+
+
+def test_an_address_is_limited_across_its_seats_and_a_refusal_costs_the_sender_nothing():
+    room = make_room()
+    other = make_room()
+    for n in range(chat.PER_ADDRESS.count):
+        chat.say(room if n % 2 else other, None, f"line {n}", address="1.2.3.4", sender=n)
+    with pytest.raises(chat.TooFast) as refused:
+        chat.say(room, None, "one more", address="1.2.3.4", sender="fresh")
+    assert refused.value.decision.limit.name == "chat-address"
+    # The fresh sender's own bucket was given back: five lines from elsewhere still pass.
+    for n in range(chat.PER_SENDER.count):
+        chat.say(room, None, f"elsewhere {n}", address="5.6.7.8", sender="fresh")
+    assert ChatMessage.objects.count() == chat.PER_ADDRESS.count + chat.PER_SENDER.count
