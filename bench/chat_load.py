@@ -1,6 +1,7 @@
 """Chat at its rate limit against moves (issue 28): move → every screen, with and without chat.
 
     python -m bench.chat_load [--seconds 8] [--rounds 2] [--port 9617]
+    python -m bench --only chat
 
 One Daphne, SQLite, in-memory layer (the embedded shape, `make run`'s). One expert room, 20
 clients (2 players, 18 spectators), a player moving at 20 moves a second, timed from the send to
@@ -74,9 +75,11 @@ async def one_run(server: procs.Server, seconds: float, chat: bool) -> dict[str,
     return {"chat": chat, "lines_sent": lines, **{k: figures.get(k) for k in keep}}
 
 
-async def run(seconds: float, rounds: int, port: int) -> list[dict[str, object]]:
+async def run(seconds: float, rounds: int, port: int | None) -> list[dict[str, object]]:
+    """`port`: the one this bench may use (None: any free one, as `python -m bench` picks)."""
     workdir = Path(tempfile.mkdtemp(prefix="chat-load-"))
-    procs.free_port = lambda: port  # the one port this bench may use
+    if port is not None:
+        procs.free_port = lambda: port
     shape = procs.embedded(workdir)
     procs.prepare(shape)
     server = procs.Server(shape, workdir).start()
