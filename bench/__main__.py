@@ -24,6 +24,8 @@ Sections (all by default, about five minutes on two cores):
               ATTACK_SECONDS, in the embedded shape and in production's (bench.slow_readers):
               a quiet room's p50/p99 during it, and resident memory before, at its peak and
               10 s after
+  chat        not run by default: move → every screen at 20 clients, quiet and with chat at
+              its rate limits in turn (bench.chat_load)
 `--priority` runs the bench and its Daphnes at nice -10 (root only), for a shared machine where
 other work would otherwise show up as latency.
 `--profile` attaches py-spy to the Daphnes during one throughput run and writes flame graphs.
@@ -48,6 +50,7 @@ from pathlib import Path
 import psutil
 
 from . import (
+    chat_load,
     clients,
     engine_noguess,
     engine_reveal,
@@ -62,8 +65,8 @@ from .profile import summarise
 RESULTS = Path(__file__).resolve().parent / "results"
 BUDGET_SECONDS = 330
 """For the production and core sections' throughput steps; the probe adds about 75 s."""
-SECTIONS = ("engine", "embedded", "production", "core", "probe", "attack")
-DEFAULT_SECTIONS = SECTIONS[:-1]
+SECTIONS = ("engine", "embedded", "production", "core", "probe", "attack", "chat")
+DEFAULT_SECTIONS = SECTIONS[:-2]
 ATTACK_SECONDS = 120.0
 """Issue 26's memory attack: two minutes."""
 LATENCY_CLIENTS = (2, 20, 100)
@@ -282,6 +285,10 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
     if "attack" in sections:
         report.progress("attack (bench.slow_readers, slow readers)", {})
         results["attack"] = await attack_section(args.quick)
+    if "chat" in sections:
+        report.progress("chat against moves (bench.chat_load), quiet and chatting in turn", {})
+        seconds, rounds = (5.0, 1) if args.quick else (8.0, 3)
+        results["chat"] = await chat_load.run(seconds, rounds, port=None)
     results["join_retries"] = clients.JOIN_RETRIES["count"]
     results["connect_retries"] = clients.CONNECT_RETRIES["count"]
     results["seconds"] = round(time.monotonic() - started, 1)

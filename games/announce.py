@@ -8,11 +8,11 @@ announcer gets everything from the service (`MoveNews`) and queries nothing; the
 game, presence, a hint, the bot) read the room as it is now.
 """
 
-from . import audiences, bot_events, metrics, outbox
+from . import audiences, bot_events, chat_view, metrics, outbox
 from .kinds import kind_of
 from .kinds.roster import spectators
 from .kinds.table import Fragment, GameKind, MoveNews, NewGame
-from .models import Room
+from .models import ChatMessage, Room
 
 NEW_GAME_FOR_BOTS = {audiences.RESYNC: audiences.RESYNC_TEXT}
 """A new game, for bots: each gets a snapshot of its own (its seat's mark may have changed)."""
@@ -24,6 +24,8 @@ def move(kind: GameKind, news: MoveNews) -> None:
     texts = audiences.with_texts(kind.rendering.move_html(news), bot_events.move(kind, news))
     order = (news.game.number, news.game.version)
     outbox.send(news.room.pk, texts, metrics.move_started(), order)
+    if kind.per_seat_boards is not None and news.game.is_over:
+        chat_after_race(news.room.pk)
 
 
 def room_closed(room_id: int) -> None:
@@ -49,8 +51,10 @@ def snapshot_for(room: Room, seat: int | None, *, json: bool = False) -> str:
     if json:
         return bot_events.snapshot(kind, room, game, seat)
     if kind.per_seat_boards is not None:
-        return kind.per_seat_boards.viewer_snapshot_html(room, game, seat)
-    return kind.rendering.snapshot_html(room, game)
+        html = kind.per_seat_boards.viewer_snapshot_html(room, game, seat)
+    else:
+        html = kind.rendering.snapshot_html(room, game)
+    return html + chat_view.logs_html(room, player=seat is not None)
 
 
 def roster(room_id: int) -> None:
@@ -91,3 +95,25 @@ def bot_changed(room_id: int, host: str, on: bool, stuck: bool) -> None:
     html = bot.changed_html(room, game, host, on, stuck)
     event = {audiences.JSON: bot_events.bot(game.number, host, on)}
     outbox.send(room.pk, audiences.with_texts(html, event))
+
+
+def chat(room_id: int, message_id: int) -> None:
+    """A chat line to every screen that may read it: a spectator's line reaches no racer's
+    screen, page or bot, while a race runs (`chat_view.hides_spectators`)."""
+    message = ChatMessage.objects.select_related("room").filter(pk=message_id).first()
+    if message is None:  # fifty newer lines came first: screens get it with their next snapshot
+        return
+    html = chat_view.line_html(message)
+    event = bot_events.chat(chat_view.as_json(message))
+    spectators_only = message.channel == ChatMessage.Channel.SPECTATORS
+    if spectators_only and chat_view.hides_spectators(message.room):
+        outbox.send(room_id, {audiences.SPECTATORS: html})
+    else:
+        outbox.send(room_id, {audiences.ALL: html, audiences.JSON: event})
+
+
+def chat_after_race(room_id: int) -> None:
+    """The race is over: its players see the spectators' channel at last. A query in a move's
+    announcer, once per race (the move that ends it)."""
+    room = Room.objects.get(pk=room_id)
+    outbox.send(room_id, {audiences.PLAYERS: chat_view.logs_html(room, player=True)})

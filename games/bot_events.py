@@ -101,6 +101,11 @@ def bot(number: int, host: str, on: bool) -> str:
     return _text({"type": "bot", "number": number, "by": host, "on": on})
 
 
+def chat(line: dict[str, str]) -> str:
+    """A chat line (`chat_view.as_json`) to every bot that may read it."""
+    return _text({"type": "chat", **line})
+
+
 def ack(action: str, request_id: Any, **facts: Any) -> str:
     """The answer to a bot's message that was taken (`error` answers one refused): every message
     gets one of the two, with the `id` it carried, so a bot waiting for a reply never hangs."""

@@ -26,15 +26,16 @@ declares the same): another field is refused by name, so a misspelt `gmae` canno
 `new_game`'s guard. On the socket a message may also carry an `id`, which the reply echoes
 (docs/api.md, "Writing a bot"), and a page's messages htmx's `HEADERS`; both are let through."""
 SOCKET_ONLY_FIELDS = ("id", "HEADERS", "emote")
-SOCKET_ONLY_ACTIONS = ("hint", "sync", "hover", "ping", "react")
-"""What `POST /api/rooms/<code>/moves` refuses: hints and the board have endpoints of their own."""
+SOCKET_ONLY_ACTIONS = ("hint", "sync", "hover", "ping", "react", "chat")
+"""What `POST /api/rooms/<code>/moves` refuses: hints, the board and the chat have endpoints of
+their own, and pings and reactions are presence."""
 
 
 def actions_help(commands: Collection[str] = (), *, moves_door: bool = False) -> str:
     """The actions a room of a kind with these commands takes by one door, for an error's text:
     the socket's, or the API's `/moves` (no `hint` or `sync` there)."""
     actions = (*MOVES, "hint", "add_bot", "remove_bot", *commands, "new_game", "sync")
-    actions = (*actions[:-1], *SIGNALS, actions[-1])
+    actions = (*actions[:-1], *SIGNALS, "chat", actions[-1])
     if moves_door:
         actions = tuple(name for name in actions if name not in SOCKET_ONLY_ACTIONS)
     *others, last = actions
@@ -102,7 +103,19 @@ class React:
 SIGNALS = ("ping", "react")
 """Presence a player sends the room (`live.signals`): by the socket only, never a move."""
 
-Message = CellMove | SquareMove | Command | Hover | Ping | React
+
+@dataclass(frozen=True, slots=True)
+class Chat:
+    """A line for the room's chat (`games.chat`), checked there: on the socket only, as the API
+    has `POST /api/rooms/<code>/chat`."""
+
+    text: object
+
+
+CHAT_FIELDS = ("action", "text", "id", "HEADERS")
+"""What a socket's chat message may carry: its own `text`, not a move's fields."""
+
+Message = CellMove | SquareMove | Command | Hover | Ping | React | Chat
 
 
 def parse_message(text: str | bytes | None, commands: Collection[str] = ()) -> Message:
@@ -126,6 +139,8 @@ def parse_payload(
     """A decoded JSON object (from a socket or the API's /moves) as a message value; `commands`
     are the room's kind's own (`GameKind.commands`), taken as `Command`s beside the shell's;
     `moves_door` says it came by `/moves`, for what an error lists."""
+    if data.get("action") == "chat" and not moves_door:
+        return _chat(data)
     allowed = FIELDS if moves_door else (*FIELDS, *SOCKET_ONLY_FIELDS)
     unknown = [key for key in data if key not in allowed]
     if unknown:
@@ -163,6 +178,16 @@ def signal(action: str, data: dict[str, Any]) -> Ping | React:
     if not isinstance(emote, str) or not emote:
         raise BadMessage('Missing "emote": name one of the emotes the page offers.')
     return React(emote[:40])
+
+
+def _chat(data: dict[str, Any]) -> Chat:
+    unknown = [key for key in data if key not in CHAT_FIELDS]
+    if unknown:
+        names = ", ".join(repr(str(key)[:40]) for key in unknown[:10])
+        raise BadMessage(f'Unknown field {names}: a chat message takes "action" and "text".')
+    if "text" not in data:
+        raise BadMessage('Missing "text": the chat line, 1 to 200 characters.')
+    return Chat(data["text"])
 
 
 DIGITS = re.compile(r"-?[0-9]{1,12}")

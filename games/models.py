@@ -250,3 +250,29 @@ class GameSummary(models.Model):
         if three_bv is None or not time_s:
             return None
         return three_bv / time_s
+
+
+class ChatMessage(models.Model):
+    """A line of a room's chat (`games.chat`): the last `chat.KEPT` per room are kept.
+
+    `author` is copied, not read through `player`, so the line keeps its name when the seat
+    goes; `game` is the room's game when it was said, for that game's replay."""
+
+    class Channel(models.TextChoices):
+        PLAYERS = "players"
+        SPECTATORS = "spectators"
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="+")
+    game = models.ForeignKey(Game, null=True, on_delete=models.SET_NULL, related_name="+")
+    player = models.ForeignKey(Player, null=True, on_delete=models.SET_NULL, related_name="+")
+    author = models.CharField(max_length=MAX_NICKNAME)
+    channel = models.CharField(max_length=10, choices=Channel.choices)
+    text = models.CharField(max_length=200)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["room", "id"]
+        indexes = [models.Index(fields=["room", "-id"], name="chat_latest_per_room")]
+
+    def __str__(self) -> str:
+        return f"{self.author} ({self.channel}): {self.text[:40]}"

@@ -26,12 +26,22 @@ from daphne.ws_protocol import WebSocketProtocol
 from django.conf import settings
 from django.db import DatabaseError
 
-from .. import audiences, bot_events, metrics, services
+from .. import audiences, bot_events, chat, metrics, services
 from ..kinds import kind_of
 from ..kinds.table import Invalid, Refused
 from ..limits import TokenBucket
 from ..log_limit import warn
-from ..messages import BadMessage, Command, Hover, Message, Ping, React, TooLarge, parse_message
+from ..messages import (
+    BadMessage,
+    Chat,
+    Command,
+    Hover,
+    Message,
+    Ping,
+    React,
+    TooLarge,
+    parse_message,
+)
 from ..models import Player, Room, is_room_code
 from ..outbox import LAYER_ERRORS, group_name
 from ..patches import channels_consumer, daphne_frames, shortcut, twisted_backlog
@@ -473,7 +483,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             outcome = await self._handle(message)
             if self.json:
                 await self._acknowledge(message, outcome, request_id)
-        except (BadMessage, Invalid, Refused, services.Forbidden) as error:
+        except (BadMessage, Invalid, Refused, services.Forbidden, chat.Muted) as error:
             metrics.refused(_refusal(message, error))
             await self._reply(str(error), request_id)
         except LAYER_ERRORS:
@@ -491,6 +501,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if isinstance(message, Command) and message.name == "sync":
             self._want_snapshot()
             return None
+        if isinstance(message, Chat):
+            await self._chat(message)
+            return None
         if isinstance(message, Command) and message.name == "hint":
             # Off the database thread and within the room's and address's limits (`hints`).
             return await ask_hint(self.room, self.player, self.address)
@@ -501,6 +514,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
         # The computer's reply, its opening after a rematch, or the Solver bot going on.
         autoplay.schedule(self.room, outcome.game)
         return outcome
+
+    async def _chat(self, message: Chat) -> None:
+        """A chat line, paced per seat (a spectator: per socket), address and room (`chat`)."""
+        sender = ("socket", id(self)) if self.player is None else ("seat", self.player.pk)
+        await database_sync_to_async(chat.say)(
+            self.room, self.player, message.text, address=self.address, sender=sender
+        )
 
     async def _acknowledge(
         self, message: Message, outcome: services.Outcome | None, request_id: object
@@ -608,6 +628,8 @@ def _action(message: Message) -> str:
         return "ping"
     if isinstance(message, React):
         return "react"
+    if isinstance(message, Chat):
+        return "chat"
     return getattr(message, "action", "mark")
 
 
@@ -621,4 +643,6 @@ def _refusal(message: Message | None, error: Exception) -> str:
         return "hint"
     if isinstance(message, Ping | React):
         return "signal"
+    if isinstance(message, Chat):
+        return "chat"
     return "move"

@@ -9,6 +9,7 @@ page for every viewer (issue 26). Nothing here sends more than the timeline hold
 ends that is the public board only, never a mine.
 """
 
+import bisect
 import hashlib
 import json
 import time
@@ -26,7 +27,7 @@ from .. import history
 from ..kinds import kind_of
 from ..kinds.replays import Step, Timeline, clock, named_stats
 from ..limits import Decision, headers
-from ..models import Game, Room
+from ..models import ChatMessage, Game, Room
 from .preview_tags import tags
 from .preview_words import Page
 from .room_limit import too_many_builds
@@ -282,8 +283,23 @@ def replay(request: HttpRequest, code: str, number: int) -> HttpResponse:
         "share_url": request.build_absolute_uri(f"/r/{room.code}/games/{game.number}/?move={k}"),
         "status_at_k": timeline.status if k == timeline.moves else Game.Status.PLAYING,
         "preview": tags(request, room, game, Page.REPLAY, k),
+        "chat": chat_on_timeline(game, timeline),
     }
     return render(request, "games/replay.html", context)
+
+
+def chat_on_timeline(game: Game, timeline: Timeline) -> list[dict[str, Any]]:
+    """The players' chat of the game, each line at its time since the first move and with the
+    number of moves made by then (a link to the board as it was). Never the spectators'."""
+    lines = ChatMessage.objects.filter(game=game, channel=ChatMessage.Channel.PLAYERS)
+    first = game.moves.order_by("seq").values_list("created_at", flat=True).first()
+    times = [step.at_ms for step in timeline.steps if step.at_ms is not None]
+    found = []
+    for line in lines.order_by("id"):
+        ms = None if first is None else round((line.at - first).total_seconds() * 1000)
+        k = 0 if ms is None else bisect.bisect_right(times, ms)
+        found.append({"m": line, "when": clock(max(ms or 0, 0)), "k": k})
+    return found
 
 
 def _seats(timeline: Timeline) -> set[int]:

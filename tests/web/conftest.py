@@ -3,7 +3,7 @@ that overrides `room` (a Flags or tic-tac-toe room) gets `ana` and `bo` seated i
 
 import pytest
 
-from games import log_limit, services
+from games import chat, log_limit, services
 from games.live import autoplay, flood, hints, rosters
 
 from .helpers import make_room
@@ -15,6 +15,7 @@ def fresh_hint_limits():
     database flushed between tests can give the same game id and version to another board."""
     hints.reset()
     flood.reset()
+    chat.reset()
     log_limit.reset()
     yield
     hints.reset()

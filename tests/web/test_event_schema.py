@@ -97,6 +97,8 @@ async def play_co_op(seen: list[dict[str, Any]]) -> None:
     await b.next("ping")
     await b.ask(action="react", emote="wave")
     await a.next("reaction")
+    await a.ask(action="chat", text="nice one")
+    await b.next("chat")
     await a.ask(action="reveal", x=99, y=0)
     await a.ask(action="remove_bot")
     await b.ask(action="reveal", x=mines[1][0], y=mines[1][1])  # lost: mines and the wrong flag
@@ -185,7 +187,7 @@ async def test_every_event_of_every_kind_fits_the_served_schema():
     kinds = Counter((e["type"], e.get("game")) for e in seen)
     for game in ("minesweeper", "race", "tictactoe", "flags"):
         assert kinds["snapshot", game] and kinds["move", game], game
-    for kind in ("ack", "error", "hint", "bot", "ping", "reaction"):
+    for kind in ("ack", "error", "hint", "bot", "ping", "reaction", "chat"):
         assert kinds[kind, None], kind
     states = {c["state"] for e in seen if e["type"] == "move" for c in e["cells"] if "state" in c}
     assert {"hidden", "flagged", "revealed", "mine", "exploded", "wrong-flag", "claimed"} <= states

@@ -1,0 +1,121 @@
+"""Room chat: a line checked, counted against its limits, kept, and announced after the commit.
+
+Players talk in the players' channel, spectators in theirs. Where boards are private to each
+seat (a race, `GameKind.per_seat_boards`) a running game's racers never hear the spectators'
+channel, so nobody can coach; they see it once the game is over (`announce.chat`). Every door
+(the websocket, the JSON API) calls `say`; limits and figures are in docs/operations.md
+("Limits").
+"""
+
+import time
+import unicodedata
+from functools import partial
+
+from django.db import transaction
+
+from . import announce
+from .chat_view import KEPT
+from .kinds.table import Invalid, Refused
+from .limits import Buckets, Decision, Limit
+from .models import ChatMessage, Game, Player, Room
+
+MAX_CHARACTERS = 200
+"""A line's length after trimming: a sentence or two, never a wall of text."""
+
+PER_SENDER = Limit("chat", 5, 10.0)
+"""A person's pace (a seat, or a spectator's socket): a burst of 5, then one every 2 s."""
+PER_ADDRESS = Limit("chat-address", 20, 10.0)
+"""One client address, whatever seats and sockets it holds: a classroom behind a NAT fits."""
+PER_ROOM = Limit("chat-room", 30, 10.0)
+"""All of a room's senders together: bounds what every screen of the room must take."""
+
+TOO_FAST = "Too many chat messages: wait a few seconds."
+MUTED = "You are muted in this room: your messages are not sent."
+
+
+class TooFast(Refused):
+    """Over a chat limit: the line is not kept. Over the API a 429 with its `decision`."""
+
+    def __init__(self, decision: Decision) -> None:
+        super().__init__(TOO_FAST)
+        self.decision = decision
+
+
+class Muted(PermissionError):
+    """The host muted the sender (host controls): 403 over the API, an error on the socket."""
+
+
+_buckets: dict[str, Buckets] = {}
+
+
+def reset() -> None:
+    """Fresh chat limits (tests: every test client shares one address)."""
+    _buckets.clear()
+
+
+def clean(text: object) -> str:
+    """The line as it is kept: trimmed, 1 to `MAX_CHARACTERS` characters, no control characters
+    (they would let a line fake new lines or reorder text on others' screens)."""
+    if not isinstance(text, str):
+        raise Invalid('"text" must be a string: the chat line.')
+    line = text.strip()
+    if not line:
+        raise Invalid("The chat message is empty: write something first.")
+    if len(line) > MAX_CHARACTERS:
+        raise Invalid(
+            f"The chat message is too long: at most {MAX_CHARACTERS} characters, got {len(line)}."
+        )
+    bad = next((c for c in line if unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs")), None)
+    if bad is not None:
+        raise Invalid(f"The chat message has a control character (U+{ord(bad):04X}): remove it.")
+    return line
+
+
+def is_muted(room: Room, player: Player | None, sender: object) -> bool:
+    """The hook for the host's mute (`{"action": "mute", ...}`, host controls): nobody is
+    muted until those land."""
+    return False
+
+
+def say(
+    room: Room, player: Player | None, text: object, *, address: str, sender: object
+) -> ChatMessage:
+    """`text` from `player` (None: a spectator) into the room's chat, or a refusal for the
+    sender alone. `sender`: who is paced (a seat's pk, or a spectator's socket), `address` the
+    client's (`flood.address_key`)."""
+    line = clean(text)
+    if is_muted(room, player, sender):
+        raise Muted(MUTED)
+    now = time.monotonic()
+    taken: list[tuple[Buckets, object]] = []
+    for limit, key in ((PER_SENDER, sender), (PER_ADDRESS, address), (PER_ROOM, room.pk)):
+        buckets = _buckets.setdefault(limit.name, Buckets(limit))
+        decision = buckets.take(key, now)
+        if not decision.allowed:
+            for each, its_key in taken:  # a refused line costs the other limits nothing
+                each.give_back(its_key)
+            raise TooFast(decision)
+        taken.append((buckets, key))
+    return _keep(room, player, line)
+
+
+def _keep(room: Room, player: Player | None, line: str) -> ChatMessage:
+    channel = ChatMessage.Channel.SPECTATORS if player is None else ChatMessage.Channel.PLAYERS
+    with transaction.atomic():
+        game = Game.objects.filter(room=room).order_by("-number").only("pk").first()
+        message = ChatMessage.objects.create(
+            room=room,
+            game=game,
+            player=player,
+            author="Spectator" if player is None else player.nickname,
+            channel=channel,
+            text=line,
+        )
+        stale = (
+            ChatMessage.objects.filter(room=room)
+            .order_by("-id")[KEPT:]
+            .values_list("id", flat=True)
+        )
+        ChatMessage.objects.filter(id__in=list(stale)).delete()
+        transaction.on_commit(partial(announce.chat, room.pk, message.pk))
+    return message

@@ -1,0 +1,60 @@
+"""What a screen shows of a room's chat: the kept lines it may see, as HTML or JSON.
+
+Read by the write path (`chat`), the announcer and the snapshot (`announce`) alike, so the rule
+"no spectators' line to a racer while the race runs" lives in one place (`hides_spectators`).
+"""
+
+from django.template.loader import render_to_string
+
+from .kinds import kind_of
+from .models import ChatMessage, Game, Room
+
+KEPT = 50
+"""Lines kept per room, and sent with every snapshot: older ones are deleted as new ones come."""
+
+
+def hides_spectators(room: Room, game: Game | None = None) -> bool:
+    """Whether the room's players may not hear the spectators now: boards are private to each
+    seat (`GameKind.per_seat_boards`) and the game is not over, so nobody can coach."""
+    if kind_of(room.kind).per_seat_boards is None:
+        return False
+    return not (game or room.current_game()).is_over
+
+
+def visible(room: Room, *, player: bool, channel: str | None = None) -> list[ChatMessage]:
+    """The room's kept lines, oldest first, as a screen may see them (`player`: a seat's
+    screen), of one `channel` or both."""
+    lines = ChatMessage.objects.filter(room=room).order_by("-id")
+    if channel is not None:
+        lines = lines.filter(channel=channel)
+    if player and hides_spectators(room):
+        lines = lines.filter(channel=ChatMessage.Channel.PLAYERS)
+    return list(reversed(lines[:KEPT]))
+
+
+def as_json(message: ChatMessage) -> dict[str, str]:
+    """A line as the API and bots read it."""
+    return {
+        "author": message.author,
+        "channel": message.channel,
+        "text": message.text,
+        "at": message.at.isoformat(),
+    }
+
+
+def line_html(message: ChatMessage) -> str:
+    """One new line, appended to its channel's log on every screen that takes it."""
+    return render_to_string("games/chat.html#line_oob", {"m": message})
+
+
+def logs_html(room: Room, *, player: bool) -> str:
+    """Both channels' logs as a screen may see them, replacing what it shows (a snapshot)."""
+    lines = visible(room, player=player)
+    held = player and hides_spectators(room)
+    context = {
+        "players": [m for m in lines if m.channel == ChatMessage.Channel.PLAYERS],
+        "spectators": [m for m in lines if m.channel == ChatMessage.Channel.SPECTATORS],
+        "held": held,
+        "oob": True,
+    }
+    return render_to_string("games/chat.html#logs", context)
