@@ -13,6 +13,10 @@ answers None and no limit applies: the behaviour before the limit, with a warnin
 socket. Cutting off uses `abortConnection`, public (`ITCPTransport`): `loseConnection` would wait
 for the buffer to drain, which a peer that does not read never lets happen, so its memory would
 stay taken.
+
+`watch_output` uses only the public producer interface: a socket's next snapshot waits for its
+`Drain` (`consumer.SNAPSHOT_BACKLOG_BYTES`), so a peer that asks and does not read is not sent
+more.
 """
 
 import asyncio
@@ -20,8 +24,6 @@ import logging
 from typing import Any
 
 from twisted.internet.defer import Deferred
-from twisted.internet.interfaces import IPushProducer
-from zope.interface import implementer
 
 log = logging.getLogger(__name__)
 
@@ -77,9 +79,9 @@ def cut_off(connection: Any) -> None:
         transport.abortConnection()
 
 
-@implementer(IPushProducer)
 class Drain:
-    """Tells when a transport's output has drained, through Twisted's public producer interface.
+    """Tells when a transport's output has drained, through Twisted's public producer interface
+    (`IPushProducer`'s three methods; `registerProducer` checks no declaration).
 
     A streaming producer registered on a transport is paused when more than its `bufferSize`
     waits unsent, and resumed once all of it has gone. Daphne leaves the upgraded connection's
