@@ -4,7 +4,8 @@ Group messages are already-rendered HTML (see `announce`); `relay` hands them to
 Whatever happens inside, a socket leaves the relay and the presence counts on its way out
 (`_leave`), and an unexpected error answers its sender and leaves the socket open. A peer that
 reads too little is cut off (`SOCKET_OUTPUT_LIMIT_BYTES`), and its snapshots come one at a time,
-shared with the room's other sockets (`snapshots`); presence is told a few times a second at
+shared with the room's other sockets (`snapshots`), once what it was sent before has gone
+(`SNAPSHOT_BACKLOG_BYTES`); presence is told a few times a second at
 most (`rosters`). The figures are in docs/operations.md ("Limits").
 
 Each socket takes its own text of a message that has one per audience (`games.audiences`): a
@@ -85,6 +86,10 @@ UNKNOWN_TOKEN_TEXT = (
 ROOM_CLOSED = "The host closed this room."
 POLICY_VIOLATION = 1008
 SOMETHING_WENT_WRONG = "Something went wrong on the server; nothing changed. Try again."
+SNAPSHOT_BACKLOG_BYTES = 64 * 1024
+"""A snapshot for a socket with more than this unsent waits until its output has drained: a peer
+that asks for snapshots and does not read them gets at most one more (docs/operations.md,
+"Limits"). Twisted's own threshold for pausing a producer."""
 
 
 class RoomConsumer(AsyncWebsocketConsumer):
@@ -112,6 +117,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
     closing = False
     """Closed by the server (flood, output limit): what the peer still sends is ignored."""
     cut_off_task: asyncio.Task[None] | None = None
+    drain: twisted_backlog.Drain | None = None
+    """Tells when this socket's unsent output has gone: a snapshot waits for it."""
     """Cutting off a peer found over the output limit by `deliver_now`."""
     errors = 0
     """Unexpected errors so far: the first is logged with its traceback, the rest counted."""
@@ -197,6 +204,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self._accept()
         self.connection = daphne_frames.connection_of(self.base_send)
         fail_with_close_frame(self.connection)
+        self.drain = twisted_backlog.watch_output(self.connection, SNAPSHOT_BACKLOG_BYTES)
         sockets.track(self)
         layer_watch.watch()
         # Before the count: the process's row comes first.
@@ -332,9 +340,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 await self._out(message)
 
     async def _snapshots(self) -> None:
-        """Snapshots for `sync`, one at a time: syncs that arrive meanwhile get one more."""
+        """Snapshots for `sync`, one at a time: syncs that arrive meanwhile get one more, once
+        the socket's earlier output has gone."""
         try:
             while self.snapshot_wanted and not self.closing:
+                await self._output_drained()
+                if self.closing:
+                    break
                 self.snapshot_wanted = False
                 self.held = []
                 await self._send_snapshot()
@@ -346,6 +358,17 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self._unexpected()
         finally:
             self.snapshot_task = None
+
+    async def _output_drained(self) -> None:
+        """Until this socket has at most `SNAPSHOT_BACKLOG_BYTES` unsent. A peer that does not
+        read would otherwise be sent snapshot after snapshot until the output limit cut it off,
+        and it reconnected to do it again: a good part of the event loop's time and Daphne's
+        memory under that attack (docs/performance.md, issue 26). Room messages do not wait."""
+        while self.drain is not None:
+            unsent = twisted_backlog.unsent_bytes(self.connection)
+            if unsent is None or unsent <= SNAPSHOT_BACKLOG_BYTES:
+                return
+            await self.drain.drained()
 
     def _want_snapshot(self) -> None:
         self.snapshot_wanted = True

@@ -13,8 +13,13 @@ answers None and no limit applies: the behaviour before the limit, with a warnin
 socket. Cutting off uses `abortConnection`, public (`ITCPTransport`): `loseConnection` would wait
 for the buffer to drain, which a peer that does not read never lets happen, so its memory would
 stay taken.
+
+`watch_output` uses only the public producer interface: a socket's next snapshot waits for its
+`Drain` (`consumer.SNAPSHOT_BACKLOG_BYTES`), so a peer that asks and does not read is not sent
+more.
 """
 
+import asyncio
 import logging
 from typing import Any
 
@@ -72,3 +77,58 @@ def cut_off(connection: Any) -> None:
     transport = getattr(connection, "transport", None)
     if transport is not None:
         transport.abortConnection()
+
+
+class Drain:
+    """Tells when a transport's output has drained, through Twisted's public producer interface
+    (`IPushProducer`'s three methods; `registerProducer` checks no declaration).
+
+    A streaming producer registered on a transport is paused when more than its `bufferSize`
+    waits unsent, and resumed once all of it has gone. Daphne leaves the upgraded connection's
+    HTTP channel registered there (it only notes the pause while a request is open): it stays,
+    and hears every call as before, through this one."""
+
+    def __init__(self, before: Any) -> None:
+        self.before = before
+        self.waiters: list[asyncio.Future[None]] = []
+
+    def pauseProducing(self) -> None:  # noqa: N802 (Twisted's name)
+        if self.before is not None:
+            self.before.pauseProducing()
+
+    def resumeProducing(self) -> None:  # noqa: N802
+        if self.before is not None:
+            self.before.resumeProducing()
+        self._wake()
+
+    def stopProducing(self) -> None:  # noqa: N802 (the connection is gone)
+        if self.before is not None:
+            self.before.stopProducing()
+        self._wake()
+
+    def _wake(self) -> None:
+        waiters, self.waiters = self.waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    async def drained(self) -> None:
+        """Until the transport's output has all gone (or the connection has)."""
+        waiter = asyncio.get_running_loop().create_future()
+        self.waiters.append(waiter)
+        await waiter
+
+
+def watch_output(connection: Any, threshold: int) -> Drain | None:
+    """A `Drain` on the connection's transport, paused above `threshold` unsent bytes; None
+    when the transport takes no producer (then nothing waits for it)."""
+    transport: Any = getattr(connection, "transport", None)
+    if transport is None or not hasattr(transport, "registerProducer"):
+        return None
+    before = getattr(transport, "producer", None)
+    drain = Drain(before)
+    if before is not None:
+        transport.unregisterProducer()
+    transport.bufferSize = threshold
+    transport.registerProducer(drain, True)
+    return drain

@@ -21,8 +21,11 @@ from asgiref.sync import SyncToAsync, sync_to_async
 from channels.consumer import AsyncConsumer
 from daphne.ws_protocol import WebSocketProtocol
 from twisted.internet import tcp
+from twisted.internet.error import ConnectionDone
 from twisted.internet.interfaces import ITCPTransport
+from twisted.internet.protocol import Protocol
 from twisted.internet.testing import MemoryReactorClock, StringTransport
+from twisted.python.failure import Failure
 
 from games.live.flood import FLOOD_REASON
 from games.patches import daphne_close_codes, twisted_backlog
@@ -187,6 +190,63 @@ def test_twisteds_send_buffer_keeps_its_shape():
         connection.doWrite()  # the kernel takes it: the buffer empties
         assert twisted_backlog.unsent_bytes(SimpleNamespace(transport=connection)) == 0
         assert ITCPTransport.providedBy(connection)  # `cut_off`'s abortConnection is public
+
+
+class Producer:
+    """What Daphne leaves registered on an upgraded socket's transport (its HTTP channel)."""
+
+    def __init__(self) -> None:
+        self.heard: list[str] = []
+
+    def pauseProducing(self) -> None:  # noqa: N802
+        self.heard.append("pause")
+
+    def resumeProducing(self) -> None:  # noqa: N802
+        self.heard.append("resume")
+
+    def stopProducing(self) -> None:  # noqa: N802
+        self.heard.append("stop")
+
+
+def test_a_drain_says_when_the_output_has_gone_and_the_producer_before_it_still_hears():
+    """`twisted_backlog.watch_output`: Twisted pauses a streaming producer past its
+    `bufferSize` and resumes it once the buffer is empty; the snapshot waits for that."""
+    connection, theirs = a_tcp_connection()
+    before = Producer()
+    connection.registerProducer(before, True)
+    holder = SimpleNamespace(transport=connection)
+
+    async def scenario() -> None:
+        drain = twisted_backlog.watch_output(holder, 1000)
+        assert drain is not None and connection.producer is drain
+        waiting = asyncio.ensure_future(drain.drained())
+        connection.write(b"x" * 1001)  # past the threshold: paused
+        await asyncio.sleep(0)
+        assert not waiting.done() and before.heard == ["pause"]
+        connection.doWrite()  # the kernel takes it all: resumed
+        await asyncio.wait_for(waiting, 1)
+        assert before.heard == ["pause", "resume"]
+        assert twisted_backlog.unsent_bytes(holder) == 0
+
+    with theirs, connection.socket:
+        asyncio.run(scenario())
+
+
+def test_a_drain_wakes_its_waiters_when_the_connection_goes():
+    connection, theirs = a_tcp_connection()
+    holder = SimpleNamespace(transport=connection)
+
+    async def scenario() -> None:
+        drain = twisted_backlog.watch_output(holder, 1000)
+        assert drain is not None
+        waiting = asyncio.ensure_future(drain.drained())
+        await asyncio.sleep(0)
+        connection.protocol = Protocol()
+        connection.connectionLost(Failure(ConnectionDone()))  # Twisted stops its producer
+        await asyncio.wait_for(waiting, 1)
+
+    with theirs:
+        asyncio.run(scenario())
 
 
 def test_a_transport_without_the_buffer_means_no_limit_and_one_warning(monkeypatch, caplog):
