@@ -22,8 +22,8 @@ from pathlib import Path
 from picows import WSMsgType
 
 from . import procs
-from .clients import Client, Tracker, close_all
-from .scenarios import Matcher, make_rooms, size_spec, start_games, steady_moves
+from .clients import Client, close_all
+from .scenarios import start_games, steady_moves, watched_expert_room
 
 CLIENTS = 20
 PLAYERS = 2
@@ -53,14 +53,7 @@ async def chatter(senders: list[Client], seconds: float) -> int:
 
 
 async def one_run(server: procs.Server, seconds: float, chat: bool) -> dict[str, object]:
-    port = server.ports[0]
-    tracker = Tracker()
-    matcher = Matcher(tracker)
-    (room,) = await make_rooms(
-        server, [size_spec("expert")], PLAYERS, CLIENTS - PLAYERS, lambda r, s: port
-    )
-    for client in room.clients:
-        client.listen(matcher)
+    room, tracker = await watched_expert_room(server, PLAYERS, CLIENTS - PLAYERS)
     try:
         await start_games(server, [room], tracker)
         await procs.wait_quiet()

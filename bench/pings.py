@@ -19,8 +19,8 @@ import tempfile
 from pathlib import Path
 
 from . import procs
-from .clients import Client, Tracker, close_all
-from .scenarios import Matcher, Room, make_rooms, size_spec, start_games, steady_moves
+from .clients import Client, close_all
+from .scenarios import Room, start_games, steady_moves, watched_expert_room
 
 CLIENTS, PLAYERS = 20, 4
 PINGS_PER_SECOND = 2.0
@@ -39,14 +39,7 @@ async def ping_away(pinger: Client, room: Room, stop: asyncio.Event, seed: int) 
 
 
 async def one_run(server: procs.Server, pings: bool, seconds: float) -> dict[str, object]:
-    port = server.ports[0]
-    tracker = Tracker()
-    matcher = Matcher(tracker)
-    (room,) = await make_rooms(
-        server, [size_spec("expert")], PLAYERS, CLIENTS - PLAYERS, lambda r, s: port
-    )
-    for client in room.clients:
-        client.listen(matcher)
+    room, tracker = await watched_expert_room(server, PLAYERS, CLIENTS - PLAYERS)
     stop = asyncio.Event()
     try:
         await start_games(server, [room], tracker)

@@ -148,6 +148,23 @@ async def latency(
     }
 
 
+async def watched_expert_room(
+    server: procs.Server, players: int, spectators: int
+) -> tuple[Room, Tracker]:
+    """One expert room on the server's first port, every screen's messages matched to the
+    moves: the room of the benches that time moves beside something else a room does (chat,
+    pings), each run on a fresh one."""
+    port = server.ports[0]
+    tracker = Tracker()
+    matcher = Matcher(tracker)
+    (room,) = await make_rooms(
+        server, [size_spec("expert")], players, spectators, lambda r, s: port
+    )
+    for client in room.clients:
+        client.listen(matcher)
+    return room, tracker
+
+
 async def start_games(server: procs.Server, rooms: list[Room], tracker: Tracker) -> None:
     """The first reveal (in the centre) places the mines; then learn each board."""
     for room in rooms:

@@ -82,6 +82,17 @@ MAX_SEED = 2**62 - 1
 holds it."""
 
 
+def side_option(players: Collection[str], default: str, role: str) -> Any:
+    """A two-sided kind's create option for who holds a side: a person (`human`, the first of
+    `players`) or one of the kind's computers, listed in the schema."""
+    computers = ", ".join(f"`{name}`" for name in players if name != "human")
+    return Field(
+        default,
+        description=f"{role} A person (`human`) or the computer ({computers}).",
+        json_schema_extra={"enum": list(players)},
+    )
+
+
 class CreateOptions(BaseModel):
     """The API's create body (`GameKind.options`): what every body may carry, whatever the
     kind; each kind's model adds its own fields, with their bounds and descriptions, which the

@@ -60,7 +60,7 @@ from . import (
     sockets,
 )
 from .delayed import DelayedSender, Full
-from .flood import FLOOD_REASON, MESSAGES, TOO_FAST, move_budget
+from .flood import MESSAGES, SPECTATOR_MESSAGES, TOO_FAST, flood_reason, move_budget
 from .fragments import cursor_html, error_html
 from .hints import address_of, ask_hint
 from .presence import PROCESS, Arrivals, forget_presence
@@ -195,7 +195,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self._choose_view()
         self.group = group_name(self.room.pk)
         self.last_hover = 0.0
-        self.bucket = TokenBucket.full(MESSAGES, time.monotonic())
+        # A player's pointer and clicks, or a spectator's few words (`flood`).
+        self.messages = MESSAGES if self.player is not None else SPECTATOR_MESSAGES
+        self.bucket = TokenBucket.full(self.messages, time.monotonic())
         self.held = []
         self.joined = True  # before the await: a cancelled join must be left too
         self.role = "spectator" if self.player is None else "player"
@@ -497,7 +499,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             metrics.refused("flood")
             self.closing = True
             self._stop_tasks()
-            await self.close(code=POLICY_VIOLATION, reason=FLOOD_REASON)
+            await self.close(code=POLICY_VIOLATION, reason=flood_reason(self.messages))
             return
         message: Message | None = None
         request_id = bot_events.request_id(text_data) if self.json else None

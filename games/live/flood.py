@@ -12,8 +12,20 @@ from ..limits import Buckets, Decision, Limit
 MESSAGES = Limit.rate("messages", 40, 20.0)
 """Every message of one socket: pointer updates (10/s) plus fast clicking stay well inside
 this; scripts flooding do not, and are closed with 1008 and this reason."""
-FLOOD_REASON = f"Too many messages: a burst of {MESSAGES.count}, then {MESSAGES}."
-"""The 1008 close's reason (a close frame holds at most 123 bytes of it)."""
+SPECTATOR_MESSAGES = Limit.rate("spectator-messages", 10, 2.0)
+"""Every message of one spectator's socket: a spectator has little to say (a `sync` after a
+gap, a chat line, 5 in 10 s; moves, pings and reactions are refused), and sockets that ask and
+never read were the memory attack of issue 26: 60 of them asking for snapshots at 18 a second
+kept a quiet room's event loop busy reading (docs/performance.md)."""
+
+
+def flood_reason(limit: Limit) -> str:
+    """The 1008 close's reason (a close frame holds at most 123 bytes of it)."""
+    return f"Too many messages: a burst of {limit.count}, then {limit}."
+
+
+FLOOD_REASON = flood_reason(MESSAGES)
+SPECTATOR_FLOOD_REASON = flood_reason(SPECTATOR_MESSAGES)
 
 
 TOO_FAST = "Too many moves: slow down."

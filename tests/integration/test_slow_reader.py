@@ -21,6 +21,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from games.live.flood import SPECTATOR_MESSAGES
 from tests import servers
 from tests.conftest import skip_or_fail
 from tests.servers import Daphne
@@ -30,8 +31,11 @@ from .clients import api
 pytestmark = [pytest.mark.integration, pytest.mark.serial]  # alone: load, memory
 
 LIMIT = 2 * 1024 * 1024
-SYNCS_PER_SECOND = 18
-"""Inside the flood limit (20 a second after a burst of 40), so only the output cap can stop it."""
+SYNCS_PER_SECOND = 0.9 * SPECTATOR_MESSAGES.per_second
+"""Inside a spectator's flood limit (`flood.SPECTATOR_MESSAGES`), so only the output cap could
+stop it."""
+SYNCS_AT_ONCE = int(SPECTATOR_MESSAGES.count) - 1
+"""A burst first, inside the same limit: the kernel's buffers fill sooner."""
 ATTACK_SECONDS = 15
 MOVES_SECONDS = 60
 """Long enough for a room's messages to pass the limit and the kernel's buffers."""
@@ -119,6 +123,7 @@ def test_a_socket_that_never_reads_its_snapshots_is_not_sent_more_nor_cut_off(da
     started = time.monotonic()
     peak = before
     try:
+        client.sendall(sync * SYNCS_AT_ONCE)
         while time.monotonic() - started < ATTACK_SECONDS:
             client.sendall(sync)  # a reset (OSError) here: the server cut the socket off
             peak = max(peak, process.memory_info().rss)
@@ -151,6 +156,7 @@ def test_a_socket_that_reads_again_gets_the_snapshot_it_asked_for(daphne):
     sync = masked_text_frame(json.dumps({"action": "sync"}))
     reveal = masked_text_frame(json.dumps({"action": "reveal", "x": 0, "y": 0}))
     try:
+        client.sendall(sync * SYNCS_AT_ONCE)
         started = time.monotonic()
         while time.monotonic() - started < FILL_SECONDS:  # nothing is read meanwhile
             client.sendall(sync)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from games import log_limit, metrics, services
 from games.limits import Limit, TokenBucket
-from games.live.flood import FLOOD_REASON
+from games.live.flood import FLOOD_REASON, SPECTATOR_FLOOD_REASON, SPECTATOR_MESSAGES
 from games.models import Game, Move, Room
 from games.web.room_limit import room_reservation
 
@@ -47,6 +47,27 @@ async def test_a_flood_closes_the_socket_with_1008():
             closed = output
     assert closed["code"] == 1008
     assert closed["reason"] == FLOOD_REASON == "Too many messages: a burst of 40, then 20 a second."
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_spectator_has_a_smaller_budget_than_a_player():
+    """Sockets that only watch and keep asking (issue 26's memory attack) are closed sooner; the
+    same messages from a player's socket are within its budget."""
+    room = await sync_to_async(make_room)()
+    player = await sync_to_async(services.join_room)(room, "Ana")
+    watching, playing = await connect(room, watch=True), await connect(room, player)
+    for _ in range(int(SPECTATOR_MESSAGES.count) + 2):
+        await send(watching, action="sync")
+        await send(playing, action="sync")
+    closed = None
+    while closed is None:
+        output = await watching.receive_output(timeout=5)
+        if output["type"] == "websocket.close":
+            closed = output
+    assert (closed["code"], closed["reason"]) == (1008, SPECTATOR_FLOOD_REASON)
+    assert SPECTATOR_FLOOD_REASON == "Too many messages: a burst of 10, then 2 a second."
+    await before_echo(playing)  # still open, answering
+    await playing.disconnect()
 
 
 async def flood_until_closed(socket) -> int:

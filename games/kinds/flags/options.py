@@ -4,10 +4,8 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from ..table import CreateOptions, Settings
+from ..table import CreateOptions, Settings, side_option
 from . import rules
-
-SIDE = "A person (`human`) or the computer (`easy`, `strong`)."
 
 
 class FlagsOptions(CreateOptions):
@@ -16,16 +14,8 @@ class FlagsOptions(CreateOptions):
     takes_seed: ClassVar[bool] = False
 
     game: Literal["flags"] = Field(description="Minesweeper Flags.")
-    x: str = Field(
-        rules.HUMAN,
-        description=f"Who plays X, who opens. {SIDE}",
-        json_schema_extra={"enum": list(rules.PLAYERS)},
-    )
-    o: str = Field(
-        "strong",
-        description=f"Who plays O. {SIDE}",
-        json_schema_extra={"enum": list(rules.PLAYERS)},
-    )
+    x: str = side_option(rules.PLAYERS, rules.HUMAN, "Who plays X, who opens.")
+    o: str = side_option(rules.PLAYERS, "strong", "Who plays O.")
     mines: int = Field(
         rules.STANDARD_MINES,
         ge=1,
