@@ -184,6 +184,7 @@ async def run(
 
 
 def main() -> int:
+    global SYNCS_PER_SECOND, REVEALS_PER_SECOND  # noqa: PLW0603 (one run per process)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--attack", choices=("slow", "refused"), default="slow")
     parser.add_argument("--sockets", type=int, default=60)
@@ -198,7 +199,6 @@ def main() -> int:
         "spectator's own flood limit; past that limit sockets are closed and come again)",
     )
     args = parser.parse_args()
-    global SYNCS_PER_SECOND, REVEALS_PER_SECOND  # noqa: PLW0603 (one run per process)
     SYNCS_PER_SECOND = REVEALS_PER_SECOND = args.pace
     attack = run(args.attack, args.sockets, args.seconds, args.shape, args.attack_seconds)
     try:
