@@ -310,6 +310,13 @@ def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     return error(request, str(exc), exc.status_code)
 
 
+def no_foreign_body(request: HttpRequest) -> None:
+    """An endpoint that takes no body still refuses one of another type than JSON (415), as the
+    others do: "all bodies are JSON" (docs/api.md) holds for every door."""
+    if request.body and request.content_type != "application/json":
+        raise HttpError(415, "Send the body as JSON, with 'Content-Type: application/json'.")
+
+
 TOO_MANY_ROOMS = "Too many new rooms from your address: wait a minute."
 TOO_MANY_JOINS = "Too many joins from your address: wait a minute."
 TOO_MANY_HINTS = "Too many hints from your address: wait a minute."
@@ -482,7 +489,10 @@ def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
 @api.post(
     "/rooms/{code}/hint",
     auth=PlayerToken(),
-    response={200: HintOut, 400: Error, 401: Error, 403: Error, 404: Error, 409: Error, 429: Error},
+    response={
+        200: HintOut,
+        **dict.fromkeys((400, 401, 403, 404, 409, 415, 429), Error),
+    },
     summary="Ask for a hint",
 )
 def hint(request: HttpRequest, code: str) -> dict[str, int]:
@@ -492,6 +502,7 @@ def hint(request: HttpRequest, code: str) -> dict[str, int]:
     the room hears that a guess is needed) or when the game is over (not counted). 429 past
     `HINTS_PER_MINUTE` hints from one client address (30), or when the room had a hint in the
     last `HINT_ROOM_SECONDS` (1)."""
+    no_foreign_body(request)
     room = find_room(code)
     player = player_of(request, room)
     with hint_reservation(request, time.time()) as reservation:  # only answered hints count
@@ -526,7 +537,7 @@ class Revoked(Schema):
 @api.post(
     "/rooms/{code}/seats/{seat}/revoke",
     auth=PlayerToken(),
-    response={200: Revoked, 400: Error, 401: Error, 403: Error, 404: Error},
+    response={200: Revoked, 400: Error, 401: Error, 403: Error, 404: Error, 415: Error},
     summary="Revoke a seat's token (host only)",
 )
 def revoke(request: HttpRequest, code: str, seat: int) -> dict[str, Any]:
@@ -534,6 +545,7 @@ def revoke(request: HttpRequest, code: str, seat: int) -> dict[str, Any]:
     seat's open websockets close with 4403. Tokens never expire otherwise. The answer carries
     the new token; nobody else learns it. 403 for anyone but the host; 400 for the host's own
     seat or a seat the room does not have."""
+    no_foreign_body(request)
     room = find_room(code)
     host = player_of(request, room)
     try:

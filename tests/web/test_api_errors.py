@@ -105,3 +105,29 @@ def test_an_unknown_action_on_moves_lists_only_what_moves_takes(client, code):
         listed = answer.json()["error"].split(": ", 1)[1]
         assert "reveal" in listed and "new_game" in listed
         assert "hint" not in listed and "sync" not in listed and "hover" not in listed
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["hint", "seats/2/revoke"])
+def test_an_endpoint_without_a_body_refuses_one_that_is_not_json(client, path):
+    """'All bodies are JSON': a text/plain body is 415 at the doors that take none, as at the
+    others (it was answered as if there were no body)."""
+    created = client.post(
+        "/api/rooms", {"game": "minesweeper", "preset": "beginner"}, content_type="application/json"
+    ).json()
+    answer = client.post(
+        f"/api/rooms/{created['code']}/{path}",
+        "hello",
+        content_type="text/plain",
+        HTTP_AUTHORIZATION=f"Bearer {created['player_token']}",
+    )
+    assert answer.status_code == 415
+    assert answer.json() == {
+        "error": "Send the body as JSON, with 'Content-Type: application/json'."
+    }
+    plain = client.generic(
+        "POST",
+        f"/api/rooms/{created['code']}/hint",
+        HTTP_AUTHORIZATION=f"Bearer {created['player_token']}",
+    )
+    assert plain.status_code == 409  # no body at all: the first click is always safe
