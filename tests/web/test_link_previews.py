@@ -217,7 +217,9 @@ def test_drawing_is_limited_per_address_and_kept_pictures_stay_free(settings, mo
     room = expert_room("Ana")
     ana = seat(room, "Ana")
     services.play(room, ana, CellMove("reveal", 5, 5))
-    services.play(room, ana, CellMove("flag", 0, 0))
+    state = engine.from_dict(room.current_game().state)
+    mine = state.grid.xy(min(state.field.mines))  # hidden whatever the opening opened
+    services.play(room, ana, CellMove("flag", *mine))
     base = f"/r/{room.code}/games/1/preview.png?move="
     assert Client(REMOTE_ADDR=address).get(base + "0").status_code == 200
     assert Client(REMOTE_ADDR=address).get(base + "1").status_code == 200
