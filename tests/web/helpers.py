@@ -3,6 +3,7 @@
 import json
 import re
 from types import MappingProxyType
+from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
@@ -68,6 +69,17 @@ async def receive_until(communicator, pattern: str) -> str:
 
 
 SPECTATORS = re.compile(r'class="spectators"[^>]*>(?:<span[^>]*></span>)?(\d+)')
+
+
+def racer_safe_hidden(race: Any, seat: int) -> list[tuple[int, int]]:
+    """A racer's hidden safe cells on its own board (`race`: an `engine.race.Race`)."""
+    racer = race.racer(seat)
+    assert race.field is not None and racer is not None
+    return [
+        race.grid.xy(c)
+        for c in range(race.grid.size)
+        if c not in race.field.mines and c not in racer.board.revealed
+    ]
 
 
 def presence_in(message: str) -> tuple[int, int] | None:

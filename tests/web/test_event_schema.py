@@ -23,7 +23,7 @@ from games.models import Room
 from .flags_helpers import make_flags_room
 from .flags_helpers import mines as flags_mines
 from .flags_helpers import safe as flags_safe
-from .helpers import TIMEOUT, current, make_room
+from .helpers import TIMEOUT, current, make_room, racer_safe_hidden
 from .test_bot_sockets import bot
 from .test_race import _go
 
@@ -110,14 +110,7 @@ async def play_co_op(seen: list[dict[str, Any]]) -> None:
 
 def race_cells(room: Room, seat: int) -> list[tuple[int, int]]:
     """A racer's hidden safe cells."""
-    race = race_rules.load(current(room).state)
-    racer = race.racer(seat)
-    assert race.field is not None and racer is not None
-    return [
-        race.grid.xy(c)
-        for c in range(race.grid.size)
-        if c not in race.field.mines and c not in racer.board.revealed
-    ]
+    return racer_safe_hidden(race_rules.load(current(room).state), seat)
 
 
 async def play_race(seen: list[dict[str, Any]]) -> None:

@@ -16,7 +16,7 @@ from games.kinds.race import history as race_history
 from games.kinds.race import rules
 from games.models import GameSummary, Move, Room
 
-from .helpers import records_html, table
+from .helpers import racer_safe_hidden, records_html, table
 
 pytestmark = pytest.mark.django_db
 JSON = "application/json"
@@ -68,14 +68,7 @@ def go(code: str) -> None:
 
 
 def safe_hidden(code: str, seat: int) -> list[tuple[int, int]]:
-    race = race_of(code)
-    racer = race.racer(seat)
-    assert race.field is not None and racer is not None
-    return [
-        race.grid.xy(c)
-        for c in range(race.grid.size)
-        if c not in race.field.mines and c not in racer.board.revealed
-    ]
+    return racer_safe_hidden(race_of(code), seat)
 
 
 def a_mine(code: str) -> tuple[int, int]:
