@@ -198,8 +198,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if credentials.token is not None and self.player is None and self.kicked is None:
             await self._refuse(UNKNOWN_TOKEN, UNKNOWN_TOKEN_TEXT)
             return
-        if self.kicked is not None:
-            await self._refuse(UNKNOWN_TOKEN, self.kicked)
+        if self.kicked is not None:  # the page says why too: it will not reconnect
+            await self._refuse(UNKNOWN_TOKEN, self.kicked, to_pages=True)
             return
         self._choose_view()
         self.group = group_name(self.room.pk)
@@ -267,11 +267,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
         asked = bot_sockets.SUBPROTOCOL in self.scope.get("subprotocols", ())
         await self.accept(subprotocol=bot_sockets.SUBPROTOCOL if asked else None)
 
-    async def _refuse(self, code: int, reason: str) -> None:
+    async def _refuse(self, code: int, reason: str, *, to_pages: bool = False) -> None:
         self.closing = True
         await self._accept()
         if self.json:
             await self.send(text_data=bot_events.error(reason))
+        elif to_pages:
+            await self.send(text_data=error_html(reason))
         await self.close(code=code)
 
     async def disconnect(self, close_code: int) -> None:

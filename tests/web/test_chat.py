@@ -11,7 +11,7 @@ from channels.db import database_sync_to_async
 
 from games import chat, services
 from games.kinds.race import rules
-from games.models import ChatMessage, Room
+from games.models import ChatMessage, Player, Room
 
 from .helpers import TIMEOUT, before_echo, connect, receive_until, refused, send, settle
 from .test_bot_sockets import bot, event
@@ -229,16 +229,16 @@ async def test_a_spectators_line_reaches_spectators_in_a_race_not_yet_started():
     assert await database_sync_to_async(lambda: ChatMessage.objects.count())() == 1
 
 
-async def test_a_muted_sender_hears_why_and_nobody_else_hears_anything(room, ana, bo, monkeypatch):
-    """The hook host controls will fill (`chat.is_muted`)."""
-    monkeypatch.setattr(chat, "is_muted", lambda room, player, sender: player is not None)
+async def test_a_muted_sender_hears_why_and_nobody_else_hears_anything(room, ana, bo):
+    """Muted by the host (`games.host`) after their socket opened: the mute is read fresh."""
     a, b, watcher = (
         await connect(room, ana),
         await connect(room, bo),
         await connect(room, watch=True),
     )
     await settle(a, b, watcher, online=2, watching=1)
-    await refused(a, [b, watcher], room, {"action": "chat", "text": "hi"}, "You are muted")
+    await sync_to_async(Player.objects.filter(pk=ana.pk).update)(muted=True)
+    await refused(a, [b, watcher], room, {"action": "chat", "text": "hi"}, "The host muted you")
     assert await sync_to_async(kept)(room) == []
     for socket in (a, b, watcher):
         await socket.disconnect()
