@@ -114,7 +114,9 @@ def say(
     return _keep(room, player, line, spectator if player is None else None)
 
 
-def _keep(room: Room, player: Player | None, line: str, spectator: str | None) -> ChatMessage:
+def _keep(
+    room: Room, player: Player | None, line: str, spectator: str | None = None
+) -> ChatMessage:
     channel = ChatMessage.Channel.SPECTATORS if player is None else ChatMessage.Channel.PLAYERS
     with transaction.atomic():
         game = Game.objects.filter(room=room).order_by("-number").only("pk").first()

@@ -20,9 +20,11 @@ from .test_race import _racing_pair
 pytestmark = pytest.mark.django_db(transaction=True)
 
 LINE = re.compile(
-    r'<li class="chat-message" id="chat-\d+" data-channel="(\w+)" data-author="([^"]*)">'
-    r'<b class="chat-author">[^<]*</b> <span class="chat-text">([^<]*)</span></li>'
+    r'<li class="chat-message" id="chat-\d+" data-channel="(\w+)" data-author="([^"]*)"'
+    r'(?: data-spectator="\w{12}")?><b class="chat-author">[^<]*</b>'
+    r'(?: <span class="chat-handle" [^>]*>#\w{4}</span>)? <span class="chat-text">([^<]*)</span></li>'
 )
+"""A chat line; a spectator's carries their handle, by which the host names them (host controls)."""
 
 
 def kept(room: Room) -> list[tuple[str, str, str]]:
