@@ -250,8 +250,8 @@ def pass_from_away_hosts(seconds: float) -> list[int]:
 
 @transaction.atomic
 def _pass_on(room_id: int, cutoff: datetime) -> bool:
-    room = Room.objects.select_for_update().select_related("host").filter(pk=room_id).first()
-    host = None if room is None else room.host
+    room = Room.objects.select_for_update().filter(pk=room_id).first()
+    host = None if room is None else Player.objects.filter(pk=room.host_id).first()
     if room is None or host is None or host.connections > 0:
         return False
     if (host.away_since or host.joined_at) >= cutoff:
