@@ -14,7 +14,7 @@ from . import audiences, bot_events, chat_view, host_view, metrics, outbox
 from .kinds import kind_of
 from .kinds.roster import spectators
 from .kinds.table import Fragment, GameKind, MoveNews, NewGame
-from .models import ChatMessage, Room
+from .models import ChatMessage, Player, Room
 
 NEW_GAME_FOR_BOTS = {audiences.RESYNC: audiences.RESYNC_TEXT}
 """A new game, for bots: each gets a snapshot of its own (its seat's mark may have changed)."""
@@ -112,6 +112,11 @@ def chat(room_id: int, message_id: int) -> None:
         outbox.send(room_id, {audiences.SPECTATORS: html})
     else:
         outbox.send(room_id, {audiences.ALL: html, audiences.JSON: event})
+    if message.spectator:  # the host's menu lists who spoke, to mute or kick them
+        room = message.room
+        host = Player.objects.filter(pk=room.host_id).values_list("number", flat=True).first()
+        if host is not None:
+            outbox.send(room_id, {audiences.seat(host): host_view.menu_html(room)})
 
 
 def chat_after_race(room_id: int) -> None:

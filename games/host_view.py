@@ -54,4 +54,4 @@ def menu_html(room: Room, *, oob: bool = True) -> str:
 
 def no_menu_html() -> str:
     """What replaces the menu on a screen whose seat no longer hosts."""
-    return '<div id="host-menu" hx-swap-oob="true"></div>'
+    return '<div id="host-menu" class="host-body" hx-swap-oob="true"></div>'
