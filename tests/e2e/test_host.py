@@ -28,7 +28,8 @@ little; the heartbeat that notices beats every half second here."""
 def expected_console_errors() -> re.Pattern[str]:
     """The kicked spectator's page answers 403, and the browser logs that, rightly."""
     return re.compile(
-        EXPECTED_CONSOLE_ERRORS.pattern + r"|Failed to load resource: the server responded with .* 403"
+        EXPECTED_CONSOLE_ERRORS.pattern
+        + r"|Failed to load resource: the server responded with .* 403"
     )
 
 
@@ -83,7 +84,8 @@ def test_talk_point_and_host_from_start_to_end(new_context, quick_server, screen
         expect(ping_on(page, 4, 4, "1")).to_have_count(1)
     ana.get_by_role("button", name="React: waving").click()
     for page in (bo, cy):
-        expect(page.locator('#signals .reaction[data-emote="wave"][data-seat="0"]')).to_have_count(1)
+        wave = page.locator('#signals .reaction[data-emote="wave"][data-seat="0"]')
+        expect(wave).to_have_count(1)
 
     # Chat: the players' line reaches everyone, the spectator's the spectators' tab.
     say(ana, "Welcome!")
@@ -99,13 +101,14 @@ def test_talk_point_and_host_from_start_to_end(new_context, quick_server, screen
     summary.focus()
     ana.keyboard.press("Enter")
     menu = ana.locator("#host-menu")
+    kick = menu.get_by_role("button", name=f"Kick Spectator {tag} (out for 10 minutes)")
     expect(menu.get_by_role("button", name="Lock the room")).to_be_visible()
-    expect(menu.get_by_role("button", name=f"Kick Spectator {tag} (out for 10 minutes)")).to_be_visible()
+    expect(kick).to_be_visible()
     menu.scroll_into_view_if_needed()
     audit(ana, screenshots, "host-menu")
 
     # Kick the spectator: their page says why, and they cannot come back.
-    menu.get_by_role("button", name=f"Kick Spectator {tag} (out for 10 minutes)").click()
+    kick.click()
     expect(cy.locator("#room-error")).to_contain_text("The host removed you from this room")
     expect(ana.locator("#host-notice")).to_have_text("Ana removed a spectator from the room.")
     expect(bo.locator("#host-notice")).to_have_text("Ana removed a spectator from the room.")
