@@ -5,6 +5,7 @@ passing on by itself when the host has been away."""
 import json
 import re
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -13,12 +14,14 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 from django.utils import timezone
 from django.utils.html import escape
+from jsonschema import Draft202012Validator
 
 from config.asgi import application
 from games import chat, host, services
 from games.kinds.flags import rules as flags_rules
 from games.messages import HostCommand
 from games.models import ChatMessage, Player, Room
+from games.web import api as events
 from games.web.views import live_rooms_context
 from tests.conftest import ORIGIN, session_cookie
 
@@ -27,6 +30,10 @@ from .test_bot_sockets import bot, event
 from .test_host_messages import HANDLE
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+EVENTS = Draft202012Validator(
+    json.loads(Path(events.__file__).with_name("events.schema.json").read_text())
+)
 
 
 def api_room(client) -> tuple[str, str, str]:
@@ -289,6 +296,7 @@ async def test_the_host_locks_by_socket_every_screen_is_told_and_bots_get_an_eve
         assert notice in theirs and 'id="host-menu"' not in theirs
     news = await event(bo_bot, "host")
     assert news["action"] == "lock" and news["host"] == 0 and notice in news["text"]
+    EVENTS.validate(news)  # the served schema names the event (docs/api.md, "Writing a bot")
     assert await sync_to_async(lambda: Room.objects.get(pk=room.pk).locked)()
     for socket in (a, b, watcher, bo_bot):
         await socket.disconnect()
@@ -323,7 +331,10 @@ async def test_a_bots_host_command_is_acknowledged_or_refused_with_its_id(room, 
     refused = await event(bo_bot, "error")
     assert refused == {"type": "error", "error": host.NOT_HOST, "id": 7}
     await ana_bot.send_to(text_data=json.dumps({"action": "cap", "players": 4, "id": "c"}))
-    assert (await event(ana_bot, "ack")) == {"type": "ack", "action": "cap", "id": "c"}
+    taken = await event(ana_bot, "ack")
+    assert taken == {"type": "ack", "action": "cap", "id": "c"}
+    for answer in (refused, taken, await event(bo_bot, "host")):
+        EVENTS.validate(answer)
     for socket in (ana_bot, bo_bot):
         await socket.disconnect()
 
