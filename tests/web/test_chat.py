@@ -13,7 +13,16 @@ from games import chat, services
 from games.kinds.race import rules
 from games.models import ChatMessage, Player, Room
 
-from .helpers import TIMEOUT, before_echo, connect, receive_until, refused, send, settle
+from .helpers import (
+    TIMEOUT,
+    before_echo,
+    connect,
+    receive_until,
+    refused,
+    send,
+    settle,
+    two_seats_and_a_watcher,
+)
 from .test_bot_sockets import bot, event
 from .test_race import _racing_pair
 
@@ -233,12 +242,7 @@ async def test_a_spectators_line_reaches_spectators_in_a_race_not_yet_started():
 
 async def test_a_muted_sender_hears_why_and_nobody_else_hears_anything(room, ana, bo):
     """Muted by the host (`games.host`) after their socket opened: the mute is read fresh."""
-    a, b, watcher = (
-        await connect(room, ana),
-        await connect(room, bo),
-        await connect(room, watch=True),
-    )
-    await settle(a, b, watcher, online=2, watching=1)
+    a, b, watcher = await two_seats_and_a_watcher(room, ana, bo)
     await sync_to_async(Player.objects.filter(pk=ana.pk).update)(muted=True)
     await refused(a, [b, watcher], room, {"action": "chat", "text": "hi"}, "The host muted you")
     assert await sync_to_async(kept)(room) == []

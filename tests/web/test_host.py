@@ -25,7 +25,16 @@ from games.web import api as events
 from games.web.views import live_rooms_context
 from tests.conftest import ORIGIN, session_cookie
 
-from .helpers import TIMEOUT, before_echo, connect, make_room, receive_until, send, settle
+from .helpers import (
+    TIMEOUT,
+    before_echo,
+    connect,
+    make_room,
+    receive_until,
+    send,
+    settle,
+    two_seats_and_a_watcher,
+)
 from .test_bot_sockets import bot, event
 from .test_host_messages import HANDLE
 
@@ -303,12 +312,7 @@ async def test_the_host_locks_by_socket_every_screen_is_told_and_bots_get_an_eve
 
 
 async def test_a_non_host_command_gets_its_error_alone_and_nothing_changes(room, ana, bo):
-    a, b, watcher = (
-        await connect(room, ana),
-        await connect(room, bo),
-        await connect(room, watch=True),
-    )
-    await settle(a, b, watcher, online=2, watching=1)
+    a, b, watcher = await two_seats_and_a_watcher(room, ana, bo)
     for sender, text in ((b, host.NOT_HOST), (watcher, host.SPECTATORS_NOT_HOST)):
         await send(sender, action="kick", seat=0)
         error = await receive_until(sender, 'id="room-error"')
