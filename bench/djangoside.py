@@ -17,6 +17,16 @@ import os
 import sys
 
 
+def _uncapped(room):
+    """The room with the host's player cap at its highest (a new room takes 8): a scenario
+    seats as many players as it asks for, up to the hard cap of 50."""
+    from games import services
+
+    room.player_cap = services.MAX_PLAYERS_PER_ROOM
+    room.save(update_fields=["player_cap"])
+    return room
+
+
 def make_rooms(specs: list[dict[str, int]]) -> list[str]:
     from games import services
     from games.kinds.minesweeper import rules as minesweeper
@@ -24,7 +34,8 @@ def make_rooms(specs: list[dict[str, int]]) -> list[str]:
     codes = []
     for spec in specs:
         settings = minesweeper.validate_settings(spec["width"], spec["height"], spec["mines"])
-        codes.append(services.create_room("minesweeper", settings, is_public=False).code)
+        room = services.create_room("minesweeper", settings, is_public=False)
+        codes.append(_uncapped(room).code)
     return codes
 
 
@@ -37,7 +48,7 @@ def make_races(specs: list[dict[str, int]]) -> list[str]:
         settings = rules.validate_settings(
             spec["width"], spec["height"], spec["mines"], True, spectator_delay=spec["delay"]
         )
-        codes.append(services.create_room("race", settings, is_public=False).code)
+        codes.append(_uncapped(services.create_room("race", settings, is_public=False)).code)
     return codes
 
 

@@ -293,6 +293,10 @@ PRESENCE_HEARTBEAT_SECONDS = float(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", 
 PRESENCE_EXPIRY_SECONDS = float(os.environ.get("PRESENCE_EXPIRY_SECONDS", "20"))
 """A process with sockets beats this often; one silent for the expiry is taken for dead and its
 sockets leave the presence counts (docs/operations.md, "Presence after a crash")."""
+# Host controls (games.host): how long a host may be away before the seat passes on by itself,
+# how long a kicked person stays out.
+HOST_AWAY_SECONDS = float(os.environ.get("HOST_AWAY_SECONDS", "60"))
+HOST_KICK_SECONDS = float(os.environ.get("HOST_KICK_SECONDS", "600"))
 # Seconds a two-sided game's player may be away before their seat is free (and the other may
 # claim the win): docs/architecture.md. Tests shorten it.
 SEAT_GRACE_SECONDS = float(os.environ.get("SEAT_GRACE_SECONDS", "60"))

@@ -8,11 +8,13 @@ announcer gets everything from the service (`MoveNews`) and queries nothing; the
 game, presence, a hint, the bot) read the room as it is now.
 """
 
-from . import audiences, bot_events, chat_view, metrics, outbox
+from django.template.loader import render_to_string
+
+from . import audiences, bot_events, chat_view, host_view, metrics, outbox
 from .kinds import kind_of
 from .kinds.roster import spectators
 from .kinds.table import Fragment, GameKind, MoveNews, NewGame
-from .models import ChatMessage, Room
+from .models import ChatMessage, Player, Room
 
 NEW_GAME_FOR_BOTS = {audiences.RESYNC: audiences.RESYNC_TEXT}
 """A new game, for bots: each gets a snapshot of its own (its seat's mark may have changed)."""
@@ -67,13 +69,13 @@ def roster_html(room_id: int) -> Fragment:
 
 
 def spectators_html(room_id: int) -> str:
-    room = Room.objects.only("kind", "spectators").get(pk=room_id)
+    room = Room.objects.only("kind", "spectators", "spectator_count_shown").get(pk=room_id)
     kind = kind_of(room.kind)
-    count = room.spectators
+    playing = None
     if kind.playing_seats is not None:  # seated people with no part in the game watch too
         game = room.current_game()
-        count = spectators(room, kind.playing_seats(game.state, game.params))
-    return kind.rendering.spectators_html(count)
+        playing = kind.playing_seats(game.state, game.params)
+    return kind.rendering.spectators_html(spectators(room, playing))
 
 
 def hint(room_id: int, asker: str, cell: tuple[int, int] | None) -> None:
@@ -110,6 +112,11 @@ def chat(room_id: int, message_id: int) -> None:
         outbox.send(room_id, {audiences.SPECTATORS: html})
     else:
         outbox.send(room_id, {audiences.ALL: html, audiences.JSON: event})
+    if message.spectator:  # the host's menu lists who spoke, to mute or kick them
+        room = message.room
+        host = Player.objects.filter(pk=room.host_id).values_list("number", flat=True).first()
+        if host is not None:
+            outbox.send(room_id, {audiences.seat(host): host_view.menu_html(room)})
 
 
 def chat_after_race(room_id: int) -> None:
@@ -117,3 +124,24 @@ def chat_after_race(room_id: int) -> None:
     announcer, once per race (the move that ends it)."""
     room = Room.objects.get(pk=room_id)
     outbox.send(room_id, {audiences.PLAYERS: chat_view.logs_html(room, player=True)})
+
+
+def host(
+    room_id: int, action: str, notice: str, closes: tuple[str, ...], menus: tuple[int, ...]
+) -> None:
+    """A host command taken (`games.host`): the notice on every screen (and its live region),
+    the host's menu on the host's screens and gone from a former host's, the sockets of whom
+    the host kicked closed; then the roster (who hosts) and the spectator count as they are."""
+    room = Room.objects.select_related("host").get(pk=room_id)
+    line = render_to_string("games/host.html#notice", {"notice": notice, "action": action})
+    texts = {audiences.ALL: line}
+    for seat in menus:
+        texts[audiences.seat(seat)] = line + host_view.no_menu_html()
+    if room.host is not None:
+        texts[audiences.seat(room.host.number)] = line + host_view.menu_html(room)
+    host_seat = None if room.host is None else room.host.number
+    texts[audiences.JSON] = bot_events.host(action, host_seat, notice)
+    texts.update(dict.fromkeys(closes, audiences.KICKED_TEXT))
+    outbox.send(room_id, texts)
+    roster(room_id)
+    outbox.send(room_id, spectators_html(room_id))

@@ -30,9 +30,15 @@ REVOKED_TEXT = "\x00revoked"
 sends it to a client."""
 
 
+KICKED_TEXT = "\x00kicked"
+"""A sign to the sockets of a seat or a spectator the host kicked: they close (4403); nothing
+sends it to a client."""
+
 CLOSED_TEXT = "\x00closed"
 """A sign to every socket of a room its host deleted: each says so and closes (4404, as an
 unknown room's); nothing sends it to a client."""
+SIGNS = frozenset({RESYNC_TEXT, REVOKED_TEXT, KICKED_TEXT, CLOSED_TEXT})
+"""Texts that are signs to a socket, never sent to a client."""
 CLOSED = {ALL: CLOSED_TEXT, PLAYERS: CLOSED_TEXT, SPECTATORS: CLOSED_TEXT, JSON: CLOSED_TEXT}
 """The room's last message: every socket finds one of these keys first."""
 
@@ -52,14 +58,23 @@ def json_seat(number: int) -> str:
     return f"json:seat:{number}"
 
 
-def order(seat_number: int | None, *, json: bool = False) -> tuple[str, ...]:
-    """The keys a socket looks for, most particular first."""
+def watcher(handle: str) -> str:
+    """The sockets of a spectator, by their handle in the room (`host.handle`)."""
+    return f"watcher:{handle}"
+
+
+def order(
+    seat_number: int | None, *, json: bool = False, spectator: str | None = None
+) -> tuple[str, ...]:
+    """The keys a socket looks for, most particular first; `spectator`: a seatless socket's
+    handle, by which the host may kick it."""
+    own = () if spectator is None or seat_number is not None else (watcher(spectator),)
     if json:
         if seat_number is None:
-            return (JSON, RESYNC)
+            return (*own, JSON, RESYNC)
         return (json_seat(seat_number), JSON, RESYNC)
     if seat_number is None:
-        return (SPECTATORS, ALL)
+        return (*own, SPECTATORS, ALL)
     return (seat(seat_number), PLAYERS, ALL)
 
 

@@ -106,6 +106,12 @@ def chat(line: dict[str, str]) -> str:
     return _text({"type": "chat", **line})
 
 
+def host(action: str, host_seat: int | None, text: str) -> str:
+    """A host command taken, or the host seat passed on by itself (`action` "away"), to every
+    bot: the seat that hosts now and the notice pages show."""
+    return _text({"type": "host", "action": action, "host": host_seat, "text": text})
+
+
 def ack(action: str, request_id: Any, **facts: Any) -> str:
     """The answer to a bot's message that was taken (`error` answers one refused): every message
     gets one of the two, with the `id` it carried, so a bot waiting for a reply never hangs."""

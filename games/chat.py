@@ -30,7 +30,8 @@ PER_ROOM = Limit("chat-room", 30, 10.0)
 """All of a room's senders together: bounds what every screen of the room must take."""
 
 TOO_FAST = "Too many chat messages: wait a few seconds."
-MUTED = "You are muted in this room: your messages are not sent."
+MUTED = "The host muted you in this room: your messages are not sent."
+SPECTATORS_MUTED = "The host muted the spectators' chat: your messages are not sent."
 
 
 class TooFast(Refused):
@@ -71,21 +72,35 @@ def clean(text: object) -> str:
     return line
 
 
-def is_muted(room: Room, player: Player | None, sender: object) -> bool:
-    """The hook for the host's mute (`{"action": "mute", ...}`, host controls): nobody is
-    muted until those land."""
-    return False
+def muted(room: Room, player: Player | None, spectator: str | None) -> str | None:
+    """Why the host's mute (`games.host`) keeps this line out, or None: read from the database,
+    as the host may have muted the sender since their socket opened."""
+    if player is not None:
+        return MUTED if Player.objects.filter(pk=player.pk, muted=True).exists() else None
+    everyone, some = Room.objects.values_list("spectators_muted", "muted_spectators").get(
+        pk=room.pk
+    )
+    if everyone:
+        return SPECTATORS_MUTED
+    return MUTED if spectator in some else None
 
 
 def say(
-    room: Room, player: Player | None, text: object, *, address: str, sender: object
+    room: Room,
+    player: Player | None,
+    text: object,
+    *,
+    address: str,
+    sender: object,
+    spectator: str | None = None,
 ) -> ChatMessage:
-    """`text` from `player` (None: a spectator) into the room's chat, or a refusal for the
-    sender alone. `sender`: who is paced (a seat's pk, or a spectator's socket), `address` the
-    client's (`flood.address_key`)."""
+    """`text` from `player` (None: a spectator, known to the host by `spectator`, their handle)
+    into the room's chat, or a refusal for the sender alone. `sender`: who is paced (a seat's
+    pk, or a spectator's socket), `address` the client's (`flood.address_key`)."""
     line = clean(text)
-    if is_muted(room, player, sender):
-        raise Muted(MUTED)
+    why = muted(room, player, spectator)
+    if why is not None:
+        raise Muted(why)
     now = time.monotonic()
     taken: list[tuple[Buckets, object]] = []
     for limit, key in ((PER_SENDER, sender), (PER_ADDRESS, address), (PER_ROOM, room.pk)):
@@ -96,10 +111,12 @@ def say(
                 each.give_back(its_key)
             raise TooFast(decision)
         taken.append((buckets, key))
-    return _keep(room, player, line)
+    return _keep(room, player, line, spectator if player is None else None)
 
 
-def _keep(room: Room, player: Player | None, line: str) -> ChatMessage:
+def _keep(
+    room: Room, player: Player | None, line: str, spectator: str | None = None
+) -> ChatMessage:
     channel = ChatMessage.Channel.SPECTATORS if player is None else ChatMessage.Channel.PLAYERS
     with transaction.atomic():
         game = Game.objects.filter(room=room).order_by("-number").only("pk").first()
@@ -108,6 +125,7 @@ def _keep(room: Room, player: Player | None, line: str) -> ChatMessage:
             game=game,
             player=player,
             author="Spectator" if player is None else player.nickname,
+            spectator=spectator or "",
             channel=channel,
             text=line,
         )

@@ -115,7 +115,104 @@ class Chat:
 CHAT_FIELDS = ("action", "text", "id", "HEADERS")
 """What a socket's chat message may carry: its own `text`, not a move's fields."""
 
-Message = CellMove | SquareMove | Command | Hover | Ping | React | Chat
+
+HOST_ACTIONS = (
+    "kick",
+    "lock",
+    "unlock",
+    "cap",
+    "visibility",
+    "mute",
+    "unmute",
+    "transfer",
+    "spectator_count",
+)
+"""The host controls (`games.host`): the same bodies on the socket and the API's `/host`."""
+SPECTATOR_HANDLE = 12
+"""Characters of a spectator's handle (`host.handle`), by which the host names them."""
+WHOM = 'Name someone: "seat": N for a seat, or "spectator": HANDLE for a spectator.'
+
+_FIELDS: dict[str, tuple[str, ...]] = {
+    "kick": ("seat", "spectator"),
+    "lock": (),
+    "unlock": (),
+    "cap": ("players",),
+    "visibility": ("public",),
+    "mute": ("seat", "spectator", "spectators"),
+    "unmute": ("seat", "spectator", "spectators"),
+    "transfer": ("seat",),
+    "spectator_count": ("shown",),
+}
+"""What each command may carry besides `action` (and a socket's `id` and htmx's `HEADERS`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HostCommand:
+    """One host command: `seat` or `spectator` names whom (kick, mute, transfer), `spectators`
+    all of them (mute), `players` the cap, `on` the switch (visibility's `public`,
+    spectator_count's `shown`)."""
+
+    action: str
+    seat: int | None = None
+    spectator: str | None = None
+    spectators: bool = False
+    players: int | None = None
+    on: bool | None = None
+
+
+def host_command(data: dict[str, Any]) -> HostCommand:
+    """A host command's body (the socket's or the API's) as a value, or a `BadMessage` that
+    names what is wrong."""
+    action = data.get("action")
+    if action not in _FIELDS:
+        raise BadMessage(
+            f"Unknown host action {str(action)[:40]!r}: use {', '.join(HOST_ACTIONS)}."
+        )
+    allowed = ("action", "id", "HEADERS", *_FIELDS[action])
+    unknown = [key for key in data if key not in allowed]
+    if unknown:
+        names = ", ".join(repr(str(key)[:40]) for key in unknown[:10])
+        takes = ", ".join(f'"{name}"' for name in _FIELDS[action]) or "nothing more"
+        raise BadMessage(f"Unknown field {names}: {action} takes {takes}.")
+    if action == "cap":
+        return HostCommand(action, players=whole_number(data, "players"))
+    if action in ("visibility", "spectator_count"):
+        name = "public" if action == "visibility" else "shown"
+        return HostCommand(action, on=_switch(data, name))
+    if action == "transfer":
+        return HostCommand(action, seat=whole_number(data, "seat"))
+    if action in ("kick", "mute", "unmute"):
+        return _whom(action, data)
+    return HostCommand(action)
+
+
+def _switch(data: dict[str, Any], name: str) -> bool:
+    """A true/false field; forms send "true" and "false" as text."""
+    value = data.get(name)
+    if value is True or value == "true":
+        return True
+    if value is False or value == "false":
+        return False
+    raise BadMessage(f'"{name}" must be true or false, got {str(value)[:40]!r}.')
+
+
+def _whom(action: str, data: dict[str, Any]) -> HostCommand:
+    named = [key for key in ("seat", "spectator", "spectators") if data.get(key) not in (None, "")]
+    if len(named) != 1:
+        raise BadMessage(WHOM if action == "kick" else WHOM[:-1] + ', or "spectators": true.')
+    if named == ["seat"]:
+        return HostCommand(action, seat=whole_number(data, "seat"))
+    if named == ["spectators"]:
+        if not _switch(data, "spectators"):
+            raise BadMessage('"spectators" must be true: it names every spectator.')
+        return HostCommand(action, spectators=True)
+    spectator = data["spectator"]
+    if not isinstance(spectator, str) or len(spectator) != SPECTATOR_HANDLE:
+        raise BadMessage(f'"spectator" must be a handle of {SPECTATOR_HANDLE} characters.')
+    return HostCommand(action, spectator=spectator)
+
+
+Message = CellMove | SquareMove | Command | Hover | Ping | React | Chat | HostCommand
 
 
 def parse_message(text: str | bytes | None, commands: Collection[str] = ()) -> Message:
@@ -141,6 +238,8 @@ def parse_payload(
     `moves_door` says it came by `/moves`, for what an error lists."""
     if data.get("action") == "chat" and not moves_door:
         return _chat(data)
+    if data.get("action") in HOST_ACTIONS and not moves_door:
+        return host_command(data)
     allowed = FIELDS if moves_door else (*FIELDS, *SOCKET_ONLY_FIELDS)
     unknown = [key for key in data if key not in allowed]
     if unknown:

@@ -53,6 +53,21 @@ class Room(models.Model):
         default=0, help_text="Open spectator sockets, across every server process."
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # Host controls (`games.host`): what the host decided about who may join, talk and see.
+    locked = models.BooleanField(default=False, help_text="No new players; spectators welcome.")
+    player_cap = models.PositiveSmallIntegerField(
+        default=8, help_text="Seats that play, at most (2 to 50): joins past it are refused."
+    )
+    spectators_muted = models.BooleanField(default=False)
+    spectator_count_shown = models.BooleanField(default=True)
+    kicked = models.JSONField(
+        default=dict,
+        help_text="Spectators' handles the host kicked, each with when it may come back (epoch "
+        "seconds); at most `host.KICKS_KEPT`.",
+    )
+    muted_spectators = models.JSONField(
+        default=list, help_text="Spectators' handles the host muted; at most `host.MUTES_KEPT`."
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -79,6 +94,16 @@ class Player(models.Model):
         default=0, help_text="Open sockets; the player is online while this is above zero."
     )
     joined_at = models.DateTimeField(auto_now_add=True)
+    online_since = models.DateTimeField(
+        null=True, blank=True, help_text="When its socket count last rose from zero."
+    )
+    away_since = models.DateTimeField(
+        null=True, blank=True, help_text="When its socket count last fell to zero."
+    )
+    muted = models.BooleanField(default=False, help_text="The host muted this seat in chat.")
+    kicked_until = models.DateTimeField(
+        null=True, blank=True, help_text="The host kicked this seat: refused until then."
+    )
 
     class Meta:
         ordering = ["number"]
@@ -266,6 +291,9 @@ class ChatMessage(models.Model):
     game = models.ForeignKey(Game, null=True, on_delete=models.SET_NULL, related_name="+")
     player = models.ForeignKey(Player, null=True, on_delete=models.SET_NULL, related_name="+")
     author = models.CharField(max_length=MAX_NICKNAME)
+    spectator = models.CharField(
+        max_length=16, blank=True, help_text="A spectator's handle (`host.handle`), for the host."
+    )
     channel = models.CharField(max_length=10, choices=Channel.choices)
     text = models.CharField(max_length=200)
     at = models.DateTimeField(auto_now_add=True)

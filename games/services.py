@@ -22,7 +22,7 @@ from typing import Any
 
 import regex
 from django.db import transaction
-from django.db.models import F, Value
+from django.db.models import Case, F, Value, When
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
@@ -101,6 +101,24 @@ docs/operations.md, "Limits"). Spectators are not seats: they are counted, not c
 ROOM_FULL = (
     f"This room is full: all {MAX_PLAYERS_PER_ROOM} seats are taken. You can still watch the game."
 )
+ROOM_LOCKED = "The host locked this room: no new players. You can still watch the game."
+ROOM_CAPPED = (
+    "This room is full: its host allows {cap} players and all their seats are taken. "
+    "You can still watch the game."
+)
+
+
+def join_refused(locked: bool, cap: int, players: int) -> str | None:
+    """Why nobody may take a new seat (host controls: a lock, the player cap; the hard cap of
+    `MAX_PLAYERS_PER_ROOM`), or None."""
+    if locked:
+        return ROOM_LOCKED
+    if players >= MAX_PLAYERS_PER_ROOM:
+        return ROOM_FULL
+    if players >= cap:
+        return ROOM_CAPPED.format(cap=cap)
+    return None
+
 
 _INVISIBLE = frozenset({"Cc", "Cf", "Co", "Cs", "Zl", "Zp"})
 """Control, format (zero-width, bidirectional), private-use, surrogate and line/paragraph
@@ -230,12 +248,19 @@ def unique_nickname(name: str, taken: set[str]) -> str:
         number += 1
 
 
+def join_refusal(room: Room) -> str | None:
+    """Why the invite cannot seat anyone now (`join_refused`), read without a lock."""
+    people = Player.objects.filter(room=room, role=Player.Role.PLAYER).count()
+    return join_refused(room.locked, room.player_cap, people)
+
+
 def seats_taken(room: Room) -> str | None:
     """Why a newcomer cannot take a seat that plays (every seat taken), for the invite to say
     before it asks a name; None while one is free. A read, not a lock: `join_room` decides."""
+    refused = join_refusal(room)
+    if refused is not None:
+        return refused
     people = Player.objects.filter(room=room, role=Player.Role.PLAYER).count()
-    if people >= MAX_PLAYERS_PER_ROOM:
-        return ROOM_FULL
     seats = kind_of(room.kind).seats_for_people
     if seats is None or people < seats(room.settings):
         return None
@@ -249,15 +274,23 @@ def seats_taken(room: Room) -> str | None:
 @transaction.atomic
 def join_room(room: Room, nickname: str) -> Player:
     """A new seat, under a name no one else in the room has (see `unique_nickname`); the first
-    player to join hosts the room. `RoomFull` past `MAX_PLAYERS_PER_ROOM` seats."""
+    player to join hosts the room. `RoomFull` in a locked room, or past its player cap (or
+    `MAX_PLAYERS_PER_ROOM` seats)."""
     wanted = clean_nickname(nickname)
     # Lock the room, not its last seat: PostgreSQL re-reads only the row it waited for, so two
     # joins locking the old last seat would both take the next number (IntegrityError, a 500).
     # The lock also keeps the seat cap exact when many join at once.
-    Room.objects.select_for_update().filter(pk=room.pk).values_list("pk").get()
+    locked, cap = (
+        Room.objects.select_for_update()
+        .filter(pk=room.pk)
+        .values_list("locked", "player_cap")
+        .get()
+    )
     seats = list(Player.objects.filter(room=room).values_list("number", "nickname", "role"))
-    if sum(1 for seat in seats if seat[2] == Player.Role.PLAYER) >= MAX_PLAYERS_PER_ROOM:
-        raise RoomFull(ROOM_FULL)
+    people = sum(1 for seat in seats if seat[2] == Player.Role.PLAYER)
+    refused = join_refused(locked, cap, people)
+    if refused is not None:
+        raise RoomFull(refused)
     number = max((seat[0] for seat in seats), default=-1) + 1
     taken = {seat[1].casefold() for seat in seats}
     name = unique_nickname(wanted, taken)
@@ -840,10 +873,23 @@ def _change_share(process: str, room_id: int | None, player_id: int | None, delt
 
 
 def _change_counts(players: dict[int, int], spectators: dict[int, int]) -> None:
+    """The counts, and for a seat whose count leaves or reaches zero, since when it is online
+    or away (the host seat passes on by itself after a while away: `host`). Every expression of
+    one UPDATE reads the row as it was."""
+    now = timezone.now()
     for pk, delta in players.items():
         if delta:
+            when = (
+                {"online_since": Case(When(connections=0, then=Value(now)), default="online_since")}
+                if delta > 0
+                else {
+                    "away_since": Case(
+                        When(connections__lte=-delta, then=Value(now)), default="away_since"
+                    )
+                }
+            )
             Player.objects.filter(pk=pk).update(
-                connections=Greatest(F("connections") + delta, Value(0))
+                connections=Greatest(F("connections") + delta, Value(0)), **when
             )
     for pk, delta in spectators.items():
         if delta:

@@ -22,10 +22,13 @@ class Cut:
     """How many more are seated, written out ("1,700"); empty when all are shown."""
 
 
-def spectators(room: Room, playing: Collection[int] | None) -> int:
+def spectators(room: Room, playing: Collection[int] | None) -> int | None:
     """Everyone watching, as pages count them: the room's spectators (the watch link), plus the
     people seated and online who have no part in this game (`playing`: the seats that play;
-    None: every seat does), such as a third visitor to a tic-tac-toe room or a late racer."""
+    None: every seat does), such as a third visitor to a tic-tac-toe room or a late racer.
+    None when the host hid the count (`games.host`)."""
+    if not room.spectator_count_shown:
+        return None
     if playing is None:
         return room.spectators
     idle = (

@@ -206,7 +206,8 @@ class Rendering:
     the live region saying who started it; stale narration under a blank board misleads."""
     roster_html: Callable[["Room", "Game"], Fragment]
     """Presence or seats changed."""
-    spectators_html: Callable[[int], str]
+    spectators_html: Callable[[int | None], str]
+    """The spectator count alone (None: the host hid it)."""
     """Only the number of spectators changed: that count, swapped by itself."""
     gather: Callable[["Room", "Game", Applied], Any]
     """What `move_html` needs from the database, read by the service inside the transaction."""

@@ -27,7 +27,7 @@ from daphne.ws_protocol import WebSocketProtocol
 from django.conf import settings
 from django.db import DatabaseError
 
-from .. import audiences, bot_events, chat, metrics, services
+from .. import audiences, bot_events, chat, host, metrics, services
 from ..kinds import kind_of
 from ..kinds.table import Invalid, Refused
 from ..limits import TokenBucket
@@ -36,6 +36,7 @@ from ..messages import (
     BadMessage,
     Chat,
     Command,
+    HostCommand,
     Hover,
     Message,
     Ping,
@@ -150,6 +151,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
     close_counted = False
     """Whether this socket's close is in the metrics: the first close seen, the server's or
     the peer's, is counted."""
+    spectator: str | None = None
+    """A seatless socket's handle in the room (`host.handle`): its chat lines carry it, and the
+    host kicks or mutes by it."""
+    kicked: str | None = None
+    """Why the host's kick keeps this socket out (`host`), found on the way in."""
 
     async def __call__(self, scope, receive, send) -> None:
         """The channel layer (Redis) can fail under an open socket or during its handshake.
@@ -189,8 +195,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
             # retry for ever; 4404 after the handshake tells the page to stop.
             await self._refuse(ROOM_NOT_FOUND, "No such room.")
             return
-        if credentials.token is not None and self.player is None:
+        if credentials.token is not None and self.player is None and self.kicked is None:
             await self._refuse(UNKNOWN_TOKEN, UNKNOWN_TOKEN_TEXT)
+            return
+        if self.kicked is not None:  # the page says why too: it will not reconnect
+            await self._refuse(UNKNOWN_TOKEN, self.kicked, to_pages=True)
             return
         self._choose_view()
         self.group = group_name(self.room.pk)
@@ -222,9 +231,15 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if room is None:
             return None, None
         if credentials.token is not None:  # a bot: its token, never the session
-            return room, services.find_player(room, credentials.token)
+            player = services.find_player(room, credentials.token)
+            self.kicked = host.seat_kicked(player)
+            if player is None:
+                self.spectator = host.handle(room.code, None)
+            return room, player
         tokens = self.scope.get("session", {}).get("players", {})
         player = services.find_player(room, tokens.get(code))
+        self.spectator = host.handle(room.code, self.scope.get("cookies", {}).get(host.COOKIE))
+        self.kicked = host.seat_kicked(player) or host.spectator_kicked(room, self.spectator)
         if credentials.watch:
             if player is not None and kind_of(room.kind).per_seat_boards is not None:
                 self.own_seat = player.number
@@ -236,7 +251,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         """Which texts and snapshots this socket gets, and whether they come late."""
         assert self.room is not None
         seat = self.own_seat if self.player is None else self.player.number
-        self.audience = audiences.order(seat, json=self.json)
+        self.audience = audiences.order(seat, json=self.json, spectator=self.spectator)
         per_seat = kind_of(self.room.kind).per_seat_boards
         self.shows_pointers = per_seat is None
         self.commands = kind_of(self.room.kind).commands.keys()
@@ -252,11 +267,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
         asked = bot_sockets.SUBPROTOCOL in self.scope.get("subprotocols", ())
         await self.accept(subprotocol=bot_sockets.SUBPROTOCOL if asked else None)
 
-    async def _refuse(self, code: int, reason: str) -> None:
+    async def _refuse(self, code: int, reason: str, *, to_pages: bool = False) -> None:
         self.closing = True
         await self._accept()
         if self.json:
             await self.send(text_data=bot_events.error(reason))
+        elif to_pages:
+            await self.send(text_data=error_html(reason))
         await self.close(code=code)
 
     async def disconnect(self, close_code: int) -> None:
@@ -387,7 +404,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             self.held is not None
             or self.delayed is not None
             or self.closing
-            or html in (audiences.RESYNC_TEXT, audiences.REVOKED_TEXT, audiences.CLOSED_TEXT)
+            or html in audiences.SIGNS
             or not daphne_frames.send(self.connection, html)
         ):
             return False
@@ -399,6 +416,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
         """A message of the room, from `relay`: framed once for all the room's sockets here."""
         if html == audiences.REVOKED_TEXT:
             await self._revoked()
+        elif html == audiences.KICKED_TEXT:
+            await self._close_with(
+                host.kicked_text(time.time() + host.kick_seconds()), UNKNOWN_TOKEN
+            )
         elif html == audiences.CLOSED_TEXT:
             await self._close_with(ROOM_CLOSED, ROOM_NOT_FOUND)
         elif html == audiences.RESYNC_TEXT:
@@ -529,6 +550,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if isinstance(message, Chat):
             await self._chat(message)
             return None
+        if isinstance(message, HostCommand):
+            await database_sync_to_async(host.apply)(self.room, self.player, message)
+            return None
         if isinstance(message, Command) and message.name == "hint":
             # Off the database thread and within the room's and address's limits (`hints`).
             return await ask_hint(self.room, self.player, self.address)
@@ -544,7 +568,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
         """A chat line, paced per seat (a spectator: per socket), address and room (`chat`)."""
         sender = ("socket", id(self)) if self.player is None else ("seat", self.player.pk)
         await database_sync_to_async(chat.say)(
-            self.room, self.player, message.text, address=self.address, sender=sender
+            self.room,
+            self.player,
+            message.text,
+            address=self.address,
+            sender=sender,
+            spectator=self.spectator,
         )
 
     async def _acknowledge(
@@ -655,7 +684,7 @@ def _action(message: Message) -> str:
         return "react"
     if isinstance(message, Chat):
         return "chat"
-    return getattr(message, "action", "mark")
+    return getattr(message, "action", "mark")  # a cell move's or a host command's
 
 
 def _refusal(message: Message | None, error: Exception) -> str:
@@ -670,4 +699,6 @@ def _refusal(message: Message | None, error: Exception) -> str:
         return "signal"
     if isinstance(message, Chat):
         return "chat"
+    if isinstance(message, HostCommand):
+        return "host"
     return "move"

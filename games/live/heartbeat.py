@@ -5,7 +5,8 @@ every start; `models.Presence`). While the process has room sockets it beats eve
 `PRESENCE_HEARTBEAT_SECONDS` (`ServerProcess.last_seen`), and at each beat it takes out of the
 counts the sockets of every process that has not beaten for `PRESENCE_EXPIRY_SECONDS`: one killed without a goodbye
 (`kill -9`, out of memory) would otherwise keep its players "online" and its rooms in "Live now"
-for ever. The rooms that changed get a fresh roster. A clean stop takes its own part out at once
+for ever. The rooms that changed get a fresh roster. The same beat hands on the host seat of a
+room whose host has been away too long (`games.host`). A clean stop takes its own part out at once
 (`shutdown`). Figures: docs/operations.md, "Presence after a crash".
 
 A process that finds itself taken for dead (stalled longer than the expiry) closes its sockets
@@ -21,7 +22,7 @@ from collections.abc import Callable
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from .. import services
+from .. import host, services
 from ..models import Room
 from . import rosters
 from .presence import PROCESS, forget_presence
@@ -133,6 +134,9 @@ async def sweep(wake: Wake) -> None:
     seated = [room_id for room_id, player in rooms.items() if player]
     for room in await database_sync_to_async(_rooms)(seated):
         wake(room)
+    # A host away too long hands the seat on (`games.host`): judged in the database, so
+    # whichever process beats first does it, whatever process the host's socket was on.
+    await database_sync_to_async(host.pass_from_away_hosts)(host.away_seconds())
 
 
 def _rooms(ids: list[int]) -> list[Room]:

@@ -15,13 +15,21 @@ from ninja.parser import Parser
 from ninja.security import HttpBearer
 from pydantic import ConfigDict
 
-from .. import bot_events, chat, chat_view, history, services
+from .. import bot_events, chat, chat_view, history, host, services
 from ..kinds import create_options, create_schema, kind_of
 from ..kinds.table import HostOnly, Invalid, Refused, SettingsError
 from ..limits import Decision, headers
 from ..live import autoplay
 from ..live.flood import TOO_FAST, move_budget
-from ..messages import BadMessage, Command, Hover, actions_help, parse_payload
+from ..messages import (
+    HOST_ACTIONS,
+    BadMessage,
+    Command,
+    Hover,
+    actions_help,
+    host_command,
+    parse_payload,
+)
 from ..models import Player, Room, is_room_code
 from .room_limit import (
     client_address,
@@ -391,7 +399,8 @@ def join_room(request: HttpRequest, code: str, body: Join) -> dict[str, str]:
     """Names are unique in a room (compared regardless of case): when someone has the name
     already, you get the first free "Ana 2", "Ana 3"…, and `name` says which. Names are
     normalised (NFKC, invisible characters dropped, spaces collapsed) and need one visible
-    character. 409 when the room's 50 seats are taken (watching is still open); 429 past 20
+    character. 409 when the host locked the room or its player cap (8 unless the host set
+    another, at most 50) is reached, with the reason (watching is still open); 429 past 20
     joins a minute from one client address."""
     room = find_room(code)
     with join_reservation(request, time.time()) as reservation:  # only seats taken count
@@ -579,6 +588,82 @@ def delete_room(request: HttpRequest, code: str) -> Status:
     return Status(204, None)
 
 
+class HostDone(Schema):
+    action: str
+    notice: str = Field(description="What every screen of the room is told.")
+    host: int | None = Field(description="The seat that hosts the room now.")
+
+
+HOST_EXAMPLES = [
+    {"action": "kick", "seat": 2},
+    {"action": "kick", "spectator": "0123456789ab"},
+    {"action": "lock"},
+    {"action": "unlock"},
+    {"action": "cap", "players": 8},
+    {"action": "visibility", "public": False},
+    {"action": "mute", "seat": 2},
+    {"action": "mute", "spectators": True},
+    {"action": "unmute", "spectator": "0123456789ab"},
+    {"action": "transfer", "seat": 2},
+    {"action": "spectator_count", "shown": False},
+]
+
+
+@api.post(
+    "/rooms/{code}/host",
+    auth=PlayerToken(),
+    response={200: HostDone, **dict.fromkeys((400, 401, 403, 404, 409, 415), Error)},
+    summary="Host controls (host only)",
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "type": "object",
+                        "required": ["action"],
+                        "properties": {
+                            "action": {"enum": list(HOST_ACTIONS)},
+                            "seat": {"type": "integer"},
+                            "spectator": {"type": "string", "minLength": 12, "maxLength": 12},
+                            "spectators": {"const": True},
+                            "players": {"type": "integer", "minimum": 2, "maximum": 50},
+                            "public": {"type": "boolean"},
+                            "shown": {"type": "boolean"},
+                        },
+                    },
+                    "examples": {
+                        str(i): {"value": example} for i, example in enumerate(HOST_EXAMPLES)
+                    },
+                }
+            },
+        }
+    },
+)
+def host_controls(request: HttpRequest, code: str, body: Body[dict[str, Any]]) -> dict[str, Any]:
+    """The room's host, with the same bodies as the room websocket: `kick` a seat (or a
+    spectator by the handle their chat lines carry; out for 10 minutes: the seat's token gets
+    403, its sockets close with 4403, its seat and moves stay), `lock`/`unlock` (no new
+    players; 409 to a join), `cap` the players (2 to 50; default 8; 409 past it; not in a
+    two-seat game), `visibility` (`public` false leaves the live list), `mute`/`unmute` a seat,
+    a spectator or all spectators, `transfer` the host seat, show or hide the
+    `spectator_count`. Every screen is told; bots get a `host` event. 403 for anyone but the
+    host, 400 for a body or a seat that cannot be, 409 for what the room refuses now."""
+    room = find_room(code)
+    player = player_of(request, room)
+    try:
+        command = host_command(body)
+        notice = host.apply(room, player, command)
+    except (BadMessage, Invalid) as exc:
+        raise HttpError(400, str(exc)) from None
+    except services.Forbidden as exc:
+        raise HttpError(403, str(exc)) from None
+    except Refused as exc:
+        raise HttpError(409, str(exc)) from None
+    seat = Room.objects.filter(pk=room.pk).values_list("host__number", flat=True).get()
+    return {"action": command.action, "notice": notice, "host": seat}
+
+
 def reader_seat(request: HttpRequest, room: Room) -> int | None:
     """The seat of the player whose token a read carries, else None: reading needs no token,
     so a missing or unknown one only leaves out what is the seat's own."""
@@ -588,9 +673,14 @@ def reader_seat(request: HttpRequest, room: Room) -> int | None:
 
 
 def player_of(request: HttpRequest, room: Room) -> Player:
+    """The seat whose token the request carries: 403 for another token, or a seat the host
+    kicked (until its time is up)."""
     player = services.find_player(room, request.auth)
     if player is None:
         raise HttpError(403, "That token is not a player in this room.")
+    kicked = host.seat_kicked(player)
+    if kicked is not None:
+        raise HttpError(403, kicked)
     return player
 
 

@@ -1,5 +1,6 @@
 """Pages: home (create and browse rooms), the room itself, its nickname step and its watch view."""
 
+import secrets
 import time
 from collections.abc import Callable
 from functools import wraps
@@ -10,7 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from .. import history, services
+from .. import history, host, host_view, services
 from ..kinds import KINDS, kind_for, kind_of
 from ..kinds.table import GameKind
 from ..limits import Decision, headers
@@ -165,11 +166,44 @@ def with_room(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     return wrapper
 
 
+WATCHER_COOKIE_SECONDS = 30 * 24 * 3600
+
+
+def admitted(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A room page for a browser the host has not kicked (`games.host`): a kicked seat's
+    session, or a kicked spectator's `watcher` cookie, gets a 403 page saying when to come back.
+    Every browser gets its `watcher` cookie here, by which the host can kick a spectator."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, room: Room) -> HttpResponse:
+        watcher = request.COOKIES.get(host.COOKIE) or secrets.token_urlsafe(16)
+        kicked = host.seat_kicked(seat_of(request, room)) or host.spectator_kicked(
+            room, host.handle(room.code, watcher)
+        )
+        if kicked is not None:
+            response = render(request, "games/kicked.html", {"reason": kicked}, status=403)
+        else:
+            response = view(request, room)
+        if host.COOKIE not in request.COOKIES:
+            response.set_cookie(
+                host.COOKIE,
+                watcher,
+                max_age=WATCHER_COOKIE_SECONDS,
+                httponly=True,
+                samesite="Lax",
+                secure=request.is_secure(),
+            )
+        return response
+
+    return wrapper
+
+
 TOO_MANY_JOINS = "Slow down: that's a lot of rooms joined from you in one minute. Wait a moment."
 
 
 @require_GET
 @with_room
+@admitted
 def room(request: HttpRequest, room: Room) -> HttpResponse:
     player = seat_of(request, room)
     if player is None:
@@ -199,6 +233,7 @@ def arrived_from_another_site(request: HttpRequest) -> bool:
 
 @require_POST
 @with_room
+@admitted
 def join(request: HttpRequest, room: Room) -> HttpResponse:
     form = NicknameForm(request.POST)
     if not form.is_valid():
@@ -238,7 +273,7 @@ def join_page(
         "kind_label": kind_label(room.kind),
         "seats_taken": taken,
         # Past the cap a name gets no seat at all; in a two-sided room it still joins the talk.
-        "may_join": taken is None or taken != services.ROOM_FULL,
+        "may_join": taken is None or services.join_refusal(room) is None,
         # A chat app's crawler lands here (no session): the link's preview, and no seat taken.
         "preview": tags(request, room, room.current_game(), Page.ROOM),
     }
@@ -247,6 +282,7 @@ def join_page(
 
 @require_GET
 @with_room
+@admitted
 def watch(request: HttpRequest, room: Room) -> HttpResponse:
     return render_room(request, room, None)
 
@@ -254,6 +290,7 @@ def watch(request: HttpRequest, room: Room) -> HttpResponse:
 def render_room(request: HttpRequest, room: Room, player: Player | None) -> HttpResponse:
     rendering = kind_of(room.kind).rendering
     context_game = room.current_game()
+    hosts = player is not None and room.host_id == player.pk
     context = {
         **rendering.game_context(room, context_game),
         "me": player,
@@ -262,6 +299,7 @@ def render_room(request: HttpRequest, room: Room, player: Player | None) -> Http
         "watch_url": request.build_absolute_uri(f"/r/{room.code}/watch/"),
         "history": history.room_history(room),
         "preview": tags(request, room, context_game, Page.WATCH if player is None else Page.ROOM),
+        "host_menu": hosts and host_view.menu_context(room),
     }
     return render(request, rendering.page_template, context)
 

@@ -147,6 +147,13 @@ async def before_echo(communicator, *, hover: bool = False) -> list[str]:
     return heard
 
 
+async def two_seats_and_a_watcher(room: Room, ana: Player, bo: Player) -> tuple:
+    """Ana's, Bo's and a spectator's sockets, connected and settled."""
+    sockets = (await connect(room, ana), await connect(room, bo), await connect(room, watch=True))
+    await settle(*sockets, online=2, watching=1)
+    return sockets
+
+
 async def seats_taken_and_watched(room: Room, ana: Player, bo: Player) -> list:
     """A two-sided room's sockets, connected and settled: Ana's and Bo's (seated), Cy's (who
     joins now and has no seat, so is counted with the spectators) and a spectator's."""

@@ -8,7 +8,7 @@ import pytest
 from games import chat, services
 from games.kinds.race import rules
 from games.messages import CellMove
-from games.models import ChatMessage
+from games.models import ChatMessage, Player
 
 from .helpers import make_room
 
@@ -81,11 +81,11 @@ def test_past_five_lines_in_ten_seconds_a_seat_gets_429_and_nothing_is_kept(clie
     assert ChatMessage.objects.count() == chat.PER_SENDER.count + 1
 
 
-def test_a_muted_seat_gets_403(client, monkeypatch):
-    """The hook host controls will fill: a muted sender's line is refused, nothing kept."""
+def test_a_muted_seat_gets_403(client):
+    """A seat the host muted (`games.host`): its line is refused, nothing kept."""
     room = make_room()
     ana = services.join_room(room, "Ana")
-    monkeypatch.setattr(chat, "is_muted", lambda room, player, sender: True)
+    Player.objects.filter(pk=ana.pk).update(muted=True)
     answer = say(client, room.code, ana.token, "hi")
     assert answer.status_code == 403 and "muted" in answer.json()["error"]
     assert not ChatMessage.objects.exists()

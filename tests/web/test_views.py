@@ -230,6 +230,8 @@ def test_a_full_coop_room_says_so_before_asking_a_name(client):
     from games import services
 
     room = Room.objects.get(code=create(client)["Location"].split("/")[2])
+    room.player_cap = services.MAX_PLAYERS_PER_ROOM  # the host's cap at its highest
+    room.save(update_fields=["player_cap"])
     for n in range(services.MAX_PLAYERS_PER_ROOM - 1):
         services.join_room(room, f"P{n}")
     html = main_of(Client().get(f"/r/{room.code}/").content.decode())

@@ -291,6 +291,6 @@ def describe_settings(settings: dict[str, Any]) -> str:
     return f"{players} · {settings['mines']} mines" + (f" · {timer} s turns" if timer else "")
 
 
-def spectators_html(count: int) -> str:
+def spectators_html(count: int | None) -> str:
     """The spectator count alone, swapped by itself."""
     return render_to_string(f"{TEMPLATE}#spectators", {"spectators": count, "spectators_oob": True})

@@ -28,7 +28,7 @@ from games.engine import minesweeper as engine
 from games.engine.grid import Grid
 
 from ...models import Game, Player, Room
-from ..roster import roster_cut
+from ..roster import roster_cut, spectators
 from ..table import COMPUTER_SEAT, Applied, MoveNews, NewGame
 from . import history, rules
 
@@ -133,7 +133,8 @@ def roster(room: Room, state: engine.GameState | None, bot: bool = False) -> dic
         players.append(
             {"player": BOT, "revealed": shares.get(COMPUTER_SEAT, 0), "doing": _bot_doing(state)}
         )
-    return {"roster": players, "roster_more": cut.more, "spectators": room.spectators, "bot": bot}
+    spectating = spectators(room, None)
+    return {"roster": players, "roster_more": cut.more, "spectators": spectating, "bot": bot}
 
 
 def _bot_doing(state: engine.GameState | None) -> str:
@@ -381,7 +382,7 @@ def describe_settings(settings: dict[str, Any]) -> str:
     return f"{settings['width']}×{settings['height']} · {settings['mines']} mines"
 
 
-def spectators_html(count: int) -> str:
+def spectators_html(count: int | None) -> str:
     """The spectator count alone, swapped by itself: all that changes when spectators come or
     go."""
     return render_to_string(f"{TEMPLATE}#spectators", {"spectators": count, "spectators_oob": True})

@@ -551,7 +551,7 @@ def race_word(racer: engine.Racer) -> str:
     return _ROSTER_WORDS[racer.standing]
 
 
-def spectators_html(count: int) -> str:
+def spectators_html(count: int | None) -> str:
     return render_to_string(f"{TEMPLATE}#spectators", {"spectators": count, "spectators_oob": True})
 
 

@@ -253,7 +253,7 @@ def describe_settings(settings: dict[str, Any]) -> str:
     return two_sided.matchup(settings)
 
 
-def spectators_html(count: int) -> str:
+def spectators_html(count: int | None) -> str:
     """The spectator count alone, swapped by itself: all that changes when spectators come or
     go."""
     return render_to_string(f"{TEMPLATE}#spectators", {"spectators": count, "spectators_oob": True})
