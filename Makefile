@@ -9,15 +9,25 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 # The websocket message and frame limits, both ways (games/patches/daphne_frames.py, MESSAGE_LIMIT_BYTES).
 WEBSOCKET_LIMITS := --websocket-max-message-size 1048576 --websocket-max-frame-size 1048576
-# The lone server keeps its threads on one CPU (games/live/server_cpu.py); `make run SERVER_CPU=off` does not.
+# The lone server keeps its threads on one CPU, with taskset (docs/operations.md, SERVER_CPU):
+# a move crosses between the event loop and the database thread twice, and on one core each
+# crossing is a context switch, not the wake-up of another, perhaps halted, core. `auto` takes
+# the lowest CPU `make` may use when the server is alone (no REDIS_URL: the in-memory channel
+# layer) and may use more than one; a number takes that CPU; `make run SERVER_CPU=off` leaves the
+# threads to the scheduler, as does a system without taskset.
 SERVER_CPU ?= auto
+LOWEST_CPU = $(shell command -v taskset >/dev/null && [ "$$(nproc)" -gt 1 ] && \
+	taskset -cp $$$$ | sed 's/.*: //; s/[-,].*//')
+AUTO_PIN = $(if $(REDIS_URL),,$(addprefix taskset -c ,$(LOWEST_CPU)))
+SERVER_PIN = $(if $(filter off,$(SERVER_CPU)),,$(if $(filter auto,$(SERVER_CPU)),$(AUTO_PIN),\
+	taskset -c $(SERVER_CPU)))
 
 .PHONY: run test test-fast lint format bench bench-peer browser clean
 
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput -v 0
-	SERVER_CPU=$(SERVER_CPU) $(VENV)/bin/daphne -b $(HOST) -p $(PORT) $(WEBSOCKET_LIMITS) config.asgi:application
+	$(strip $(SERVER_PIN) $(VENV)/bin/daphne) -b $(HOST) -p $(PORT) $(WEBSOCKET_LIMITS) config.asgi:application
 
 # Two passes: everything but the `serial` tests on two workers (pytest-xdist's `load`, which hands
 # tests out in collection order, so a worker's browser tests come after its async ones:
