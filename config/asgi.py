@@ -21,19 +21,25 @@ from games.live import glibc_malloc, shutdown  # noqa: E402
 from games.live.origin import SameOriginValidator  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
 from games.live.socket_session import ReadOnlySessionStack  # noqa: E402
+from games.server_loop import KnowsItsLoop  # noqa: E402
 
 patches.install()
 shutdown.install()
 glibc_malloc.keep_large_blocks_mapped()
 sqlite_checkpoints.start_in_server()
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        # Scheme, host and port of the page must be the site's own (Channels' own check compares
-        # host names only).
-        "websocket": SameOriginValidator(ReadOnlySessionStack(URLRouter(websocket_urlpatterns))),
-    }
+# Outermost: work handed to the database thread knows the server's loop (`games.server_loop`).
+application = KnowsItsLoop(
+    ProtocolTypeRouter(
+        {
+            "http": django_asgi_app,
+            # Scheme, host and port of the page must be the site's own (Channels' own check
+            # compares host names only).
+            "websocket": SameOriginValidator(
+                ReadOnlySessionStack(URLRouter(websocket_urlpatterns))
+            ),
+        }
+    )
 )
 
 gc.collect()  # the start's own garbage first: what is frozen is never collected

@@ -31,6 +31,15 @@ def pytest_configure(config: pytest.Config) -> None:
         cache["KEY_PREFIX"] = f"{cache['KEY_PREFIX']}_{WORKER}"
 
 
+def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item):
+    """Every async test's event loop is like the server's: its tasks know it
+    (`games.server_loop`), so a move a test makes on the database thread is handed to the test's
+    loop as a server's is to Daphne's."""
+    from games.server_loop import new_event_loop
+
+    return {"server": new_event_loop}
+
+
 def skip_or_fail(reason: str) -> None:
     """Outside CI a missing service skips with its reason; under CI=true it fails the test."""
     if IN_CI:
