@@ -30,13 +30,15 @@ run: $(STAMP)
 	$(strip $(SERVER_PIN) $(VENV)/bin/daphne) -b $(HOST) -p $(PORT) $(WEBSOCKET_LIMITS) config.asgi:application
 
 # Two passes: everything but the `serial` tests on two workers (pytest-xdist's `load`, which hands
-# tests out in collection order, so a worker's browser tests come after its async ones:
-# tests/conftest.py), then the `serial` ones (load and memory measurements) alone. Exit status 5
-# is "no tests collected", e.g. PYTEST_ARGS naming one file.
+# tests out in collection order, so a worker's browser tests come after its async ones, the long
+# ones first: tests/conftest.py), then the `serial` ones (load and memory measurements) alone.
+# Two tests at a time (--maxschedchunk): xdist's default hands a worker up to a quarter of what
+# is left at once, and one worker could be left with a dozen browser tests when the other ends.
+# Exit status 5 is "no tests collected", e.g. PYTEST_ARGS naming one file.
 TEST_WORKERS ?= 2
 test: $(TEST_STAMP) browser
 	$(PY) manage.py collectstatic --noinput -v 0
-	$(VENV)/bin/pytest -n $(TEST_WORKERS) -m "not serial" $(PYTEST_ARGS) || [ $$? = 5 ]
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) --maxschedchunk 2 -m "not serial" $(PYTEST_ARGS) || [ $$? = 5 ]
 	$(VENV)/bin/pytest -m serial $(PYTEST_ARGS) || [ $$? = 5 ]
 
 # The inner loop: the engine and web folders (no browser, no servers of their own), on two
