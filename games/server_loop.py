@@ -58,7 +58,9 @@ class _NotingFactory:
     def __call__(
         self, loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any], **options: Any
     ) -> asyncio.Future[Any]:
-        context = options.pop("context", None) or contextvars.copy_context()
+        context = options.pop("context", None)
+        if context is None:  # not `or`: a fresh, empty Context is falsy
+            context = contextvars.copy_context()
         context.run(_SERVER_LOOP.set, (loop, os.getpid()))
         if self.previous is not None:
             task: asyncio.Future[Any] = self.previous(loop, coro, context=context, **options)

@@ -16,17 +16,26 @@ from games.server_loop import KnowsItsLoop, server_loop
 from .helpers import connect, make_room, receive_until, send
 
 
+CALLERS = contextvars.ContextVar("callers", default="none")
+"""Something of the caller's that a task in a fresh context must not see."""
+
+
 def test_work_for_a_connection_knows_the_loop_on_any_thread_and_in_fresh_tasks():
     seen: dict[str, object] = {}
     kept: list[contextvars.Context] = []
 
+    async def in_fresh_context() -> tuple[object, str]:
+        return await sync_to_async(server_loop)(), CALLERS.get()
+
     async def app(scope, receive, send):
+        CALLERS.set("the connection's")
         seen["database thread"] = await sync_to_async(server_loop)()
         seen["other thread"] = await sync_to_async(server_loop, thread_sensitive=False)()
-        # A task in a fresh context, as the outbox and the computer players start theirs.
+        # A task in a fresh context, as the outbox and the computer players start theirs: it
+        # knows the loop and nothing else of the caller's context.
         fresh = contextvars.Context()
-        task = asyncio.get_running_loop().create_task(sync_to_async(server_loop)(), context=fresh)
-        seen["fresh task"] = await task
+        task = asyncio.get_running_loop().create_task(in_fresh_context(), context=fresh)
+        seen["fresh task"], seen["fresh task sees"] = await task
         kept.append(contextvars.copy_context())
 
     async def serve() -> asyncio.AbstractEventLoop:
@@ -34,7 +43,12 @@ def test_work_for_a_connection_knows_the_loop_on_any_thread_and_in_fresh_tasks()
         return asyncio.get_running_loop()
 
     loop = asyncio.run(serve())
-    assert seen == {"database thread": loop, "other thread": loop, "fresh task": loop}
+    assert seen == {
+        "database thread": loop,
+        "other thread": loop,
+        "fresh task": loop,
+        "fresh task sees": "none",
+    }
     assert kept[0].run(server_loop) is None  # that loop has stopped since
 
 
