@@ -15,7 +15,6 @@ from games.server_loop import KnowsItsLoop, server_loop
 
 from .helpers import connect, make_room, receive_until, send
 
-
 CALLERS = contextvars.ContextVar("callers", default="none")
 """Something of the caller's that a task in a fresh context must not see."""
 
