@@ -9,24 +9,36 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 # The websocket message and frame limits, both ways (games/patches/daphne_frames.py, MESSAGE_LIMIT_BYTES).
 WEBSOCKET_LIMITS := --websocket-max-message-size 1048576 --websocket-max-frame-size 1048576
-# The lone server keeps its threads on one CPU (games/live/server_cpu.py); `make run SERVER_CPU=off` does not.
+# The lone server keeps its threads on one CPU, with taskset (docs/operations.md, SERVER_CPU):
+# a move crosses between the event loop and the database thread twice, and on one core each
+# crossing is a context switch, not the wake-up of another, perhaps halted, core. `auto` takes
+# the lowest CPU `make` may use when the server is alone (no REDIS_URL: the in-memory channel
+# layer) and may use more than one; a number takes that CPU; `make run SERVER_CPU=off` leaves the
+# threads to the scheduler, as does a system without taskset.
 SERVER_CPU ?= auto
+LOWEST_CPU = $(shell command -v taskset >/dev/null && [ "$$(nproc)" -gt 1 ] && \
+	taskset -cp $$$$ | sed 's/.*: //; s/[-,].*//')
+AUTO_PIN = $(if $(REDIS_URL),,$(addprefix taskset -c ,$(LOWEST_CPU)))
+SERVER_PIN = $(if $(filter off,$(SERVER_CPU)),,$(if $(filter auto,$(SERVER_CPU)),$(AUTO_PIN),\
+	taskset -c $(SERVER_CPU)))
 
 .PHONY: run test test-fast lint format bench bench-peer browser clean
 
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput -v 0
-	SERVER_CPU=$(SERVER_CPU) $(VENV)/bin/daphne -b $(HOST) -p $(PORT) $(WEBSOCKET_LIMITS) config.asgi:application
+	$(strip $(SERVER_PIN) $(VENV)/bin/daphne) -b $(HOST) -p $(PORT) $(WEBSOCKET_LIMITS) config.asgi:application
 
 # Two passes: everything but the `serial` tests on two workers (pytest-xdist's `load`, which hands
-# tests out in collection order, so a worker's browser tests come after its async ones:
-# tests/conftest.py), then the `serial` ones (load and memory measurements) alone. Exit status 5
-# is "no tests collected", e.g. PYTEST_ARGS naming one file.
+# tests out in collection order, so a worker's browser tests come after its async ones, the long
+# ones first: tests/conftest.py), then the `serial` ones (load and memory measurements) alone.
+# Two tests at a time (--maxschedchunk): xdist's default hands a worker up to a quarter of what
+# is left at once, and one worker could be left with a dozen browser tests when the other ends.
+# Exit status 5 is "no tests collected", e.g. PYTEST_ARGS naming one file.
 TEST_WORKERS ?= 2
 test: $(TEST_STAMP) browser
 	$(PY) manage.py collectstatic --noinput -v 0
-	$(VENV)/bin/pytest -n $(TEST_WORKERS) -m "not serial" $(PYTEST_ARGS) || [ $$? = 5 ]
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) --maxschedchunk 2 -m "not serial" $(PYTEST_ARGS) || [ $$? = 5 ]
 	$(VENV)/bin/pytest -m serial $(PYTEST_ARGS) || [ $$? = 5 ]
 
 # The inner loop: the engine and web folders (no browser, no servers of their own), on two

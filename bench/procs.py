@@ -8,6 +8,7 @@ import contextlib
 import ctypes
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -93,6 +94,8 @@ class Shape:
     processes: int
     env: dict[str, str]
     label: str = ""
+    pin: list[str] = field(default_factory=list)
+    """A command the servers start under (`taskset`), as `make run` starts its server."""
 
 
 def base_env(workdir: Path, layer: str = "pubsub") -> dict[str, str]:
@@ -127,8 +130,16 @@ def base_env(workdir: Path, layer: str = "pubsub") -> dict[str, str]:
 def embedded(workdir: Path) -> Shape:
     env = base_env(workdir)
     env["SQLITE_PATH"] = str(workdir / "bench.sqlite3")
-    env["SERVER_CPU"] = "auto"  # as `make run` sets it
-    return Shape("embedded", 1, env, "1 Daphne, SQLite file, in-memory layer")
+    return Shape("embedded", 1, env, "1 Daphne, SQLite file, in-memory layer", one_cpu())
+
+
+def one_cpu() -> list[str]:
+    """As `make run` starts a lone server (SERVER_CPU=auto): under taskset, on the lowest CPU
+    this process may use, when it may use more than one."""
+    cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set()
+    if len(cpus) < 2 or shutil.which("taskset") is None:
+        return []
+    return ["taskset", "-c", str(min(cpus))]
 
 
 def production(workdir: Path, layer: str = "pubsub") -> Shape:
@@ -208,6 +219,7 @@ class Server:
     def start(self) -> "Server":
         daphne = BIN / "daphne"
         command = [str(daphne)] if daphne.exists() else [sys.executable, "-m", "daphne"]
+        command = [*self.shape.pin, *command]
         for index in range(self.shape.processes):
             port = free_port()
             log = open(self.logdir / f"{self.shape.name}-{index}.log", "wb")  # noqa: SIM115

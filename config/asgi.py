@@ -9,37 +9,37 @@ room of the process on the development machine (docs/performance.md, issue 17 ro
 import gc
 import os
 
-from django.conf import settings
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi_app = get_asgi_application()
 
-from channels.layers import InMemoryChannelLayer, get_channel_layer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from games import patches, sqlite_checkpoints  # noqa: E402
-from games.live import glibc_malloc, server_cpu, shutdown  # noqa: E402
+from games.live import glibc_malloc, shutdown  # noqa: E402
 from games.live.origin import SameOriginValidator  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
 from games.live.socket_session import ReadOnlySessionStack  # noqa: E402
+from games.server_loop import KnowsItsLoop  # noqa: E402
 
 patches.install()
 shutdown.install()
 glibc_malloc.keep_large_blocks_mapped()
-server_cpu.keep_in_server(
-    server_cpu.parse(settings.SERVER_CPU),
-    alone=isinstance(get_channel_layer(), InMemoryChannelLayer),  # as `relay` tells it
-)
 sqlite_checkpoints.start_in_server()
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        # Scheme, host and port of the page must be the site's own (Channels' own check compares
-        # host names only).
-        "websocket": SameOriginValidator(ReadOnlySessionStack(URLRouter(websocket_urlpatterns))),
-    }
+# Outermost: work handed to the database thread knows the server's loop (`games.server_loop`).
+application = KnowsItsLoop(
+    ProtocolTypeRouter(
+        {
+            "http": django_asgi_app,
+            # Scheme, host and port of the page must be the site's own (Channels' own check
+            # compares host names only).
+            "websocket": SameOriginValidator(
+                ReadOnlySessionStack(URLRouter(websocket_urlpatterns))
+            ),
+        }
+    )
 )
 
 gc.collect()  # the start's own garbage first: what is frozen is never collected

@@ -246,10 +246,6 @@ def speed_shortcuts(value: str) -> frozenset[str]:
 SPEED_SHORTCUTS = speed_shortcuts(os.environ.get("SPEED_SHORTCUTS", "on"))
 """The speed shortcuts on in this process (docs/operations.md, "Library internals")."""
 
-SERVER_CPU = os.environ.get("SERVER_CPU", "off")
-"""`off`, `auto` or a CPU number: a server process's threads on one CPU (`games.live.server_cpu`);
-`make run` sets `auto`."""
-
 # The cache holds rate-limit counters; Redis shares them between processes in production.
 if REDIS_URL:
     CACHES = {

@@ -23,7 +23,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from . import metrics
 from .log_limit import warn
-from .patches.asgiref_loop import server_loop
+from .server_loop import server_loop
 
 
 def group_name(room_id: int) -> str:

@@ -31,6 +31,15 @@ def pytest_configure(config: pytest.Config) -> None:
         cache["KEY_PREFIX"] = f"{cache['KEY_PREFIX']}_{WORKER}"
 
 
+def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item):
+    """Every async test's event loop is like the server's: its tasks know it
+    (`games.server_loop`), so a move a test makes on the database thread is handed to the test's
+    loop as a server's is to Daphne's."""
+    from games.server_loop import new_event_loop
+
+    return {"server": new_event_loop}
+
+
 def skip_or_fail(reason: str) -> None:
     """Outside CI a missing service skips with its reason; under CI=true it fails the test."""
     if IN_CI:
@@ -117,4 +126,13 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "e2e" in item.path.parts and item.get_closest_marker("e2e") is None:
             item.add_marker(pytest.mark.e2e)
-    items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
+    items.sort(key=order)
+
+
+def order(item: pytest.Item) -> tuple[bool, bool]:
+    """Browser tests last, and among them the `long` modules first: the workers take tests in
+    this order, a few at a time (`make test`'s `--maxschedchunk`), so the last ones handed out are
+    short and both workers end at about the same time. The sort is stable: a module's tests stay
+    together, in their order, and its module-scoped servers start once per worker."""
+    browser = item.get_closest_marker("e2e") is not None
+    return browser, item.get_closest_marker("long") is None

@@ -1,6 +1,7 @@
 """The Makefile's newcomer paths: `make play` and the first install's notice (dry runs, `make -n`,
 except one real game when .venv is already installed)."""
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -56,9 +57,33 @@ def test_the_install_says_what_it_does_before_it_starts() -> None:
     assert notice < min(n for n, line in enumerate(lines) if "pip install" in line)
 
 
+def run_line(*args: str, env: dict[str, str]) -> str:
+    """The command `make run` starts its server with."""
+    done = subprocess.run(
+        ["make", "--no-print-directory", "-n", "run", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()[-1]
+
+
+@pytest.mark.skipif(
+    shutil.which("taskset") is None or len(getattr(os, "sched_getaffinity", set)(0)) < 2,
+    reason="needs taskset (util-linux) and two CPUs to choose from",
+)
 def test_make_run_keeps_the_lone_server_on_one_cpu_unless_told_not_to() -> None:
-    """games/live/server_cpu.py: `auto` by default, `make run SERVER_CPU=off` to opt out."""
-    default = make("-n", "run").stdout.splitlines()[-1]
-    assert default.startswith("SERVER_CPU=auto .venv/bin/daphne -b 127.0.0.1 -p 8000 ")
-    opted_out = make("-n", "run", "SERVER_CPU=off").stdout.splitlines()[-1]
-    assert opted_out.startswith("SERVER_CPU=off .venv/bin/daphne ")
+    """SERVER_CPU: `auto` by default (taskset, the lowest CPU, when no REDIS_URL makes the server
+    one of several), a CPU number, or `make run SERVER_CPU=off` to opt out."""
+    alone = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    lowest = min(os.sched_getaffinity(0))
+    daphne = ".venv/bin/daphne -b 127.0.0.1 -p 8000 "
+    assert run_line(env=alone).startswith(f"taskset -c {lowest} {daphne}")
+    assert run_line("SERVER_CPU=off", env=alone).startswith(daphne)
+    assert run_line("SERVER_CPU=1", env=alone).startswith(f"taskset -c 1 {daphne}")
+    shared = {**alone, "REDIS_URL": "redis://127.0.0.1:6379/0"}
+    assert run_line(env=shared).startswith(daphne)
+    assert run_line("SERVER_CPU=1", env=shared).startswith(f"taskset -c 1 {daphne}")

@@ -47,7 +47,7 @@ from ..kinds import kind_of
 from ..kinds.table import Computer
 from ..models import Game, Room
 from ..outbox import group_name
-from ..patches.asgiref_loop import server_loop
+from ..server_loop import server_loop
 from . import relay
 
 log = logging.getLogger(__name__)

@@ -7,6 +7,10 @@ REDIS_URL passes through, so CI runs these tests on channels-redis too.
 
 Playwright's sync API runs an event loop in the test thread, so tests never touch the Django ORM;
 `GameDatabase` reads the Daphne process's rows directly when a test must know where the mines are.
+
+Every module gets a `site` (its Daphne's address and database): the session's, shared by the
+modules of the session, unless the module defines its own (`own_site`), for tests that read a page
+every test writes to (the records) or that need another setting than the session's.
 """
 
 import os
@@ -14,6 +18,8 @@ import re
 import shutil
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,10 +52,10 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
     return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
 
 
-@pytest.fixture(scope="session")
-def browser_context_args(browser_context_args: dict[str, Any], live_server_url: str):
-    """Every context talks to the session's Daphne, so tests can `page.goto("/")`."""
-    return {**browser_context_args, "base_url": live_server_url}
+@pytest.fixture(scope="module")
+def browser_context_args(browser_context_args: dict[str, Any], site: "Site"):
+    """Every context talks to the module's Daphne, so tests can `page.goto("/")`."""
+    return {**browser_context_args, "base_url": site.url}
 
 
 EXPECTED_CONSOLE_ERRORS = re.compile(
@@ -84,10 +90,17 @@ def new_context(new_context, expected_console_errors):
     assert not errors, "\n".join(errors)
 
 
-def e2e_database_env(tmp: Path) -> dict[str, str]:
-    """Environment for the server: its own, freshly created database."""
+SESSION_SETTINGS = {"RACE_COUNTDOWN_SECONDS": "0.5"}
+"""The browser servers' settings that are not production's: a race goes from Start to Go in half
+a second, not three, as no test but the countdown's own watches it (tests/e2e/test_race.py's
+server counts the real 3 s)."""
+
+
+def e2e_database_env(tmp: Path, **settings: str) -> dict[str, str]:
+    """Environment for a server: its own, freshly created database, and `SESSION_SETTINGS`
+    unless `settings` say otherwise."""
     try:
-        return servers.migrated_database_env(tmp, "e2e")
+        return servers.migrated_database_env(tmp, "e2e", **{**SESSION_SETTINGS, **settings})
     except servers.ServiceUnavailable as error:
         skip_or_fail(f"{error} (browser tests)")
 
@@ -99,23 +112,68 @@ def server_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, s
     servers.drop_database(env)
 
 
-@pytest.fixture(scope="session")
-def live_server_url(
-    request: pytest.FixtureRequest, server_env: dict[str, str], tmp_path_factory
-) -> Iterator[str]:
-    """A real Daphne serving HTTP and websockets, migrated, on a free 127.0.0.1 port."""
-    server = servers.Daphne(server_env, tmp_path_factory.mktemp("daphne") / "daphne.log")
+@dataclass(frozen=True)
+class Site:
+    """A Daphne the browser tests talk to, and its database."""
+
+    url: str
+    db: GameDatabase
+
+
+def own_site(name: str, **settings: str):
+    """A module-scoped `site` fixture: a Daphne and a fresh database of the module's own, for a
+    module whose tests read a page every test writes to (the records) or need another setting
+    than `SESSION_SETTINGS`. In the module: `site = own_site("records")`. It costs a server start
+    (about a second); the session's site serves every other module."""
+
+    @pytest.fixture(scope="module")
+    def site(request: pytest.FixtureRequest, tmp_path_factory) -> Iterator[Site]:
+        tmp = tmp_path_factory.mktemp(name)
+        env = e2e_database_env(tmp, **settings)
+        try:
+            with serving(request, servers.Daphne(env, tmp / "daphne.log")) as server:
+                yield Site(server.url, GameDatabase(env))
+        finally:
+            servers.drop_database(env)
+
+    return site
+
+
+@contextmanager
+def serving(request: pytest.FixtureRequest, server: servers.Daphne) -> Iterator[servers.Daphne]:
+    """The server, running; its log on stderr afterwards if a test of the session failed."""
     try:
         with server:
-            yield server.url
+            yield server
     finally:
         if request.session.testsfailed:
             sys.stderr.write(f"\n--- daphne log ({server.log}) ---\n{server.log_tail(20000)}\n")
 
 
 @pytest.fixture(scope="session")
-def game_db(server_env: dict[str, str]) -> GameDatabase:
-    return GameDatabase(server_env)
+def live_server_url(
+    request: pytest.FixtureRequest, server_env: dict[str, str], tmp_path_factory
+) -> Iterator[str]:
+    """A real Daphne serving HTTP and websockets, migrated, on a free 127.0.0.1 port."""
+    server = servers.Daphne(server_env, tmp_path_factory.mktemp("daphne") / "daphne.log")
+    with serving(request, server):
+        yield server.url
+
+
+@pytest.fixture(scope="session")
+def session_site(live_server_url: str, server_env: dict[str, str]) -> Site:
+    return Site(live_server_url, GameDatabase(server_env))
+
+
+@pytest.fixture(scope="module")
+def site(session_site: Site) -> Site:
+    """The session's site; a module that defines its own `site` fixture (`own_site`) gets that."""
+    return session_site
+
+
+@pytest.fixture(scope="module")
+def game_db(site: Site) -> GameDatabase:
+    return site.db
 
 
 @pytest.fixture(scope="session")

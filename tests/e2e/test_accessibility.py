@@ -22,7 +22,7 @@ from tests.e2e.conftest import screenshot
 from .test_race import create_race, join
 from .test_rooms import cell, create_room, invite_link, reveal_all, wait_until_live
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 
 BLOCKING = {"critical", "serious"}
 SCHEMES = ("light", "dark")

@@ -10,7 +10,7 @@ from games.kinds.table import COMPUTER_SEAT
 
 from .test_rooms import invite_link, join_room, next_safe_cell, shot, wait_until_live
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 
 
 def version(page: Page) -> str:

@@ -7,9 +7,15 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import screenshot
+from games.engine.race import COUNTDOWN_MS
+from tests.e2e.conftest import own_site, screenshot
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
+
+
+site = own_site("race", RACE_COUNTDOWN_SECONDS=str(COUNTDOWN_MS / 1000))
+"""A server of this module's own that counts the production 3 s down: the session's counts half
+a second, too short to watch every racer's countdown one after the other."""
 
 
 def create_race(page: Page, nickname: str, screenshots=None, scheme: str = "") -> str:

@@ -27,7 +27,7 @@ from tests.conftest import skip_or_fail
 from tests.e2e.conftest import EXPECTED_CONSOLE_ERRORS, screenshot
 from tests.servers import Daphne, GameDatabase, RedisServer
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 
 BACK_MS = 15_000
 """Reconnecting waits up to 5 s between tries (live.js), plus a server's start."""

@@ -11,7 +11,7 @@ from .test_flags import cell as flags_cell
 from .test_flags import create_room as create_flags
 from .test_rooms import PHONE, cell, create_room, invite_link, join_room, wait_until_live
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 
 HOLD_MS = 700
 """A finger resting past the page's 450 ms long press."""

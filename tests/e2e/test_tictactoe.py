@@ -8,7 +8,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import screenshot
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 
 FINISHED = '#board:not([data-status="playing"])'
 

@@ -30,7 +30,10 @@ from tests.servers import Daphne, GameDatabase, RedisServer
 
 from .clients import HttpSession, LiveClient, api, public_board, replay, running
 
-pytestmark = [pytest.mark.integration, pytest.mark.serial]  # alone: load, memory
+pytestmark = pytest.mark.integration
+ALONE = pytest.mark.serial
+"""The load tests (a thousand moves, the version order under 1,600): `make test` runs them alone.
+The rest of the module runs beside other tests: a few moves each, and a 15 s idle that sleeps."""
 
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 CLIENTS = 50
@@ -184,6 +187,7 @@ def xy(cell: int, width: int) -> tuple[int, int]:
     return cell % width, cell // width
 
 
+@ALONE
 async def test_a_thousand_concurrent_moves_on_two_processes_leave_one_consistent_game(cluster):
     servers_ = (cluster.a, cluster.b)
     code, cookie = await new_room(cluster.a, "Host", preset="expert")
@@ -231,6 +235,7 @@ async def test_a_thousand_concurrent_moves_on_two_processes_leave_one_consistent
     )
 
 
+@ALONE
 async def test_every_socket_hears_every_version_once_and_in_order_across_processes(cluster):
     """Players and spectators on both processes, moves from both at once: a move committed on
     one process can overtake the other's earlier one on its way through Redis; the relay's

@@ -2,7 +2,7 @@
 pinned versions.
 
 Each module of games/patches says why it touches one; these tests fail, by name, when an upgrade
-of Daphne, autobahn, Twisted, asgiref or Channels changes what it relies on.
+of Daphne, autobahn, Twisted or Channels changes what it relies on.
 (`games.patches.daphne_frames` has its own, in `test_framed.py`.) docs/operations.md, "Library
 internals", says what to do then.
 """
@@ -10,14 +10,11 @@ internals", says what to do then.
 import asyncio
 import gc
 import inspect
-import os
 import re
 import socket
-from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 import pytest
-from asgiref.sync import SyncToAsync, sync_to_async
 from channels.consumer import AsyncConsumer
 from daphne.ws_protocol import WebSocketProtocol
 from twisted.internet import tcp
@@ -29,7 +26,6 @@ from twisted.python.failure import Failure
 
 from games.live.flood import FLOOD_REASON
 from games.patches import daphne_close_codes, twisted_backlog
-from games.patches.asgiref_loop import server_loop
 
 from .test_framed import open_socket
 
@@ -148,26 +144,6 @@ def test_the_asgi_entry_point_keeps_the_start_out_of_the_garbage_collector():
     import config.asgi  # noqa: F401
 
     assert gc.get_freeze_count() > 10_000
-
-
-@pytest.mark.parametrize("thread_sensitive", [True, False])
-async def test_a_sync_to_async_thread_knows_its_event_loop(thread_sensitive):
-    """asgiref notes the loop in `SyncToAsync.threadlocal`, which `games.patches.asgiref_loop` reads."""
-
-    def inside():
-        local = SyncToAsync.threadlocal
-        return local.main_event_loop, local.main_event_loop_pid, server_loop()
-
-    loop, pid, found = await sync_to_async(inside, thread_sensitive=thread_sensitive)()
-    assert loop is asyncio.get_running_loop()
-    assert pid == os.getpid()
-    assert found is loop
-
-
-def test_a_plain_thread_works_for_no_loop():
-    with ThreadPoolExecutor(1) as pool:
-        assert pool.submit(server_loop).result() is None
-    assert server_loop() is None
 
 
 def a_tcp_connection() -> tuple[tcp.Connection, socket.socket]:

@@ -81,6 +81,17 @@ async def test_from_the_room_the_host_sets_the_pace_and_a_spectator_is_told_why_
         await socket.disconnect()
 
 
+async def test_one_cell_a_second_is_said_in_the_singular():
+    settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
+    room = await sync_to_async(services.create_room)("race", settings)
+    host = await connect(room, await sync_to_async(services.join_room)(room, "Ana"))
+    await send(host, action="add_bot", pace="1")
+    roster = await receive_until(host, "set the Solver bot to race at 1 cell a second")
+    assert '<span class="presence">1 cell/s</span>' in roster
+    assert re.search(r'<option value="1" selected>1 cell/s</option>', roster)
+    await host.disconnect()
+
+
 def _roster(client, code: str) -> str:
     from games.kinds.race import render
 
