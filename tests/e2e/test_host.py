@@ -17,7 +17,7 @@ from .test_chat import say
 from .test_rooms import PHONE, cell, wait_until_live
 from .test_signals import HOLD_MS, ping_on
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 
 AWAY = "1"
 """Seconds (HOST_AWAY_SECONDS) before an away host's seat passes on: short, so the test waits
