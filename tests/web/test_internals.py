@@ -13,6 +13,7 @@ import inspect
 import os
 import re
 import socket
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
@@ -26,6 +27,7 @@ from twisted.internet.interfaces import ITCPTransport
 from twisted.internet.protocol import Protocol
 from twisted.internet.testing import MemoryReactorClock, StringTransport
 from twisted.python.failure import Failure
+from twisted.web.http import HTTPChannel
 
 from games.live.flood import FLOOD_REASON
 from games.patches import daphne_close_codes, twisted_backlog
@@ -227,6 +229,33 @@ def test_a_drain_says_when_the_output_has_gone_and_the_producer_before_it_still_
         await asyncio.wait_for(waiting, 1)
         assert before.heard == ["pause", "resume"]
         assert twisted_backlog.unsent_bytes(holder) == 0
+
+    with theirs, connection.socket:
+        asyncio.run(scenario())
+
+
+def test_a_drain_lets_go_of_the_http_channel_daphne_upgraded():
+    """Daphne leaves the handshake's HTTP channel registered on an upgraded connection, its
+    request never ended; as a producer it does nothing any more, and the drain does not keep it
+    (nor its request and headers) alive. A channel still between requests is kept."""
+    connection, theirs = a_tcp_connection()
+    holder = SimpleNamespace(transport=connection)
+    upgraded = HTTPChannel()
+    upgraded._handlingRequest = True  # as Daphne's upgrade leaves it: the request never ends
+    assert upgraded._requestProducer is None  # Twisted's attributes the patch reads
+    connection.registerProducer(upgraded, True)
+    gone = weakref.ref(upgraded)
+    del upgraded
+
+    async def scenario() -> None:
+        drain = twisted_backlog.watch_output(holder, 1000)
+        assert drain is not None and drain.before is None
+        gc.collect()
+        assert gone() is None
+        connection.unregisterProducer()
+        idle = HTTPChannel()  # between requests: its pause stops its reading, so it stays
+        connection.registerProducer(idle, True)
+        assert twisted_backlog.watch_output(holder, 1000).before is idle
 
     with theirs, connection.socket:
         asyncio.run(scenario())
