@@ -20,6 +20,7 @@ from types import SimpleNamespace
 import pytest
 from asgiref.sync import SyncToAsync, sync_to_async
 from channels.consumer import AsyncConsumer
+from channels.exceptions import StopConsumer
 from daphne.ws_protocol import WebSocketProtocol
 from twisted.internet import tcp
 from twisted.internet.error import ConnectionDone
@@ -30,7 +31,7 @@ from twisted.python.failure import Failure
 from twisted.web.http import HTTPChannel
 
 from games.live.flood import FLOOD_REASON
-from games.patches import daphne_close_codes, twisted_backlog
+from games.patches import channels_consumer, daphne_close_codes, twisted_backlog
 from games.patches.asgiref_loop import server_loop
 
 from .test_framed import open_socket
@@ -286,6 +287,64 @@ def test_a_transport_without_the_buffer_means_no_limit_and_one_warning(monkeypat
     assert twisted_backlog.unsent_bytes(None) is None  # Channels' test client: no connection
     warnings = [r.getMessage() for r in caplog.records if r.name == twisted_backlog.__name__]
     assert len(warnings) == 1 and "StringTransport" in warnings[0]
+
+
+def test_channels_call_still_sets_up_only_what_serve_does():
+    """`channels_consumer.serve` stands in for Channels' `AsyncConsumer.__call__` for a
+    consumer with no channel of its own: the scope, the layer (None) and `send` set, then every
+    message of `receive` dispatched until `StopConsumer`. An upgrade that makes Channels'
+    `__call__` set up or call anything more fails here."""
+    source = inspect.getsource(AsyncConsumer.__call__).split("\n", 1)[1]
+    assert re.findall(r"(?:await )?([\w.]+)\(", source) == [
+        "get_channel_layer",
+        "self.channel_layer.new_channel",  # only with a layer: not the room consumer's case
+        "functools.partial",
+        "async_to_sync",  # only for a sync consumer
+        "await_many_dispatch",
+        "await_many_dispatch",
+    ]
+    assert re.findall(r"self\.(\w+) =", source) == [
+        "scope",
+        "channel_layer",
+        "channel_name",  # with a layer
+        "channel_receive",  # with a layer
+        "base_send",
+        "base_send",
+    ]
+    assert "except StopConsumer" in source
+
+
+def test_serve_dispatches_every_message_until_the_consumer_stops():
+    heard = []
+
+    class Consumer(AsyncConsumer):
+        channel_layer_alias = None
+
+        async def dispatch(self, message):  # no database here: the room consumer's dispatch
+            await channels_consumer.dispatch(self, message)
+
+        async def websocket_receive(self, message):
+            heard.append(message["text"])
+
+        async def websocket_disconnect(self, message):
+            raise StopConsumer
+
+    messages = iter(
+        [
+            {"type": "websocket.receive", "text": "a"},
+            {"type": "websocket.receive", "text": "b"},
+            {"type": "websocket.disconnect", "code": 1000},
+        ]
+    )
+
+    async def receive():
+        return next(messages)
+
+    consumer = Consumer()
+    asyncio.run(channels_consumer.serve(consumer, {"type": "websocket"}, receive, print))
+    assert heard == ["a", "b"]
+    assert consumer.scope == {"type": "websocket"} and consumer.base_send is print
+    assert consumer.channel_layer is None
 
 
 def test_channels_dispatch_still_only_closes_old_connections_before_the_handler():
