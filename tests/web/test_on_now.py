@@ -2,10 +2,13 @@
 and that a home page view costs the same however many watch or how many rooms are open."""
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from games import services
+from games.kinds.race import rules as race_rules
 from games.models import Game, Player, Room
 from games.web import on_now
 
@@ -18,8 +21,6 @@ pytestmark = pytest.mark.django_db
 def fresh_pick():
     """The pick is kept per process and in the cache: every test starts with none."""
     on_now.forget()
-    from django.core.cache import cache
-
     cache.delete(on_now.PICK_KEY)
     yield
     on_now.forget()
@@ -46,6 +47,29 @@ def test_the_room_with_the_most_spectators_is_featured():
     most = live_room(12)
     live_room(7)
     assert featured_code() == most.code
+
+
+def live_race(spectators: int, *, started: bool) -> Room:
+    settings = race_rules.validate_settings(9, 9, 10, True, spectator_delay=3)
+    room = services.create_room("race", settings)
+    services.join_room(room, "Ana")
+    Player.objects.filter(room=room).update(connections=1)
+    Room.objects.filter(pk=room.pk).update(spectators=spectators)
+    if started:  # as the host's start leaves it (its first logged move)
+        Game.objects.filter(room=room).update(started_at=timezone.now())
+    return room
+
+
+def test_a_race_under_way_goes_first_among_equal_crowds_but_not_before_a_bigger_one():
+    live_room(3)
+    live_race(3, started=False)  # a lobby is no race under way yet
+    race = live_race(3, started=True)
+    assert featured_code() == race.code
+    assert on_now.featured().racing  # the panel says spectators watch it late
+    on_now.forget()
+    cache.delete(on_now.PICK_KEY)  # a fresh pick: the race's would stay until it ends
+    bigger = live_room(4)
+    assert featured_code() == bigger.code
 
 
 def test_a_private_room_is_never_featured_however_many_watch():
