@@ -14,6 +14,7 @@ live. So the home page shows exactly what the watch page shows a spectator, a ra
 included, and never a hidden mine.
 """
 
+import logging
 import threading
 import time
 from dataclasses import dataclass
@@ -23,7 +24,11 @@ from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, Sub
 from django.db.models.functions import Coalesce
 
 from ..kinds import KINDS
+from ..limits import CACHE_ERRORS
+from ..log_limit import warn
 from ..models import Game, Player
+
+log = logging.getLogger(__name__)
 
 FRESH_SECONDS = 1.0
 """How long a process reuses the pick it read: the one figure that bounds its queries."""
@@ -76,6 +81,14 @@ def forget() -> None:
 
 
 def _refresh() -> Featured | None:
+    try:
+        return _pick()
+    except CACHE_ERRORS as error:  # the home page renders with the cache (Redis) down
+        warn(log, "cache_unavailable", "On now not shown, cache unavailable: %s", error)
+        return None
+
+
+def _pick() -> Featured | None:
     held = cache.get(PICK_KEY)
     game = _still_live(held) if held is not None else None
     if game is None:
