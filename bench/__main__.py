@@ -26,6 +26,10 @@ Sections (all by default, about five minutes on two cores):
               10 s after
   chat        not run by default: move → every screen at 20 clients, quiet and with chat at
               its rate limits in turn (bench.chat_load)
+  crowd       not run by default: a featured game draws a crowd (issue 28), production shape:
+              2,000 spectators over two Daphnes, 4 players at a move a second each; move → the
+              last screen, memory per spectator socket, the home page's "On now" cost per view
+              with 10 and 2,000 watching (bench.crowd; about two minutes)
 `--priority` runs the bench and its Daphnes at nice -10 (root only), for a shared machine where
 other work would otherwise show up as latency.
 `--profile` attaches py-spy to the Daphnes during one throughput run and writes flame graphs.
@@ -52,6 +56,7 @@ import psutil
 from . import (
     chat_load,
     clients,
+    crowd,
     engine_noguess,
     engine_reveal,
     probe,
@@ -65,8 +70,8 @@ from .profile import summarise
 RESULTS = Path(__file__).resolve().parent / "results"
 BUDGET_SECONDS = 330
 """For the production and core sections' throughput steps; the probe adds about 75 s."""
-SECTIONS = ("engine", "embedded", "production", "core", "probe", "attack", "chat")
-DEFAULT_SECTIONS = SECTIONS[:-2]
+SECTIONS = ("engine", "embedded", "production", "core", "probe", "attack", "chat", "crowd")
+DEFAULT_SECTIONS = SECTIONS[:-3]
 ATTACK_SECONDS = 120.0
 """Issue 26's memory attack: two minutes."""
 LATENCY_CLIENTS = (2, 20, 100)
@@ -289,6 +294,9 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
         report.progress("chat against moves (bench.chat_load), quiet and chatting in turn", {})
         seconds, rounds = (5.0, 1) if args.quick else (8.0, 3)
         results["chat"] = await chat_load.run(seconds, rounds, port=None)
+    if "crowd" in sections:
+        report.progress("crowd (bench.crowd): 2,000 spectators on the featured game", {})
+        results["crowd"] = await crowd.run(2000, 20.0 if args.quick else 40.0)
     results["join_retries"] = clients.JOIN_RETRIES["count"]
     results["connect_retries"] = clients.CONNECT_RETRIES["count"]
     results["seconds"] = round(time.monotonic() - started, 1)

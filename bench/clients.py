@@ -154,6 +154,9 @@ class Client:
     stale: int = 0
     """Move messages older than one already seen (out of order): a browser drops them."""
     last: str = ""
+    source: str = ""
+    """An `X-Forwarded-For` address for the handshake: a client behind the production proxy,
+    which Daphne's `--proxy-headers` reads as its address (`bench.crowd`)."""
 
     @property
     def is_player(self) -> bool:
@@ -175,6 +178,8 @@ class Client:
         headers = {"Origin": f"http://{HOST}:{self.port}"}
         if self.cookie:
             headers["Cookie"] = self.cookie
+        if self.source:
+            headers["X-Forwarded-For"] = self.source
         self.transport, self.screen = await ws_connect(
             Screen,
             f"ws://{HOST}:{self.port}{path}",

@@ -5,6 +5,8 @@
     python -m bench.djangoside races  < [{"width": 30, "height": 16, "mines": 99, "delay": 0}]
     python -m bench.djangoside race_boards < ["<code>"]
     python -m bench.djangoside long_game < {"moves": 4700}
+    python -m bench.djangoside publish < ["<code>", ...]
+    python -m bench.djangoside home_cost < "<code>"
 
 `rooms` makes rooms straight in the database, because the pages and the API create at most ten
 rooms a minute per address and the bench needs a hundred; every player still joins through the
@@ -37,6 +39,49 @@ def make_rooms(specs: list[dict[str, int]]) -> list[str]:
         room = services.create_room("minesweeper", settings, is_public=False)
         codes.append(_uncapped(room).code)
     return codes
+
+
+def publish(codes: list[str]) -> int:
+    """Make rooms public: the home page's "On now" features only public rooms (`bench.crowd`)."""
+    from games.models import Room
+
+    return Room.objects.filter(code__in=codes).update(is_public=True)
+
+
+def home_cost(code: str) -> dict[str, object]:
+    """The queries and time of one home page view in this process, against the servers'
+    database and cache: with the process's pick read afresh (`on_now.forget`, the most a view
+    costs, once a second per process), and reused (every other view)."""
+    import time
+
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from games.web import on_now
+
+    client = Client(HTTP_HOST="127.0.0.1")
+
+    def view(fresh: bool) -> tuple[int, float]:
+        if fresh:
+            on_now.forget()
+        with CaptureQueriesContext(connection) as queries:
+            started = time.perf_counter()
+            page = client.get("/")
+            took = time.perf_counter() - started
+        if page.status_code != 200 or f"/r/{code}/watch/" not in page.content.decode():
+            raise RuntimeError(f"the home page does not feature {code}")
+        return len(queries), took
+
+    view(True)  # templates loaded, connection open
+    fresh = [view(True) for _ in range(10)]
+    kept = [view(False) for _ in range(10)]
+    return {  # medians: a view that crosses the process's second reads the pick afresh
+        "queries_fresh": sorted(q for q, _ in fresh)[5],
+        "queries_kept": sorted(q for q, _ in kept)[5],
+        "view_fresh_ms": round(1e3 * sorted(t for _, t in fresh)[5], 2),
+        "view_kept_ms": round(1e3 * sorted(t for _, t in kept)[5], 2),
+    }
 
 
 def make_races(specs: list[dict[str, int]]) -> list[str]:
@@ -106,6 +151,8 @@ def main() -> int:
     commands = {"rooms": make_rooms, "boards": boards, "races": make_races}
     commands["race_boards"] = race_boards
     commands["long_game"] = long_game
+    commands["publish"] = publish
+    commands["home_cost"] = home_cost
     result = commands[command](data)
     json.dump(result, sys.stdout)
     return 0

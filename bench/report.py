@@ -3,7 +3,7 @@
 import sys
 import time
 
-from . import probe
+from . import crowd, probe
 
 LATENCY_TARGETS = {
     ("embedded", 20): {"p50_ms": 5.0, "p99_ms": 15.0},
@@ -246,6 +246,8 @@ def table(results: dict[str, object]) -> str:
     if results.get("probe"):
         lines += ["", *probe.table(results["probe"])]
     lines += attack_table(results)
+    if results.get("crowd"):
+        lines += ["", *crowd.verdicts(results["crowd"])]
     lines.append(
         f"\nRetried: {results.get('join_retries', 0)} joins (HTTP 500), "
         f"{results.get('connect_retries', 0)} websocket handshakes (dropped by the server)"

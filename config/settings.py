@@ -221,7 +221,7 @@ else:
         "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1000}}
     }
 
-SPEED_SHORTCUTS_ALL = frozenset({"frames", "dispatch"})
+SPEED_SHORTCUTS_ALL = frozenset({"frames", "dispatch", "serve"})
 """Every speed-only shortcut through a library's private parts (`games.patches`)."""
 
 

@@ -163,7 +163,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
         a traceback per socket. Instead: one line, the presence count undone, and a close htmx
         retries: a refused handshake before accept, 1013 (try again later) after."""
         try:
-            await super().__call__(scope, receive, send)
+            if shortcut("serve"):  # no task and wait per idle socket (`channels_consumer`)
+                await channels_consumer.serve(self, scope, receive, send)
+            else:
+                await super().__call__(scope, receive, send)
         except LAYER_ERRORS as error:
             warn(
                 log, "layer_unavailable", "room socket closed, channel layer unavailable: %s", error

@@ -14,9 +14,10 @@ takes its own, and sockets that take the same text get it one after another, so 
 it once (`daphne_frames`).
 
 A room's message sent from this process (a move's, through `outbox`) reaches the room's sockets
-here at once, from the outbox's task (`hear_here`), instead of going round the layer and back:
-the layer still carries the message to the others, and the copy that comes back here is skipped
-by its `origin`. That took a queue, a task wake-up and a Redis round trip off the path of this
+here at once, from the outbox's task (`hearing_here`), instead of going round the layer and back:
+the layer still carries the message to the others (sent first: a crowd's fan-out here takes tens
+of milliseconds that the other processes need not wait for), and the copy that comes back here is
+skipped by its `origin`. That took a queue, a task wake-up and a Redis round trip off the path of this
 process's sockets (docs/performance.md). (With one process the layer's copy could be skipped
 too, but only the in-memory layer's private `groups` tells; that bought no tenth of a move's CPU
 and was dropped: docs/operations.md, "Library internals".)
@@ -35,6 +36,7 @@ import contextlib
 import logging
 import secrets
 import weakref
+from collections.abc import Awaitable
 from typing import Any, Protocol
 
 from channels.layers import get_channel_layer
@@ -231,19 +233,28 @@ async def leave(group: str, socket: Socket) -> None:
         await subscription.close()
 
 
-async def hear_here(group: str, message: dict[str, Any]) -> None:
-    """`message` (sent to `group` from this process) to the room's sockets here at once, before
-    the layer carries it to the others. Marked with this process's `ORIGIN` when it is heard
-    here, so that the copy the layer brings back is not heard twice."""
+def hearing_here(group: str, message: dict[str, Any]) -> Awaitable[None] | None:
+    """`message` (sent to `group` from this process) for the room's sockets here: marked now
+    with this process's `ORIGIN`, so that the copy the layer brings back is not heard twice, and
+    handed to them when the returned awaitable runs (None: no socket of the room here). The
+    outbox sends the layer's copy in between, so the other processes need not wait for this
+    one's sockets."""
     subscription = _rooms().get(group)
     joined = subscription is not None and subscription.joined.done()
     if subscription is None or not joined or subscription.joined.exception() is not None:
-        return
+        return None
     message["origin"] = ORIGIN
-    await subscription.hear(message)
+    return subscription.hear(message)
 
 
-outbox.deliver_locally_with(hear_here)
+async def hear_here(group: str, message: dict[str, Any]) -> None:
+    """`message` to the room's sockets here at once (`hearing_here`)."""
+    hearing = hearing_here(group, message)
+    if hearing is not None:
+        await hearing
+
+
+outbox.deliver_locally_with(hearing_here)
 
 
 def snapshots_of(group: str) -> SnapshotCache | None:

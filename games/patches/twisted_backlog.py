@@ -84,9 +84,9 @@ class Drain:
     (`IPushProducer`'s three methods; `registerProducer` checks no declaration).
 
     A streaming producer registered on a transport is paused when more than its `bufferSize`
-    waits unsent, and resumed once all of it has gone. Daphne leaves the upgraded connection's
-    HTTP channel registered there (it only notes the pause while a request is open): it stays,
-    and hears every call as before, through this one."""
+    waits unsent, and resumed once all of it has gone. A producer registered before it hears
+    every call as before, through this one; except Daphne's upgraded HTTP channel
+    (`_upgraded_channel`), which has nothing left to hear."""
 
     def __init__(self, before: Any) -> None:
         self.before = before
@@ -126,9 +126,25 @@ def watch_output(connection: Any, threshold: int) -> Drain | None:
     if transport is None or not hasattr(transport, "registerProducer"):
         return None
     before = getattr(transport, "producer", None)
-    drain = Drain(before)
+    drain = Drain(None if _upgraded_channel(before) else before)
     if before is not None:
         transport.unregisterProducer()
     transport.bufferSize = threshold
     transport.registerProducer(drain, True)
     return drain
+
+
+def _upgraded_channel(producer: Any) -> bool:
+    """Whether `producer` is the HTTP channel Daphne leaves registered on a connection it
+    upgraded to a websocket. Its request (the handshake) never ends, and Twisted's `HTTPChannel`
+    then only notes a pause: it pauses its own reading only between requests, and passes the
+    calls on to a request's producer, which the upgrade's has none of. Held here, it held the
+    channel, the handshake's request and its headers, about 4 KB a socket: 2,000 spectators
+    were 8 MB (issue 28, docs/performance.md). `_handlingRequest` and `_requestProducer` are
+    Twisted's private attributes (`tests/web/test_internals.py` checks them on the pinned
+    version); without them the producer is kept, as before."""
+    return (
+        getattr(producer, "_handlingRequest", None) is True
+        and hasattr(producer, "_requestProducer")
+        and producer._requestProducer is None
+    )

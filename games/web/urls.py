@@ -7,6 +7,7 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("rooms/", views.create_room, name="create_room"),
     path("rooms/live/", views.live_rooms, name="live_rooms"),
+    path("on-now/", views.on_now_panel, name="on_now"),
     path("r/<str:code>/", views.room, name="room"),
     path("r/<str:code>/join/", views.join, name="join"),
     path("r/<str:code>/watch/", views.watch, name="watch"),

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from functools import wraps
 from urllib.parse import urlsplit
 
-from django.db.models import Count, Q
+from django.db.models import Count, OuterRef, Q, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -15,7 +15,8 @@ from .. import history, host, host_view, services
 from ..kinds import KINDS, kind_for, kind_of
 from ..kinds.table import GameKind
 from ..limits import Decision, headers
-from ..models import Player, Room, is_room_code
+from ..models import Game, Player, Room, is_room_code
+from . import on_now
 from .forms import NicknameForm
 from .preview_tags import tags
 from .preview_words import Page
@@ -68,19 +69,34 @@ def home_context(
         "kinds": [(kind, forms[name]) for name, kind in KINDS.items()],
         "active_form": forms[game],
         **live_rooms_context(),
+        "on_now": on_now.featured(),
     }
 
 
+GAME_STATUS = dict(Game.Status.choices)
+
+
 def live_rooms_context() -> dict[str, object]:
+    """The public rooms someone is in, newest first, in one query however many there are
+    (each room's current game's status comes with it)."""
+    status = Game.objects.filter(room=OuterRef("pk")).order_by("-number").values("status")[:1]
     rooms = (
         Room.objects.filter(is_public=True)
-        .annotate(online=Count("players", filter=Q(players__connections__gt=0)))
+        .annotate(
+            online=Count("players", filter=Q(players__connections__gt=0)),
+            status=Subquery(status),
+        )
         .filter(Q(online__gt=0) | Q(spectators__gt=0))
         .order_by("-created_at")[:LIVE_ROOMS_SHOWN]
     )
     return {
         "live_rooms": [
-            (room, room.current_game(), kind_label(room.kind), _describe(room.kind, room.settings))
+            (
+                room,
+                GAME_STATUS.get(room.status, room.status),
+                kind_label(room.kind),
+                _describe(room.kind, room.settings),
+            )
             for room in rooms
         ]
     }
@@ -100,6 +116,13 @@ def _describe(kind_name: str, settings: dict[str, object]) -> str:
 @require_GET
 def live_rooms(request: HttpRequest) -> HttpResponse:
     return render(request, "games/home.html#live_rooms", live_rooms_context())
+
+
+@require_GET
+def on_now_panel(request: HttpRequest) -> HttpResponse:
+    """The "On now" panel alone: the home page asks again when its game is over (or, with
+    nothing live, now and then), and takes it only when the pick changed."""
+    return render(request, "games/home.html#on_now", {"on_now": on_now.featured()})
 
 
 TOO_MANY_ROOMS = (

@@ -201,6 +201,20 @@ window.LiveRoom = function (room, onUpdate) {
   return { send: send, notify: notify };
 };
 
+// A lean move's cell (README, "Contracts": id, data-state, data-count, no class) updates the
+// page's cell in place, which keeps its class, position and focus: room.js, and the home page's
+// "On now" (on_now.js). Returns the new state and count.
+window.updateLeanCell = function (target, incoming) {
+  "use strict";
+  const { state, count } = incoming.dataset;
+  target.dataset.state = state;
+  if (count === undefined) target.removeAttribute("data-count");
+  else target.dataset.count = count;
+  for (const name of ["data-hint", "data-pending"]) target.removeAttribute(name);
+  target.textContent = +count ? count : "";
+  return { state, count };
+};
+
 // The status line carries a per-seat variant ({"0": "Your turn"}) for the seat it concerns:
 // two-sided rooms (tictactoe.js, flags.js) show it to `mySeat` after every message.
 window.personaliseStatus = function (mySeat) {

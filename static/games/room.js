@@ -119,12 +119,7 @@
     } else if (target.classList.contains("cell") && incoming.id === target.id) {
       event.detail.shouldSwap = false;
       const before = target.dataset.state;
-      const { state, count } = incoming.dataset;
-      target.dataset.state = state;
-      if (count === undefined) target.removeAttribute("data-count");
-      else target.dataset.count = count;
-      for (const name of ["data-hint", "data-pending"]) target.removeAttribute(name);
-      target.textContent = +count ? count : "";
+      const { state, count } = window.updateLeanCell(target, incoming);
       const x = +target.dataset.x;
       const y = +target.dataset.y;
       target.setAttribute("aria-label", cellLabel(x, y, state, count));

@@ -12,10 +12,12 @@ import gc
 import inspect
 import re
 import socket
+import weakref
 from types import SimpleNamespace
 
 import pytest
 from channels.consumer import AsyncConsumer
+from channels.exceptions import StopConsumer
 from daphne.ws_protocol import WebSocketProtocol
 from twisted.internet import tcp
 from twisted.internet.error import ConnectionDone
@@ -23,9 +25,10 @@ from twisted.internet.interfaces import ITCPTransport
 from twisted.internet.protocol import Protocol
 from twisted.internet.testing import MemoryReactorClock, StringTransport
 from twisted.python.failure import Failure
+from twisted.web.http import HTTPChannel
 
 from games.live.flood import FLOOD_REASON
-from games.patches import daphne_close_codes, twisted_backlog
+from games.patches import channels_consumer, daphne_close_codes, twisted_backlog
 
 from .test_framed import open_socket
 
@@ -208,6 +211,33 @@ def test_a_drain_says_when_the_output_has_gone_and_the_producer_before_it_still_
         asyncio.run(scenario())
 
 
+def test_a_drain_lets_go_of_the_http_channel_daphne_upgraded():
+    """Daphne leaves the handshake's HTTP channel registered on an upgraded connection, its
+    request never ended; as a producer it does nothing any more, and the drain does not keep it
+    (nor its request and headers) alive. A channel still between requests is kept."""
+    connection, theirs = a_tcp_connection()
+    holder = SimpleNamespace(transport=connection)
+    upgraded = HTTPChannel()
+    upgraded._handlingRequest = True  # as Daphne's upgrade leaves it: the request never ends
+    assert upgraded._requestProducer is None  # Twisted's attributes the patch reads
+    connection.registerProducer(upgraded, True)
+    gone = weakref.ref(upgraded)
+    del upgraded
+
+    async def scenario() -> None:
+        drain = twisted_backlog.watch_output(holder, 1000)
+        assert drain is not None and drain.before is None
+        gc.collect()
+        assert gone() is None
+        connection.unregisterProducer()
+        idle = HTTPChannel()  # between requests: its pause stops its reading, so it stays
+        connection.registerProducer(idle, True)
+        assert twisted_backlog.watch_output(holder, 1000).before is idle
+
+    with theirs, connection.socket:
+        asyncio.run(scenario())
+
+
 def test_a_drain_wakes_its_waiters_when_the_connection_goes():
     connection, theirs = a_tcp_connection()
     holder = SimpleNamespace(transport=connection)
@@ -233,6 +263,64 @@ def test_a_transport_without_the_buffer_means_no_limit_and_one_warning(monkeypat
     assert twisted_backlog.unsent_bytes(None) is None  # Channels' test client: no connection
     warnings = [r.getMessage() for r in caplog.records if r.name == twisted_backlog.__name__]
     assert len(warnings) == 1 and "StringTransport" in warnings[0]
+
+
+def test_channels_call_still_sets_up_only_what_serve_does():
+    """`channels_consumer.serve` stands in for Channels' `AsyncConsumer.__call__` for a
+    consumer with no channel of its own: the scope, the layer (None) and `send` set, then every
+    message of `receive` dispatched until `StopConsumer`. An upgrade that makes Channels'
+    `__call__` set up or call anything more fails here."""
+    source = inspect.getsource(AsyncConsumer.__call__).split("\n", 1)[1]
+    assert re.findall(r"(?:await )?([\w.]+)\(", source) == [
+        "get_channel_layer",
+        "self.channel_layer.new_channel",  # only with a layer: not the room consumer's case
+        "functools.partial",
+        "async_to_sync",  # only for a sync consumer
+        "await_many_dispatch",
+        "await_many_dispatch",
+    ]
+    assert re.findall(r"self\.(\w+) =", source) == [
+        "scope",
+        "channel_layer",
+        "channel_name",  # with a layer
+        "channel_receive",  # with a layer
+        "base_send",
+        "base_send",
+    ]
+    assert "except StopConsumer" in source
+
+
+def test_serve_dispatches_every_message_until_the_consumer_stops():
+    heard = []
+
+    class Consumer(AsyncConsumer):
+        channel_layer_alias = None
+
+        async def dispatch(self, message):  # no database here: the room consumer's dispatch
+            await channels_consumer.dispatch(self, message)
+
+        async def websocket_receive(self, message):
+            heard.append(message["text"])
+
+        async def websocket_disconnect(self, message):
+            raise StopConsumer
+
+    messages = iter(
+        [
+            {"type": "websocket.receive", "text": "a"},
+            {"type": "websocket.receive", "text": "b"},
+            {"type": "websocket.disconnect", "code": 1000},
+        ]
+    )
+
+    async def receive():
+        return next(messages)
+
+    consumer = Consumer()
+    asyncio.run(channels_consumer.serve(consumer, {"type": "websocket"}, receive, print))
+    assert heard == ["a", "b"]
+    assert consumer.scope == {"type": "websocket"} and consumer.base_send is print
+    assert consumer.channel_layer is None
 
 
 def test_channels_dispatch_still_only_closes_old_connections_before_the_handler():
