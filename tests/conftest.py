@@ -12,7 +12,7 @@ from django.db import connections
 IN_CI = os.environ.get("CI", "").lower() == "true"
 ORIGIN = "http://127.0.0.1:8000"
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
-"""`gw0`, `gw1`... under pytest-xdist (`make test` runs two workers), else empty."""
+"""`gw0`, `gw1`... under pytest-xdist (`make test` runs three workers), else empty."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
