@@ -103,10 +103,11 @@ lock: $(TEST_STAMP)
 	$(VENV)/bin/uv pip compile pyproject.toml --extra test $(LOCK_OPTIONS) -o requirements/test.lock
 	$(VENV)/bin/uv pip compile pyproject.toml --extra test --extra bench $(LOCK_OPTIONS) -o requirements/bench.lock
 
-# Browser tests drive Debian's chromium; install it when we may (root with apt-get), never download one.
+# Browser tests drive Debian's chromium; install it when we may (root with apt-get), never download one;
+# the colour-emoji font lets screenshots show the reactions as people see them.
 browser:
 	@if [ ! -x /usr/bin/chromium ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null; fi
 	@[ -x /usr/bin/chromium ] || echo "note: /usr/bin/chromium missing; browser tests will skip (install Debian's chromium)"
 
 clean:
