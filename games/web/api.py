@@ -612,7 +612,7 @@ HOST_EXAMPLES = [
 @api.post(
     "/rooms/{code}/host",
     auth=PlayerToken(),
-    response={200: HostDone, **dict.fromkeys((400, 401, 403, 404, 409, 415), Error)},
+    response={200: HostDone, **dict.fromkeys((400, 401, 403, 404, 409, 415, 429), Error)},
     summary="Host controls (host only)",
     openapi_extra={
         "requestBody": {
@@ -648,9 +648,14 @@ def host_controls(request: HttpRequest, code: str, body: Body[dict[str, Any]]) -
     two-seat game), `visibility` (`public` false leaves the live list), `mute`/`unmute` a seat,
     a spectator or all spectators, `transfer` the host seat, show or hide the
     `spectator_count`. Every screen is told; bots get a `host` event. 403 for anyone but the
-    host, 400 for a body or a seat that cannot be, 409 for what the room refuses now."""
+    host, 400 for a body or a seat that cannot be, 409 for what the room refuses now; 429 (with
+    `Retry-After`) past the seat's move budget, which host commands share with its moves, as
+    they share its socket's message budget: each one tells every screen in the room."""
     room = find_room(code)
     player = player_of(request, room)
+    budget = move_budget(player.pk, client_address(request), time.monotonic())
+    if not budget.allowed:
+        raise RateLimited(TOO_FAST, budget)
     try:
         command = host_command(body)
         notice = host.apply(room, player, command)

@@ -19,6 +19,7 @@ from jsonschema import Draft202012Validator
 from config.asgi import application
 from games import chat, host, services
 from games.kinds.flags import rules as flags_rules
+from games.live.flood import TOO_FAST
 from games.messages import HostCommand
 from games.models import ChatMessage, Player, Room
 from games.web import api as events
@@ -130,6 +131,18 @@ def test_the_player_cap_refuses_joins_past_it_and_keeps_to_2_to_50(client):
     refused = join(client, code, "Di")
     assert refused.status_code == 409 and "allows 3 players" in refused.json()["error"]
     assert Player.objects.filter(room__code=code).count() == 3
+
+
+def test_host_commands_past_the_seats_move_budget_get_429_and_change_nothing(client, settings):
+    """Each command tells every screen in the room, so the API holds them to the seat's move
+    budget, as the socket holds them to its message budget."""
+    settings.MOVES_BURST, settings.MOVES_PER_SECOND = 5, 0.01
+    code, ana, _ = api_room(client)
+    answers = [command(client, code, ana, action=action) for action in ("lock", "unlock") * 3]
+    assert [answer.status_code for answer in answers] == [200] * 5 + [429]
+    assert int(answers[-1].headers["Retry-After"]) >= 1
+    assert answers[-1].json() == {"error": TOO_FAST}
+    assert room_row(code)["locked"] is True  # the fifth (lock) held; the refused unlock did not
 
 
 def test_a_two_seat_game_refuses_a_player_cap_by_its_table(client):
