@@ -22,6 +22,11 @@ def start_two(new_context) -> tuple[Page, Page, str]:
     invite = create_race(ana, "Ana")
     bo = new_context().new_page()
     join(bo, invite, "Bo")
+    # As a host would: start once Bo shows up online, so the click is not made while the news
+    # of his arrival is still swapping Ana's lobby (one quiet run out of many stayed in it).
+    expect(ana.locator('#roster .roster-player[data-seat="1"]')).to_have_attribute(
+        "data-online", "true"
+    )
     ana.get_by_role("button", name="Start race").click()
     for page in (ana, bo):
         expect(page.locator("#race")).to_have_attribute("data-phase", "racing", timeout=10_000)
