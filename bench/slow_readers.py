@@ -31,7 +31,7 @@ import threading
 import time
 from pathlib import Path
 
-from games.live.flood import SPECTATOR_MESSAGES
+from games.protocol.flood import SPECTATOR_MESSAGES
 
 from . import procs
 from .clients import Client, Tracker, percentiles, send_at_pace

@@ -16,12 +16,13 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from games import patches, sqlite_checkpoints  # noqa: E402
+from games import patches  # noqa: E402
 from games.live import glibc_malloc, shutdown  # noqa: E402
 from games.live.origin import SameOriginValidator  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
 from games.live.socket_session import ReadOnlySessionStack  # noqa: E402
 from games.server_loop import KnowsItsLoop  # noqa: E402
+from games.store import sqlite_checkpoints  # noqa: E402
 
 patches.install()
 shutdown.install()

@@ -106,7 +106,7 @@ TEMPLATES = [
 
 SQLITE_PATH = os.environ.get("SQLITE_PATH", str(BASE_DIR / "db.sqlite3"))
 SQLITE_WAL_AUTOCHECKPOINT_PAGES = 10_000
-"""A server checkpoints the log from a thread of its own (`games.sqlite_checkpoints`); a commit
+"""A server checkpoints the log from a thread of its own (`games.store.sqlite_checkpoints`); a commit
 does it itself only past this many pages (about 40 MB), not SQLite's 1,000."""
 SQLITE_OPTIONS = {
     # Without IMMEDIATE a read-then-write transaction can fail at once with "database is locked".
@@ -274,7 +274,7 @@ RATE_WINDOW_SECONDS = int(os.environ.get("RATE_WINDOW_SECONDS", "60"))
 """The "minute" of the per-address limits above (rooms, joins, hints, replays, previews): their
 counters start again every this many seconds of the clock (games/web/room_limit.py). Tests
 lengthen it, so a burst need not wait for a fresh minute."""
-# Move budgets (games/live/flood.py): per seat, its websockets and the API together, one person's
+# Move budgets (games/protocol/flood.py): per seat, its websockets and the API together, one person's
 # pace; per client address across its seats. A burst, then so many a second.
 MOVES_BURST = int(os.environ.get("MOVES_BURST", "40"))
 MOVES_PER_SECOND = float(os.environ.get("MOVES_PER_SECOND", "20"))
@@ -282,14 +282,14 @@ ADDRESS_MOVES_BURST = int(os.environ.get("ADDRESS_MOVES_BURST", "100"))
 ADDRESS_MOVES_PER_SECOND = float(os.environ.get("ADDRESS_MOVES_PER_SECOND", "50"))
 HINT_ROOM_SECONDS = float(os.environ.get("HINT_ROOM_SECONDS", "1"))
 """The API's hint budget: per client address and minute, and one hint per room this often (the
-sockets' own budget is `games.live.hints`)."""
+sockets' own budget is `games.rooms.hints`)."""
 SOCKET_OUTPUT_LIMIT_BYTES = int(os.environ.get("SOCKET_OUTPUT_LIMIT_BYTES", str(2 * 1024 * 1024)))
 """A room socket whose peer leaves this much unread is cut off (docs/operations.md, Limits)."""
 PRESENCE_HEARTBEAT_SECONDS = float(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "5"))
 PRESENCE_EXPIRY_SECONDS = float(os.environ.get("PRESENCE_EXPIRY_SECONDS", "20"))
 """A process with sockets beats this often; one silent for the expiry is taken for dead and its
 sockets leave the presence counts (docs/operations.md, "Presence after a crash")."""
-# Host controls (games.host): how long a host may be away before the seat passes on by itself,
+# Host controls (games.rooms.host): how long a host may be away before the seat passes on by itself,
 # how long a kicked person stays out.
 HOST_AWAY_SECONDS = float(os.environ.get("HOST_AWAY_SECONDS", "60"))
 HOST_KICK_SECONDS = float(os.environ.get("HOST_KICK_SECONDS", "600"))

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..models import Game, Move
+from ..store.models import Game, Move
 
 TICK = "tick"
 """A timed event of kinds with a clock (`Move.action`): no player's move, so neither the

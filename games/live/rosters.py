@@ -22,8 +22,9 @@ import weakref
 
 from channels.db import database_sync_to_async
 
-from .. import announce, outbox, services
+from ..broadcast import announce, outbox
 from ..kinds.table import Fragment
+from ..rooms import presence as rooms_presence
 from .presence import PROCESS, Arrivals, forget_arrival
 
 log = logging.getLogger(__name__)
@@ -89,7 +90,7 @@ def tell_presence(room_id: int, players: bool, came: int = 0, left: int = 0) -> 
     roster, and leave the pages without that player (and their moves' share of the board with
     no place to go) until the next change."""
     if came or left:
-        services.spectators_counted(room_id, came, left, PROCESS)
+        rooms_presence.spectators_counted(room_id, came, left, PROCESS)
     outbox.send(room_id, presence_html(room_id, players))
 
 

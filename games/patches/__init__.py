@@ -6,7 +6,8 @@ keeps the one inventory, with the figure that kept each speed shortcut. Two kind
 
 - safety touches, always on: they protect against a named attack or fault (`twisted_backlog`:
   the output limit for sockets that never read, and their memory freed; `daphne_close_codes`:
-  the close codes the page relies on);
+  the close codes the page relies on; `django_orm`: the ORM's converters and casts that the
+  move's hand-written SQL reads and writes rows through, so they match the ORM's);
 - speed shortcuts, each measured at a tenth of a move's CPU or more (`daphne_frames`,
   `channels_consumer`): `SPEED_SHORTCUTS=off` turns them all off (`shortcut`), and CI runs the
   websocket and relay tests once that way too.
@@ -16,7 +17,7 @@ from .switch import shortcut
 
 __all__ = ["PINNED", "install", "shortcut"]
 
-PINNED = frozenset({"daphne", "autobahn", "twisted", "channels"})
+PINNED = frozenset({"daphne", "autobahn", "twisted", "channels", "django"})
 """The libraries whose internals a module here touches: pinned exactly (==) in pyproject.toml,
 and no other (tests/test_lock.py)."""
 

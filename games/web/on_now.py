@@ -26,7 +26,7 @@ from django.db.models.functions import Coalesce
 from ..kinds import KINDS
 from ..limits import CACHE_ERRORS
 from ..log_limit import warn
-from ..models import Game, Player
+from ..store.models import Game, Player
 
 log = logging.getLogger(__name__)
 

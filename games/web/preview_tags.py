@@ -4,9 +4,9 @@ escaped, when a page's context has `preview`."""
 
 from django.http import HttpRequest
 
-from .. import history
 from ..kinds.replays import Timeline
-from ..models import Game, Room
+from ..store.models import Game, Room
+from . import history
 from .preview_words import Page, Words, words
 
 

@@ -16,9 +16,9 @@ from cachetools import LRUCache
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 
-from .. import history
 from ..kinds.replays import MINESWEEPER_LEGEND, Timeline
-from ..models import Game, Room
+from ..store.models import Game, Room
+from . import history
 from .preview_image import PARTS_SHOWN, Picture, png
 from .preview_tags import words_of
 from .preview_words import Page

@@ -23,11 +23,11 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
-from .. import history
 from ..kinds import kind_of
 from ..kinds.replays import Step, Timeline, clock, named_stats
 from ..limits import Decision, headers
-from ..models import ChatMessage, Game, Room
+from ..store.models import ChatMessage, Game, Room
+from . import history
 from .preview_tags import tags
 from .preview_words import Page
 from .room_limit import too_many_builds

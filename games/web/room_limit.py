@@ -12,7 +12,7 @@ from django.conf import settings
 from django.http import HttpRequest
 
 from ..limits import Decision, Limit, Reservation, Shared
-from ..live.flood import address_key
+from ..protocol.flood import address_key
 
 
 def client_address(request: HttpRequest) -> str:

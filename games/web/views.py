@@ -11,12 +11,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from .. import history, host, host_view, services
+from ..broadcast import host_view
 from ..kinds import KINDS, kind_for, kind_of
 from ..kinds.table import GameKind
 from ..limits import Decision, headers
-from ..models import Game, Player, Room, is_room_code
-from . import on_now
+from ..rooms import host, joining, nicknames
+from ..store.models import Game, Player, Room, is_room_code
+from . import history, on_now
 from .forms import NicknameForm
 from .preview_tags import tags
 from .preview_words import Page
@@ -46,7 +47,7 @@ def find_room(code: str) -> Room | None:
 
 
 def seat_of(request: HttpRequest, room: Room) -> Player | None:
-    return services.find_player(room, request.session.get("players", {}).get(room.code))
+    return joining.find_player(room, request.session.get("players", {}).get(room.code))
 
 
 @require_GET
@@ -156,10 +157,10 @@ def create_room(request: HttpRequest) -> HttpResponse:
             )
         data = form.cleaned_data
         try:  # the room and its creator's seat together: a refused name leaves no room
-            room, player = services.open_room(
+            room, player = joining.open_room(
                 kind.name, data["settings"], data["nickname"], is_public=data["is_public"]
             )
-        except services.NicknameError as error:
+        except nicknames.NicknameError as error:
             form.add_error("nickname", str(error))
             return render(
                 request, "games/home.html", home_context(request, kind.name, form), status=400
@@ -193,7 +194,7 @@ WATCHER_COOKIE_SECONDS = 30 * 24 * 3600
 
 
 def admitted(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """A room page for a browser the host has not kicked (`games.host`): a kicked seat's
+    """A room page for a browser the host has not kicked (`games.rooms.host`): a kicked seat's
     session, or a kicked spectator's `watcher` cookie, gets a 403 page saying when to come back.
     Every browser gets its `watcher` cookie here, by which the host can kick a spectator."""
 
@@ -232,7 +233,7 @@ def room(request: HttpRequest, room: Room) -> HttpResponse:
     if player is None:
         nickname = request.session.get("nickname")
         # Told first, even with a name ready: seats taken, or an arrival from another site.
-        if not nickname or services.seats_taken(room) or arrived_from_another_site(request):
+        if not nickname or joining.seats_taken(room) or arrived_from_another_site(request):
             asked = NicknameForm(initial={"nickname": nickname} if nickname else None)
             return join_page(request, room, asked, status=200)
         form = NicknameForm({"nickname": nickname})
@@ -274,11 +275,11 @@ def take_seat(request: HttpRequest, room: Room, form: NicknameForm) -> Player | 
             form.add_error(None, TOO_MANY_JOINS)
             return too_many(join_page(request, room, form, status=200), reservation.decision)
         try:
-            player = services.join_room(room, nickname)
-        except services.NicknameError as error:
+            player = joining.join_room(room, nickname)
+        except nicknames.NicknameError as error:
             form.add_error("nickname", str(error))
             return join_page(request, room, form)
-        except services.RoomFull as error:
+        except joining.RoomFull as error:
             form.add_error(None, str(error))
             return join_page(request, room, form, status=409)
         reservation.keep()
@@ -289,14 +290,14 @@ def take_seat(request: HttpRequest, room: Room, form: NicknameForm) -> Player | 
 def join_page(
     request: HttpRequest, room: Room, form: NicknameForm, status: int = 400
 ) -> HttpResponse:
-    taken = services.seats_taken(room)
+    taken = joining.seats_taken(room)
     context = {
         "room": room,
         "form": form,
         "kind_label": kind_label(room.kind),
         "seats_taken": taken,
         # Past the cap a name gets no seat at all; in a two-sided room it still joins the talk.
-        "may_join": taken is None or services.join_refusal(room) is None,
+        "may_join": taken is None or joining.join_refusal(room) is None,
         # A chat app's crawler lands here (no session): the link's preview, and no seat taken.
         "preview": tags(request, room, room.current_game(), Page.ROOM),
     }

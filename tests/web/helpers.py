@@ -9,10 +9,10 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
-from games import services
 from games.engine import minesweeper as engine
 from games.kinds.minesweeper import rules as minesweeper
-from games.models import Game, Player, Room
+from games.rooms import joining
+from games.store.models import Game, Player, Room
 from tests.conftest import ORIGIN, session_cookie
 
 TIMEOUT = 15  # generous: only a failing test waits this long, and CI machines get busy
@@ -20,7 +20,7 @@ TIMEOUT = 15  # generous: only a failing test waits this long, and CI machines g
 
 def make_room(width: int = 9, height: int = 9, mines: int = 10, **options) -> Room:
     settings = minesweeper.validate_settings(width, height, mines, options.pop("no_guess", False))
-    return services.create_room("minesweeper", settings, **options)
+    return joining.create_room("minesweeper", settings, **options)
 
 
 def current(room: Room) -> Game:
@@ -157,7 +157,7 @@ async def two_seats_and_a_watcher(room: Room, ana: Player, bo: Player) -> tuple:
 async def seats_taken_and_watched(room: Room, ana: Player, bo: Player) -> list:
     """A two-sided room's sockets, connected and settled: Ana's and Bo's (seated), Cy's (who
     joins now and has no seat, so is counted with the spectators) and a spectator's."""
-    cy = await database_sync_to_async(services.join_room)(room, "Cy")
+    cy = await database_sync_to_async(joining.join_room)(room, "Cy")
     sockets = [await connect(room, ana), await connect(room, bo), await connect(room, cy)]
     sockets.append(await connect(room, watch=True))
     await settle(*sockets, online=3, watching=2)

@@ -4,7 +4,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from games.engine import minesweeper as engine
-from games.models import Game, Room
+from games.store.models import Game, Room
 
 from .flags_helpers import safe
 from .helpers import cell_states, connect, receive_until

@@ -9,8 +9,8 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
-from games import services
 from games.kinds.race import rules as race_rules
+from games.rooms import joining
 
 from .helpers import make_room, send
 from .test_bot_sockets import bot, event
@@ -30,8 +30,8 @@ async def events(socket: WebsocketCommunicator, *kinds: str) -> dict[str, dict[s
 
 async def test_a_move_is_acknowledged_with_its_id_and_its_event_names_the_mover():
     room = await sync_to_async(make_room)(16, 16, 40)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    robo = await sync_to_async(services.join_room)(room, "Robo")
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    robo = await sync_to_async(joining.join_room)(room, "Robo")
     socket = await bot(room, robo.token)
     snapshot = await event(socket, "snapshot")
     assert {"name": "Robo", "seat": robo.number, "online": False} in snapshot["players"]
@@ -68,7 +68,7 @@ async def test_a_move_is_acknowledged_with_its_id_and_its_event_names_the_mover(
 
 async def test_a_stale_new_game_is_acknowledged_with_the_current_game():
     room = await sync_to_async(make_room)(9, 9, 10)
-    robo = await sync_to_async(services.join_room)(room, "Robo")
+    robo = await sync_to_async(joining.join_room)(room, "Robo")
     socket = await bot(room, robo.token)
     await event(socket, "snapshot")
     await send(socket, action="new_game", game=1, id=1)
@@ -81,8 +81,8 @@ async def test_a_stale_new_game_is_acknowledged_with_the_current_game():
 
 async def test_a_hint_is_answered_to_its_asker_and_told_to_every_bot():
     room = await sync_to_async(make_room)(16, 16, 40)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    robo = await sync_to_async(services.join_room)(room, "Robo")
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    robo = await sync_to_async(joining.join_room)(room, "Robo")
     socket, other = await bot(room, robo.token), await bot(room, ana.token)
     for communicator in (socket, other):
         await event(communicator, "snapshot")
@@ -102,8 +102,8 @@ async def test_a_hint_is_answered_to_its_asker_and_told_to_every_bot():
 
 async def test_seating_the_solver_bot_in_a_race_lobby_is_answered_and_shown():
     settings = race_rules.validate_settings(9, 9, 10, True, spectator_delay=0)
-    room = await sync_to_async(services.create_room)("race", settings)
-    host = await sync_to_async(services.join_room)(room, "Ana")
+    room = await sync_to_async(joining.create_room)("race", settings)
+    host = await sync_to_async(joining.join_room)(room, "Ana")
     socket = await bot(room, host.token)
     assert (await event(socket, "snapshot"))["bot"] is False
     await send(socket, action="add_bot", pace=1, id="bot")

@@ -10,10 +10,10 @@ from channels.testing import WebsocketCommunicator
 from django.db.backends.utils import CursorWrapper
 
 from config.asgi import application
-from games import announce, outbox
+from games.broadcast import announce, outbox
 from games.engine import minesweeper as engine
 from games.live import rosters
-from games.models import Game, Move
+from games.store.models import Game, Move
 
 from .helpers import before_echo, cell_states, connect, receive_until, send, settle
 

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from games.engine import flags as engine
-from games.models import Game, Room
+from games.store.models import Game, Room
 
 from .flags_helpers import board, current, mines, safe
 

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from games.messages import BadMessage, HostCommand, host_command
+from games.protocol.messages import BadMessage, HostCommand, host_command
 
 HANDLE = "0123456789ab"
 """A spectator's handle as `host.handle` makes them: twelve characters."""

@@ -10,9 +10,9 @@ from channels.testing import WebsocketCommunicator
 from django.test import RequestFactory
 
 from config.asgi import application
-from games.live import flood
-from games.live.flood import address_key
-from games.models import Room
+from games.protocol import flood
+from games.protocol.flood import address_key
+from games.store.models import Room
 from games.web.room_limit import room_reservation
 
 from .helpers import TIMEOUT, connect, make_room, receive_until, retry_after, send

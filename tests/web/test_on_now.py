@@ -7,9 +7,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import services
 from games.kinds.race import rules as race_rules
-from games.models import Game, Player, Room
+from games.rooms import joining, playing
+from games.store.models import Game, Player, Room
 from games.web import on_now
 
 from .helpers import current, make_room
@@ -30,7 +30,7 @@ def live_room(spectators: int = 0, *, public: bool = True, players: int = 1) -> 
     """A room with someone playing in it now (a socket open) and `spectators` watching."""
     room = make_room(is_public=public)
     for index in range(players):
-        services.join_room(room, f"P{index}")
+        joining.join_room(room, f"P{index}")
     Player.objects.filter(room=room).update(connections=1)
     Room.objects.filter(pk=room.pk).update(spectators=spectators)
     return room
@@ -51,8 +51,8 @@ def test_the_room_with_the_most_spectators_is_featured():
 
 def live_race(spectators: int, *, started: bool) -> Room:
     settings = race_rules.validate_settings(9, 9, 10, True, spectator_delay=3)
-    room = services.create_room("race", settings)
-    services.join_room(room, "Ana")
+    room = joining.create_room("race", settings)
+    joining.join_room(room, "Ana")
     Player.objects.filter(room=room).update(connections=1)
     Room.objects.filter(pk=room.pk).update(spectators=spectators)
     if started:  # as the host's start leaves it (its first logged move)
@@ -101,7 +101,7 @@ def test_a_new_game_in_the_featured_room_is_a_new_pick():
     assert featured_code() == first.code
     crowded = live_room(50)
     ana = Player.objects.filter(room=first).first()
-    services.start_next_game(first, ana, replacing=1)
+    playing.start_next_game(first, ana, replacing=1)
     assert featured_code() == crowded.code
 
 

@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from games.models import Game, Player, Room
+from games.rooms import joining
+from games.store.models import Game, Player, Room
 
 pytestmark = pytest.mark.django_db
 
@@ -227,15 +228,13 @@ def test_the_room_page_names_its_board(client, fields, title):
 def test_a_full_coop_room_says_so_before_asking_a_name(client):
     from django.test import Client
 
-    from games import services
-
     room = Room.objects.get(code=create(client)["Location"].split("/")[2])
-    room.player_cap = services.MAX_PLAYERS_PER_ROOM  # the host's cap at its highest
+    room.player_cap = joining.MAX_PLAYERS_PER_ROOM  # the host's cap at its highest
     room.save(update_fields=["player_cap"])
-    for n in range(services.MAX_PLAYERS_PER_ROOM - 1):
-        services.join_room(room, f"P{n}")
+    for n in range(joining.MAX_PLAYERS_PER_ROOM - 1):
+        joining.join_room(room, f"P{n}")
     html = main_of(Client().get(f"/r/{room.code}/").content.decode())
-    assert services.ROOM_FULL in html and f'href="/r/{room.code}/watch/"' in html
+    assert joining.ROOM_FULL in html and f'href="/r/{room.code}/watch/"' in html
     assert 'name="nickname"' not in html
 
 

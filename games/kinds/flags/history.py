@@ -12,7 +12,7 @@ from typing import Any
 from games.engine import flags as engine
 from games.engine.stats import seconds
 
-from ...models import Game, Move
+from ...store.models import Game, Move
 from ..replays import (
     TICK,
     Replays,

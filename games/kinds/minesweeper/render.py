@@ -27,7 +27,7 @@ from django.utils.html import escape
 from games.engine import minesweeper as engine
 from games.engine.grid import Grid
 
-from ...models import Game, Player, Room
+from ...store.models import Game, Player, Room
 from ..roster import roster_cut, spectators
 from ..table import COMPUTER_SEAT, Applied, MoveNews, NewGame
 from . import history, rules

@@ -28,8 +28,8 @@ from games.engine import minesweeper as ms
 from games.engine import race as engine
 from games.engine.stats import seconds
 
-from ... import audiences
-from ...models import Game, Room
+from ...protocol import audiences
+from ...store.models import Game, Room
 from ..roster import roster_cut, spectators
 from ..table import COMPUTER_SEAT, Applied, MoveNews, NewGame
 from . import rules

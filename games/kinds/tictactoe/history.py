@@ -11,7 +11,7 @@ from typing import Any
 from games.engine import tictactoe as engine
 from games.engine.stats import seconds
 
-from ...models import Game, Move
+from ...store.models import Game, Move
 from ..replays import (
     Replays,
     Seat,

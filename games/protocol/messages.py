@@ -95,18 +95,18 @@ class Ping:
 
 @dataclass(frozen=True, slots=True)
 class React:
-    """A player shows an emote beside their name for a few seconds (`live.signals.EMOTES`)."""
+    """A player shows an emote beside their name for a few seconds (`rooms.signals.EMOTES`)."""
 
     emote: str
 
 
 SIGNALS = ("ping", "react")
-"""Presence a player sends the room (`live.signals`): by the socket only, never a move."""
+"""Presence a player sends the room (`rooms.signals`): by the socket only, never a move."""
 
 
 @dataclass(frozen=True, slots=True)
 class Chat:
-    """A line for the room's chat (`games.chat`), checked there: on the socket only, as the API
+    """A line for the room's chat (`games.rooms.chat`), checked there: on the socket only, as the API
     has `POST /api/rooms/<code>/chat`."""
 
     text: object
@@ -127,7 +127,7 @@ HOST_ACTIONS = (
     "transfer",
     "spectator_count",
 )
-"""The host controls (`games.host`): the same bodies on the socket and the API's `/host`."""
+"""The host controls (`games.rooms.host`): the same bodies on the socket and the API's `/host`."""
 SPECTATOR_HANDLE = 12
 """Characters of a spectator's handle (`host.handle`), by which the host names them."""
 WHOM = 'Name someone: "seat": N for a seat, or "spectator": HANDLE for a spectator.'
@@ -270,7 +270,7 @@ def parse_payload(
 
 
 def signal(action: str, data: dict[str, Any]) -> Ping | React:
-    """A ping's cell or a reaction's emote name; whether the room takes it is `live.signals`'."""
+    """A ping's cell or a reaction's emote name; whether the room takes it is `rooms.signals`'."""
     if action == "ping":
         return Ping(whole_number(data, "x"), whole_number(data, "y"))
     emote = data.get("emote")

@@ -3,18 +3,20 @@ room's game kind, and posts the texts to the room's group (`outbox`).
 
 Fragments are rendered once here and fanned out as text, so a room with a hundred spectators costs
 one render per move, not a hundred; where screens differ (a race; bots reading JSON) once per
-audience (`games.audiences`). Called after commit (see `services`), from any thread. A move's
+audience (`games.protocol.audiences`). Called after commit (see `games.rooms`), from any thread. A move's
 announcer gets everything from the service (`MoveNews`) and queries nothing; the others (a new
 game, presence, a hint, the bot) read the room as it is now.
 """
 
 from django.template.loader import render_to_string
 
-from . import audiences, bot_events, chat_view, host_view, metrics, outbox
-from .kinds import kind_of
-from .kinds.roster import spectators
-from .kinds.table import Fragment, GameKind, MoveNews, NewGame
-from .models import ChatMessage, Player, Room
+from .. import metrics
+from ..kinds import kind_of
+from ..kinds.roster import spectators
+from ..kinds.table import Fragment, GameKind, MoveNews, NewGame
+from ..protocol import audiences
+from ..store.models import ChatMessage, Player, Room
+from . import bot_events, chat_view, host_view, outbox
 
 NEW_GAME_FOR_BOTS = {audiences.RESYNC: audiences.RESYNC_TEXT}
 """A new game, for bots: each gets a snapshot of its own (its seat's mark may have changed)."""
@@ -129,7 +131,7 @@ def chat_after_race(room_id: int) -> None:
 def host(
     room_id: int, action: str, notice: str, closes: tuple[str, ...], menus: tuple[int, ...]
 ) -> None:
-    """A host command taken (`games.host`): the notice on every screen (and its live region),
+    """A host command taken (`games.rooms.host`): the notice on every screen (and its live region),
     the host's menu on the host's screens and gone from a former host's, the sockets of whom
     the host kicked closed; then the roster (who hosts) and the spectator count as they are."""
     room = Room.objects.select_related("host").get(pk=room_id)

@@ -10,10 +10,10 @@ the move's cells, and after a timed event every bot gets a snapshot of its own b
 import json
 from typing import Any
 
-from . import audiences
-from .kinds.table import COMPUTER_SEAT, GameKind, MoveNews
-from .messages import MAX_MESSAGE_BYTES
-from .models import Game, Room
+from ..kinds.table import COMPUTER_SEAT, GameKind, MoveNews
+from ..protocol import audiences
+from ..protocol.messages import MAX_MESSAGE_BYTES
+from ..store.models import Game, Room
 
 
 def room_view(kind: GameKind, room: Room, game: Game, seat: int | None) -> dict[str, Any]:

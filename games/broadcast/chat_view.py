@@ -6,8 +6,8 @@ Read by the write path (`chat`), the announcer and the snapshot (`announce`) ali
 
 from django.template.loader import render_to_string
 
-from .kinds import kind_of
-from .models import ChatMessage, Game, Room
+from ..kinds import kind_of
+from ..store.models import ChatMessage, Game, Room
 
 KEPT = 50
 """Lines kept per room, and sent with every snapshot: older ones are deleted as new ones come."""

@@ -7,14 +7,14 @@ computer move that falls due, each after a short pause, so people see the comput
 computer-against-computer rooms play themselves while anyone watches (and carry on after a restart,
 as soon as a socket reconnects).
 
-Every move goes through `services.computer_move(room, version)`, which does nothing unless the game
+Every move goes through `computers.computer_move(room, version)`, which does nothing unless the game
 is still at that version: drivers in several processes, or a rematch meanwhile, never play a move
-twice. The JSON API, which has no event loop to wait in, calls `services.play_computer_turns` for
+twice. The JSON API, which has no event loop to wait in, calls `computers.play_computer_turns` for
 tic-tac-toe, and `wake` hands the Solver bot to the event loop its request thread serves.
 
 When computers alone played a game (tic-tac-toe, computer against computer), the driver waits
 the kind's `Computer.next_game_after` from the game's end (the room sees a countdown), then
-starts the rematch through `services.start_next_game_by_computer(room, replacing=N)`, which
+starts the rematch through `computers.start_next_game_by_computer(room, replacing=N)`, which
 does nothing once game N is no longer the current one: drivers in several processes start it
 once. A driver starts a new game only while its process has a socket in the room; when the last
 one leaves it stops, and the next socket to connect (here or anywhere) resumes from what the
@@ -22,7 +22,7 @@ database says (the finished game's end), so restarts lose nothing.
 
 Kinds with a clock (`GameKind.clock`: a race's countdown, penalties and time limit, a Flags turn
 timer) get one more task per room and loop, which sleeps until the current game's next timed
-event and then applies it through `services.tick`; every `schedule` makes it look again, since a
+event and then applies it through `playing.tick`; every `schedule` makes it look again, since a
 move may move the event. Ticks, like computer moves, are applied once however many processes'
 drivers fire (`tick` finds nothing due the second time).
 
@@ -42,13 +42,13 @@ from typing import Any
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
-from .. import services
+from ..broadcast import local
+from ..broadcast.outbox import group_name
 from ..kinds import kind_of
 from ..kinds.table import Computer
-from ..models import Game, Room
-from ..outbox import group_name
 from ..server_loop import server_loop
-from . import relay
+from ..store.models import Game, Room
+from . import computers, playing
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +119,7 @@ async def _play_due_moves(room: Room) -> None:
     computer = kind_of(room.kind).computer
     assert computer is not None  # `schedule` drives only rooms with a computer
     while True:
-        turn = await _to_the_end(database_sync_to_async(services.computer_turn)(room))
+        turn = await _to_the_end(database_sync_to_async(computers.computer_turn)(room))
         if turn is None:
             if await _next_game(room, computer):
                 continue
@@ -127,7 +127,7 @@ async def _play_due_moves(room: Room) -> None:
         number, version = turn
         await asyncio.sleep(computer.delay * PACE)
         await _to_the_end(
-            database_sync_to_async(services.computer_move)(room, version, game=number)
+            database_sync_to_async(computers.computer_move)(room, version, game=number)
         )
 
 
@@ -161,7 +161,7 @@ class ClockDriver:
                 del _clocks[self.key]
 
     async def _drive(self) -> None:
-        due_at = database_sync_to_async(services.clock_due)
+        due_at = database_sync_to_async(playing.clock_due)
         while True:
             self.look_again.clear()
             due = await _to_the_end(due_at(self.room))
@@ -177,9 +177,9 @@ class ClockDriver:
                 except TimeoutError:
                     pass
                 continue
-            if relay.sockets_in(group_name(self.room.pk)) == 0:
+            if local.sockets_in(group_name(self.room.pk)) == 0:
                 return  # nobody here: the next socket to connect, here or anywhere, resumes
-            ticked = await _to_the_end(database_sync_to_async(services.tick)(self.room))
+            ticked = await _to_the_end(database_sync_to_async(playing.tick)(self.room))
             if ticked is None and await _to_the_end(due_at(self.room)) == due:
                 log.warning("room %s: a timed event fell due but changed nothing", self.room.pk)
                 return  # the kind's clock and tick disagree: stop rather than spin
@@ -193,15 +193,15 @@ async def _next_game(room: Room, computer: Computer) -> bool:
     (started here or by another driver), False when there is nothing to start or nobody here."""
     if computer.next_game_after is None:
         return False
-    due = await _to_the_end(database_sync_to_async(services.next_game_due)(room))
+    due = await _to_the_end(database_sync_to_async(computers.next_game_due)(room))
     if due is None:
         return False
     number, finished_at = due
     pause = computer.next_game_after * PACE
     await asyncio.sleep(max(0.0, pause - (timezone.now() - finished_at).total_seconds()))
-    if relay.sockets_in(group_name(room.pk)) == 0:
+    if local.sockets_in(group_name(room.pk)) == 0:
         return False  # nobody watching here: the next socket to connect resumes
-    started = database_sync_to_async(services.start_next_game_by_computer)
+    started = database_sync_to_async(computers.start_next_game_by_computer)
     outcome = await _to_the_end(started(room, replacing=number))
     return outcome.game.number > number
 

@@ -22,10 +22,10 @@ from cachetools import LRUCache
 from django.core.cache import cache
 from django.db.models import QuerySet
 
-from .kinds import KINDS
-from .kinds.replays import Seat, Timeline, named_stats
-from .kinds.table import COMPUTER_SEAT
-from .models import Game, GameSummary, Move, Room
+from ..kinds import KINDS
+from ..kinds.replays import Seat, Timeline, named_stats
+from ..kinds.table import COMPUTER_SEAT
+from ..store.models import Game, GameSummary, Move, Room
 
 HISTORY_SHOWN = 20
 """Past games a room page lists, newest first."""

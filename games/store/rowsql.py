@@ -1,11 +1,12 @@
 """The statements every move runs, written once as SQL instead of built anew by the ORM.
 
 Building them through querysets and `Model.save` / `create` was more than half of
-`services.play`'s CPU, several times what the database itself spends on them
+a move's write (`rooms.playing`), several times what the database itself spends on them
 (docs/performance.md). Here the SQL is made once per model and field list from
 the models' own metadata (tables, columns, quoting, `FOR UPDATE` where the database has it),
 values go in through each field's `get_db_prep_save`, and rows come back through the converters
-the ORM's compiler would apply and `Model.from_db`, so JSON, time zones and types behave exactly
+the ORM's compiler would apply (found through `games.patches.django_orm`, the one place that
+touches the ORM's internals) and `Model.from_db`, so JSON, time zones and types behave exactly
 as through the ORM, on SQLite and PostgreSQL alike (tests/web/test_rowsql.py compares the two).
 
 No signals are sent: nothing in the project listens to the saves of games and moves.
@@ -25,6 +26,7 @@ from typing import Any
 from django.db import connection, models, transaction
 from django.utils import timezone
 
+from ..patches import django_orm
 from .identity_memo import IdentityMemo
 from .models import Game, Move
 
@@ -54,8 +56,7 @@ def _converters(model: type[models.Model], vendor: str) -> list[tuple[int, list,
     (position, converters, column) for the columns that need any."""
     found = []
     for position, field in enumerate(model._meta.concrete_fields):
-        column = field.get_col(model._meta.db_table)
-        converters = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
+        converters, column = django_orm.read_converters(model, field)
         if converters:
             found.append((position, converters, column))
     return found
@@ -123,7 +124,7 @@ def _update_then_insert_sql(names: tuple[str, ...], vendor: str, checked: bool) 
     place only if the UPDATE found its row. The casts type the values as the columns are typed
     (a bare parameter in a SELECT list would be text)."""
     values = ", ".join(
-        f"CAST(%s AS {field.cast_db_type(connection)})" for field in _inserted_fields(Move)
+        f"CAST(%s AS {django_orm.cast_type(field)})" for field in _inserted_fields(Move)
     )
     return (
         f"WITH updated AS ({_update_game_sql(names, vendor, checked)} RETURNING 1)"

@@ -14,16 +14,17 @@ import asyncio
 import contextvars
 import logging
 import weakref
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from channels.layers import get_channel_layer
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from . import metrics
-from .log_limit import warn
-from .server_loop import server_loop
+from .. import metrics
+from ..log_limit import warn
+from ..server_loop import server_loop
+from . import local
 
 
 def group_name(room_id: int) -> str:
@@ -40,19 +41,6 @@ LAYER_ERRORS = (OSError, RedisConnectionError, RedisTimeoutError)
 """The channel layer (Redis) is unreachable. A move is committed before it is broadcast, so a lost
 broadcast must not fail the request: clients resync from the snapshot every (re)connect sends."""
 
-LocalDelivery = Callable[[str, dict[str, Any]], Awaitable[None] | None]
-_local_delivery: LocalDelivery | None = None
-
-
-def deliver_locally_with(deliver: LocalDelivery) -> None:
-    """The live layer's way to hand a message to this process's own sockets of a room
-    (`live.relay.hearing_here`: it marks the message as heard here, and returns the delivery
-    to run, or None), set by it, as this module lies below it; the layer carries the message to
-    the other processes."""
-    global _local_delivery
-    _local_delivery = deliver
-
-
 _outboxes: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Queue]" = (
     weakref.WeakKeyDictionary()
 )
@@ -60,7 +48,7 @@ _outboxes: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Queue]"
 
 def message_of(fragment: str | Mapping[str, str]) -> dict[str, Any]:
     """The channel layer's message for one text for everyone, or one per audience
-    (`games.audiences`): the layer carries plain dicts of strings."""
+    (`games.protocol.audiences`): the layer carries plain dicts of strings."""
     if isinstance(fragment, str):
         return {"type": "room.html", "html": fragment}
     return {"type": "room.html", "texts": dict(fragment)}
@@ -97,7 +85,7 @@ def send(
     else:
         # In a context of its own: the database thread's marks its calls as running on that one
         # thread, which would refuse database calls of tasks started from the outbox's task
-        # (a socket's snapshot, `live.relay.hear_here`) as would-be deadlocks.
+        # (a socket's snapshot, `broadcast.local.hear_here`) as would-be deadlocks.
         group, context = group_name(room_id), contextvars.Context()
         loop.call_soon_threadsafe(_post, loop, group, message, started, context=context)
 
@@ -139,7 +127,7 @@ async def _everywhere(group: str, message: dict[str, Any]) -> None:
     waited for when they went first. One turn of the loop lets the send reach its socket write
     before the local pass, which needs no turn at all; the send's answer is awaited after it,
     so the room's messages still leave in order."""
-    here = _local_delivery(group, message) if _local_delivery is not None else None
+    here = local.hearing_here(group, message)
     sending = asyncio.ensure_future(get_channel_layer().group_send(group, message))
     try:
         if here is not None:

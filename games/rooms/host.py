@@ -14,6 +14,8 @@ on the room (`Room.kicked`, at most `KICKS_KEPT`), a kicked seat's deadline on i
 A host away (no socket open) for `HOST_AWAY_SECONDS` loses the seat to the player present the
 longest: every server process's presence heartbeat looks (`pass_from_away_hosts`), in the
 database, so it works whichever process the host's socket was on.
+
+The host also revokes a seat's token (`revoke_token`) and deletes the room (`delete_room`).
 """
 
 import hashlib
@@ -29,13 +31,15 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from . import announce, audiences
-from .host_view import MAX_CAP, MIN_CAP
-from .kinds import kind_of
-from .kinds.table import Invalid, Refused
-from .messages import SPECTATOR_HANDLE, HostCommand
-from .models import Player, Room
-from .services import Forbidden
+from ..broadcast import announce
+from ..broadcast.host_view import MAX_CAP, MIN_CAP
+from ..kinds import kind_of
+from ..kinds.table import Invalid, Refused
+from ..protocol import audiences
+from ..protocol.messages import SPECTATOR_HANDLE, HostCommand
+from ..store import kept_games
+from ..store.models import Player, Room, new_player_token
+from .base import Forbidden
 
 KICKS_KEPT = 100
 """Kicked spectators' handles kept per room; past it the bans that end first go
@@ -271,3 +275,39 @@ def _pass_on(room_id: int, cutoff: datetime) -> bool:
     notice = f"{host.nickname} has been away: {heir.nickname} is the host now."
     transaction.on_commit(partial(announce.host, room.pk, "away", notice, (), (host.number,)))
     return True
+
+
+def revoke_token(room: Room, host: Player, seat: int) -> Player:
+    """A new token for seat `seat`, asked by the room's host: the old one is refused from now on
+    (403 in the API, 4403 on a socket) and the seat's open sockets close with 4403. Tokens
+    otherwise never expire: this is how a leaked one (a bot's, a shared link's) stops working.
+    The seat keeps its name and its moves; nobody holds it until the host hands its new token
+    over (the answer carries it)."""
+    with transaction.atomic():
+        fresh = Room.objects.select_for_update().get(pk=room.pk)
+        if fresh.host_id != host.pk:
+            raise Forbidden("Only the host can revoke a seat's token.")
+        player = Player.objects.filter(room=room, number=seat).first()
+        if player is None:
+            raise Invalid(f"This room has no seat {seat}.")
+        if player.pk == host.pk:
+            raise Invalid("The host's own token cannot be revoked.")
+        player.token = new_player_token()
+        player.save(update_fields=["token"])
+        transaction.on_commit(partial(announce.token_revoked, room.pk, seat))
+    return player
+
+
+def delete_room(room: Room, host: Player) -> None:
+    """The room, its seats, games and moves deleted, asked by its host: its code answers 404
+    from now on, and every socket in it is told and closed (4404) after the commit. A bot that
+    makes a room per game would otherwise leave every one behind for good."""
+    with transaction.atomic():
+        fresh = Room.objects.select_for_update().filter(pk=room.pk).first()
+        if fresh is None:
+            return  # deleted meanwhile: the same result
+        if fresh.host_id != host.pk:
+            raise Forbidden("Only the host can delete the room.")
+        fresh.delete()
+        transaction.on_commit(partial(announce.room_closed, room.pk))
+        transaction.on_commit(partial(kept_games.forget, room.pk))

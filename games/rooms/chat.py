@@ -13,11 +13,11 @@ from functools import partial
 
 from django.db import transaction
 
-from . import announce
-from .chat_view import KEPT
-from .kinds.table import Invalid, Refused
-from .limits import Buckets, Decision, Limit
-from .models import ChatMessage, Game, Player, Room
+from ..broadcast import announce
+from ..broadcast.chat_view import KEPT
+from ..kinds.table import Invalid, Refused
+from ..limits import Buckets, Decision, Limit
+from ..store.models import ChatMessage, Game, Player, Room
 
 MAX_CHARACTERS = 200
 """A line's length after trimming: a sentence or two, never a wall of text."""
@@ -73,7 +73,7 @@ def clean(text: object) -> str:
 
 
 def muted(room: Room, player: Player | None, spectator: str | None) -> str | None:
-    """Why the host's mute (`games.host`) keeps this line out, or None: read from the database,
+    """Why the host's mute (`games.rooms.host`) keeps this line out, or None: read from the database,
     as the host may have muted the sender since their socket opened."""
     if player is not None:
         return MUTED if Player.objects.filter(pk=player.pk, muted=True).exists() else None

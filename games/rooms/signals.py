@@ -18,14 +18,14 @@ import time
 from channels.layers import get_channel_layer
 from django.template.loader import render_to_string
 
-from .. import audiences
+from ..broadcast.outbox import group_name
 from ..kinds import kind_of
 from ..kinds.table import Invalid, Refused
 from ..limits import Buckets, Decision, Limit
-from ..messages import Ping, React
-from ..models import Player, Room
-from ..outbox import group_name
-from ..services import Forbidden
+from ..protocol import audiences
+from ..protocol.messages import Ping, React
+from ..store.models import Player, Room
+from .base import Forbidden
 
 EMOTES = {
     "thumbs-up": ("👍", "thumbs up"),

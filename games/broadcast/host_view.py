@@ -1,4 +1,4 @@
-"""What the host's menu shows (`games.host`), rendered for the host's screens alone.
+"""What the host's menu shows (`games.rooms.host`), rendered for the host's screens alone.
 
 Apart from `host`, which writes, so that the announcer (`announce.host`) and the page can both
 render it without an import circle.
@@ -9,12 +9,12 @@ from typing import Any
 
 from django.template.loader import render_to_string
 
-from .kinds import kind_of
-from .models import ChatMessage, Player, Room
+from ..kinds import kind_of
+from ..store.models import ChatMessage, Player, Room
 
 MIN_CAP, MAX_CAP = 2, 50
 """A room's player cap: two to play, at most the seats any room has
-(`services.MAX_PLAYERS_PER_ROOM`)."""
+(`rooms.joining.MAX_PLAYERS_PER_ROOM`)."""
 SPECTATORS_LISTED = 10
 """Spectators the menu lists by handle: those who said something lately."""
 
