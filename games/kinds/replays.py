@@ -158,6 +158,10 @@ class Replays:
     """(a kept timeline with its `resume`, the game, the log rows after its `read_to`, who sat
     where) -> the timeline with those moves appended, as `timeline` would build it from the
     whole log; None: this kind's timelines are always built whole (its games stay short)."""
+    withholds: Callable[[Game], bool] | None = None
+    """Whether `game` as it stands shows no position at all (a race under way: `timeline` then
+    says why, from an empty log): its timeline is then made without reading the log, so a page
+    of a race of thousands of moves costs what one of ten does (issue 33). None: never."""
 
 
 def named_stats(stats: Mapping[str, Any], seat: Callable[[int], Seat]) -> dict[str, Any]:

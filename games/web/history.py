@@ -94,7 +94,9 @@ def timeline_of(room: Room, game: Game) -> Timeline | None:
     earlier = (
         kept[2] if kept is not None and kept[1] == game.seed and kept[0] < game.version else None
     )
-    if earlier is not None and earlier.resume is not None and replays.extend is not None:
+    if replays.withholds is not None and replays.withholds(game):
+        timeline = replays.timeline(game, (), seats_of(room))  # nothing shown: no log read
+    elif earlier is not None and earlier.resume is not None and replays.extend is not None:
         # An earlier version of this game still under way takes the moves after it: the first
         # view after each move of a long game reads and replays those moves only.
         timeline = replays.extend(
@@ -112,6 +114,8 @@ def costly(room: Room, game: Game) -> bool:
     grows with the game, and so what is counted per address (`room_limit.too_many_builds`)."""
     kind = KINDS.get(room.kind)
     if kind is None or kind.replays is None:
+        return False
+    if kind.replays.withholds is not None and kind.replays.withholds(game):
         return False
     kept = _timelines.get(game.pk)
     if kept is None or kept[1] != game.seed:

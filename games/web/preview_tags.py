@@ -2,12 +2,15 @@
 `preview_words` and the absolute URL of the picture `previews` draws. base.html writes them,
 escaped, when a page's context has `preview`."""
 
+import time
+
 from django.http import HttpRequest
 
 from ..kinds.replays import Timeline
 from ..store.models import Game, Room
 from . import history
 from .preview_words import Page, Words, words
+from .room_limit import too_many_builds
 
 
 def words_of(room: Room, game: Game, timeline: Timeline, page: Page) -> Words:
@@ -32,9 +35,15 @@ def image_path(room: Room, game: Game, page: Page, k: int | None) -> str:
 def tags(
     request: HttpRequest, room: Room, game: Game | None, page: Page, k: int | None = None
 ) -> dict[str, str]:
-    """What base.html writes as `og:` and `twitter:` tags (escaped there); {} without a game."""
-    timeline = None if game is None else history.timeline_of(room, game)
-    if game is None or timeline is None:
+    """What base.html writes as `og:` and `twitter:` tags (escaped there); {} without a game,
+    and {} when their words would replay the game's whole log (no process keeps its timeline)
+    for an address past `REPLAY_BUILDS_PER_MINUTE`: the page is served all the same (issue 33)."""
+    if game is None:
+        return {}
+    if history.costly(room, game) and too_many_builds(request, time.time()) is not None:
+        return {}
+    timeline = history.timeline_of(room, game)
+    if timeline is None:
         return {}
     said = words_of(room, game, timeline, page)
     url = f"/r/{room.code}/" + ("watch/" if page is Page.WATCH else "")

@@ -5,7 +5,8 @@ The picture is drawn from the public timeline (`history.timeline_of`), the same 
 page shows: before a game ends it holds no mine, and a race under way holds no board at all (its
 racers' boards are drawn blank). Pictures are kept per game version and move, so a link pasted
 into a busy chat costs one drawing; drawing more than that (a crawler walking every move of
-every replay) is counted per client address (`PREVIEWS_PER_MINUTE`).
+every replay) is counted per client address (`PREVIEWS_PER_MINUTE`), with the timeline it
+needs: a kept picture reads nothing.
 """
 
 import hashlib
@@ -37,10 +38,12 @@ DONE_MAX_AGE = 86_400
 class Kept:
     body: bytes
     etag: str
+    max_age: int
 
 
-_pictures: LRUCache[tuple[int, int, int, int], Kept] = LRUCache(PREVIEWS_KEPT)
-"""Per (game id, seed, version, move): the game's seed because ids come again in tests."""
+_pictures: LRUCache[tuple[int, int, int, str, str], Kept] = LRUCache(PREVIEWS_KEPT)
+"""Per (game id, seed, version, page, `?move=` as asked): the game's seed because ids come again
+in tests, the page because its title is in the picture."""
 
 
 def now() -> float:
@@ -66,19 +69,13 @@ def picture_of(room: Room, game: Game, timeline: Timeline, k: int, page: Page) -
 
 
 def answer(request: HttpRequest, room: Room, game: Game, page: Page) -> HttpResponse:
-    """The picture, drawn once per game version and move (or the 304 a chat app's copy gets)."""
-    timeline = history.timeline_of(room, game)
-    if timeline is None:
+    """The picture, drawn once per game version and move (or the 304 a chat app's copy gets).
+    A kept picture costs no timeline; one to draw is counted per address, and so is the
+    timeline it needs, which a game no process keeps replays from its whole log (issue 33)."""
+    if not history.replayable(room):
         return not_found(request)
-    k = timeline.moves
-    if page is Page.REPLAY and not timeline.withheld:
-        raw = request.GET.get("move", "")
-        if raw:
-            if not raw.isdecimal() or int(raw) > timeline.moves:
-                message = f"move must be a whole number from 0 to {timeline.moves}."
-                return HttpResponse(message, status=400, content_type="text/plain")
-            k = int(raw)
-    key = (game.pk, game.seed, game.version, k)
+    raw = request.GET.get("move", "") if page is Page.REPLAY else ""
+    key = (game.pk, game.seed, game.version, page.value, raw)
     kept = _pictures.get(key)
     if kept is None:
         limit = per_minute("previews", "PREVIEWS_PER_MINUTE")
@@ -86,16 +83,28 @@ def answer(request: HttpRequest, room: Room, game: Game, page: Page) -> HttpResp
             if not reservation.decision.allowed:
                 refused = HttpResponse("Too many previews drawn.", content_type="text/plain")
                 return too_many(refused, reservation.decision)
+            costly = history.costly(room, game)
+            timeline = history.timeline_of(room, game)
+            assert timeline is not None  # the kind has replays
+            k = timeline.moves
+            if raw and not timeline.withheld:
+                if not raw.isdecimal() or int(raw) > timeline.moves:
+                    if costly:  # the log was read all the same
+                        reservation.keep()
+                    message = f"move must be a whole number from 0 to {timeline.moves}."
+                    return HttpResponse(message, status=400, content_type="text/plain")
+                k = int(raw)
             body = png(picture_of(room, game, timeline, k, page))
             reservation.keep()
-        kept = _pictures[key] = Kept(body, f'"{hashlib.sha256(body).hexdigest()[:20]}"')
-    age = DONE_MAX_AGE if timeline.over or k < timeline.moves else LIVE_MAX_AGE
+        age = DONE_MAX_AGE if timeline.over or k < timeline.moves else LIVE_MAX_AGE
+        etag = f'"{hashlib.sha256(body).hexdigest()[:20]}"'
+        kept = _pictures[key] = Kept(body, etag, age)
     if request.headers.get("If-None-Match") == kept.etag:
         response = HttpResponse(status=304)
     else:
         response = HttpResponse(kept.body, content_type="image/png")
     response["ETag"] = kept.etag
-    response["Cache-Control"] = f"public, max-age={age}"
+    response["Cache-Control"] = f"public, max-age={kept.max_age}"
     return response
 
 

@@ -56,7 +56,7 @@ def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Ti
     named = {**seats, COMPUTER_SEAT: BOT, RACE_SEAT: RACE}
     log = logged(moves)
     stored = rules.load(game.state)
-    if game.status == Game.Status.PLAYING or not log or log[0].action != "start":
+    if under_way(game) or not log or log[0].action != "start":
         return _withheld(width, height, named, WITHHELD)
     try:
         return _played(game, log, stored, named)
@@ -242,8 +242,14 @@ def board_name(params: Mapping[str, Any]) -> str:
     return next((name for name, preset in rules.PRESETS.items() if preset == size), "")
 
 
+def under_way(game: Game) -> bool:
+    """A race not over yet (lobby, countdown, racing): its timeline withholds every board."""
+    return game.status == Game.Status.PLAYING
+
+
 REPLAYS = Replays(
     timeline=timeline,
+    withholds=under_way,
     board_class="replay-boards",
     cell_class="cell",
     stats_template="games/stats.html#race",
