@@ -13,7 +13,7 @@ from functools import partial
 
 from django.db import transaction
 
-from . import announce
+from . import announce, names
 from .chat_view import KEPT
 from .kinds.table import Invalid, Refused
 from .limits import Buckets, Decision, Limit
@@ -56,7 +56,8 @@ def reset() -> None:
 
 def clean(text: object) -> str:
     """The line as it is kept: trimmed, 1 to `MAX_CHARACTERS` characters, no control characters
-    (they would let a line fake new lines or reorder text on others' screens)."""
+    (they would let a line fake new lines or reorder text on others' screens), no stack of
+    combining marks taller than a name may have (`names.MAX_MARKS`)."""
     if not isinstance(text, str):
         raise Invalid('"text" must be a string: the chat line.')
     line = text.strip()
@@ -69,6 +70,11 @@ def clean(text: object) -> str:
     bad = next((c for c in line if unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs")), None)
     if bad is not None:
         raise Invalid(f"The chat message has a control character (U+{ord(bad):04X}): remove it.")
+    if names.stacked_marks(line) > names.MAX_MARKS:  # drawn over the lines above and below
+        raise Invalid(
+            f"The chat message stacks too many combining marks: at most {names.MAX_MARKS} on "
+            "one character."
+        )
     return line
 
 

@@ -26,7 +26,7 @@ from django.db.models import Case, F, Value, When
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from . import announce, hint_cache, kept_games, rowsql
+from . import announce, hint_cache, kept_games, names, rowsql
 from .kinds import kind_of, seats_away
 from .kinds.table import (
     COMPUTER_SEAT,
@@ -50,6 +50,7 @@ from .models import (
     ServerProcess,
     new_player_token,
 )
+from .names import NicknameError as NicknameError  # raised here, caught by the doors
 from .palette import colour_for_seat
 
 
@@ -83,10 +84,6 @@ def refuse_spectator(room: Room, player: Player | None, message: Message) -> Non
         text = SPECTATORS_CANNOT_PLAY
     if text is not None:
         raise Forbidden(text)
-
-
-class NicknameError(ValueError):
-    pass
 
 
 class RoomFull(Exception):
@@ -187,6 +184,8 @@ def clean_nickname(raw: object) -> str:
         raise NicknameError("Choose a nickname with at least one letter, digit or symbol.")
     if len(name) > MAX_NICKNAME:
         raise NicknameError(f"Nicknames are at most {MAX_NICKNAME} characters.")
+    names.check_marks(name)
+    names.check_reserved(name)
     return name
 
 
@@ -292,6 +291,7 @@ def join_room(room: Room, nickname: str) -> Player:
     if refused is not None:
         raise RoomFull(refused)
     number = max((seat[0] for seat in seats), default=-1) + 1
+    names.check_lookalike(wanted, (seat[1] for seat in seats))
     taken = {seat[1].casefold() for seat in seats}
     name = unique_nickname(wanted, taken)
     player = Player.objects.create(
