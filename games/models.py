@@ -213,6 +213,11 @@ class Presence(models.Model):
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="+")
     player = models.ForeignKey(Player, null=True, on_delete=models.CASCADE, related_name="+")
     sockets = models.PositiveIntegerField()
+    crowd = models.PositiveIntegerField(
+        default=0,
+        help_text="A spectators' row: the distinct client addresses (an IPv6 /64 as one) among "
+        "its sockets, the crowd the home page's On now ranks rooms by (`live.rosters`).",
+    )
 
     class Meta:
         constraints = [
