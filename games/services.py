@@ -26,7 +26,7 @@ from django.db.models import Case, F, Value, When
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from . import announce, hint_cache, kept_games, rowsql
+from . import announce, hint_cache, kept_games, names, rowsql
 from .kinds import kind_of, seats_away
 from .kinds.table import (
     COMPUTER_SEAT,
@@ -50,6 +50,7 @@ from .models import (
     ServerProcess,
     new_player_token,
 )
+from .names import NicknameError as NicknameError  # raised here, caught by the doors
 from .palette import colour_for_seat
 
 
@@ -83,10 +84,6 @@ def refuse_spectator(room: Room, player: Player | None, message: Message) -> Non
         text = SPECTATORS_CANNOT_PLAY
     if text is not None:
         raise Forbidden(text)
-
-
-class NicknameError(ValueError):
-    pass
 
 
 class RoomFull(Exception):
@@ -187,6 +184,8 @@ def clean_nickname(raw: object) -> str:
         raise NicknameError("Choose a nickname with at least one letter, digit or symbol.")
     if len(name) > MAX_NICKNAME:
         raise NicknameError(f"Nicknames are at most {MAX_NICKNAME} characters.")
+    names.check_marks(name)
+    names.check_reserved(name)
     return name
 
 
@@ -292,6 +291,7 @@ def join_room(room: Room, nickname: str) -> Player:
     if refused is not None:
         raise RoomFull(refused)
     number = max((seat[0] for seat in seats), default=-1) + 1
+    names.check_lookalike(wanted, (seat[1] for seat in seats))
     taken = {seat[1].casefold() for seat in seats}
     name = unique_nickname(wanted, taken)
     player = Player.objects.create(
@@ -825,15 +825,21 @@ def _seat_presence(room: Room, player_id: int) -> None:
         _announce_move(kind_of(room.kind), room, game, player, applied, written)
 
 
-def spectators_counted(room_id: int, came: int, left: int, process: str) -> None:
+def spectators_counted(
+    room_id: int, came: int, left: int, process: str, crowd: int | None = None
+) -> None:
     """Spectator sockets of `process` in a room since its last presence message, in one
     transaction (`live.rosters`): `left` were written before and are taken out first, as far as
     the process's part still holds them (it may have been taken for dead meanwhile), then `came`
-    are added."""
+    are added; `crowd`, when it changed, is how many addresses they come from now."""
     with transaction.atomic():
         applied = _change_share(process, room_id, None, -left) if left else 0
         if came:
             applied += _change_share(process, room_id, None, came)
+        if crowd is not None:
+            Presence.objects.filter(process=process, room_id=room_id, player__isnull=True).update(
+                crowd=crowd
+            )
         _change_counts({}, {room_id: applied})
 
 
