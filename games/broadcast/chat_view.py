@@ -10,7 +10,12 @@ from ..kinds import kind_of
 from ..store.models import ChatMessage, Game, Room
 
 KEPT = 50
-"""Lines kept per room, and sent with every snapshot: older ones are deleted as new ones come."""
+"""Lines kept per channel of a room (players', spectators'), and sent with every snapshot:
+older ones are deleted as new ones come (`chat._make_room`)."""
+PER_ADDRESS_KEPT = 10
+"""Lines of one client address a full channel keeps, while others' lines are there to keep:
+past it, the address's new line replaces its own oldest (issue 33: a dozen tokenless sockets
+of one address had pushed every player's line out)."""
 
 
 def hides_spectators(room: Room, game: Game | None = None) -> bool:
@@ -23,13 +28,13 @@ def hides_spectators(room: Room, game: Game | None = None) -> bool:
 
 def visible(room: Room, *, player: bool, channel: str | None = None) -> list[ChatMessage]:
     """The room's kept lines, oldest first, as a screen may see them (`player`: a seat's
-    screen), of one `channel` or both."""
-    lines = ChatMessage.objects.filter(room=room).order_by("-id")
-    if channel is not None:
-        lines = lines.filter(channel=channel)
+    screen), of one `channel` or both: the last `KEPT` of each."""
+    channels = list(ChatMessage.Channel) if channel is None else [ChatMessage.Channel(channel)]
     if player and hides_spectators(room):
-        lines = lines.filter(channel=ChatMessage.Channel.PLAYERS)
-    return list(reversed(lines[:KEPT]))
+        channels = [c for c in channels if c == ChatMessage.Channel.PLAYERS]
+    lines = ChatMessage.objects.filter(room=room).order_by("-id")
+    kept = [line for c in channels for line in lines.filter(channel=c)[:KEPT]]
+    return sorted(kept, key=lambda line: line.pk)
 
 
 def as_json(message: ChatMessage) -> dict[str, str]:

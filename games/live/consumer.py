@@ -224,11 +224,11 @@ class RoomConsumer(Receiving):
         assert self.room is not None
         if self.player is None:
             if delta > 0:
-                self.arrivals = rosters.spectator_came(self.room.pk)
+                self.arrivals = rosters.spectator_came(self.room.pk, self.address)
                 self.counted = True
             else:
                 assert self.arrivals is not None
-                rosters.spectator_left(self.room.pk, self.arrivals)
+                rosters.spectator_left(self.room.pk, self.arrivals, self.address)
             return
         await database_sync_to_async(presence.presence_changed)(
             self.room, self.player, delta, PROCESS

@@ -7,7 +7,7 @@ their room's next presence message (`rosters`); until then they are `Arrivals` h
 import uuid
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -26,6 +26,16 @@ class Arrivals:
 
     sockets: int = 0
     written: bool = False
+    crowd: Counter[str] = field(default_factory=Counter)
+    """The room's spectator sockets in this process per client address (`rosters`), shared by
+    every `Arrivals` of the room, so a socket leaves it however it goes (`leave_crowd`)."""
+
+
+def leave_crowd(arrivals: Arrivals, address: str) -> None:
+    """A spectator socket from `address` is gone: one fewer in the room's crowd."""
+    arrivals.crowd[address] -= 1
+    if arrivals.crowd[address] <= 0:
+        del arrivals.crowd[address]
 
 
 def forget_arrival(arrivals: Arrivals) -> bool:
@@ -45,6 +55,7 @@ async def forget_presence(consumers: Iterable[Any]) -> None:
             continue
         consumer.counted = False
         if consumer.player is None:
+            leave_crowd(consumer.arrivals, consumer.address)
             if not forget_arrival(consumer.arrivals):
                 spectators[consumer.room.pk] += 1
         else:

@@ -14,18 +14,24 @@ arrivals and departures since the last message are written together just before 
 read (`spectator_came`, `spectator_left`). A spectator who comes and goes between two messages
 costs the database nothing; sockets that reconnect in a loop cost the room a few transactions a
 second instead of two each (docs/performance.md, "The memory attack, round two").
+
+With them goes the room's crowd in this process: how many distinct client addresses (an IPv6 /64
+as one, `flood.address_key`) its spectator sockets come from, written when it changed. The home
+page's "On now" ranks rooms by it, not by sockets, which one address could open by the dozen
+(issue 33).
 """
 
 import asyncio
 import logging
 import weakref
+from collections import Counter
 
 from channels.db import database_sync_to_async
 
 from ..broadcast import announce, outbox
 from ..kinds.table import Fragment
 from ..rooms import presence as rooms_presence
-from .presence import PROCESS, Arrivals, forget_arrival
+from .presence import PROCESS, Arrivals, forget_arrival, leave_crowd
 
 log = logging.getLogger(__name__)
 
@@ -42,9 +48,13 @@ class RoomPresence:
         self.pending = False
         self.players = False
         """Whether a player's presence changed (the whole roster), not only spectators."""
-        self.arrivals = Arrivals()
+        self.crowd: Counter[str] = Counter()
+        """This process's spectator sockets of the room, per client address."""
+        self.arrivals = Arrivals(crowd=self.crowd)
         self.departures = 0
         """Spectator sockets gone whose arrival was written: taken out at the next message."""
+        self.crowd_written = 0
+        """The crowd (distinct addresses) as last written to the database."""
         self.task: asyncio.Task[None] | None = None
         self.telling = False
         """Whether a message is being written and told (`settle` waits for it)."""
@@ -62,35 +72,40 @@ class RoomPresence:
         try:
             while self.pending:
                 players, self.players, self.pending = self.players, False, False
-                arrivals, self.arrivals = self.arrivals, Arrivals()
+                arrivals, self.arrivals = self.arrivals, Arrivals(crowd=self.crowd)
                 arrivals.written = True
                 departures, self.departures = self.departures, 0
-                await self._tell(players, arrivals.sockets, departures)
+                crowd = len(self.crowd)
+                changed = None if crowd == self.crowd_written else crowd
+                await self._tell(players, arrivals.sockets, departures, changed)
+                self.crowd_written = crowd
                 await asyncio.sleep(INTERVAL)
         finally:
             self.task = None
-            if self.rooms.get(self.room_id) is self:
+            if self.rooms.get(self.room_id) is self and not self.crowd and not self.crowd_written:
                 del self.rooms[self.room_id]
 
-    async def _tell(self, players: bool, came: int, left: int) -> None:
+    async def _tell(self, players: bool, came: int, left: int, crowd: int | None) -> None:
         self.telling = True
         try:
-            await database_sync_to_async(tell_presence)(self.room_id, players, came, left)
+            await database_sync_to_async(tell_presence)(self.room_id, players, came, left, crowd)
         except Exception:  # the next change tries again; the loop must go on
             log.exception("room %s: presence not told", self.room_id)
         finally:
             self.telling = False
 
 
-def tell_presence(room_id: int, players: bool, came: int = 0, left: int = 0) -> None:
+def tell_presence(
+    room_id: int, players: bool, came: int = 0, left: int = 0, crowd: int | None = None
+) -> None:
     """Spectators' arrivals and departures written, then read and posted to the room's outbox,
     in one step on the database thread, as a join's or a move's news is: so the room hears
     rosters in the order they were read. Sent through the layer after a hop back to the loop, a
     roster read just before a player joined could reach the room after the join's own, newer
     roster, and leave the pages without that player (and their moves' share of the board with
     no place to go) until the next change."""
-    if came or left:
-        rooms_presence.spectators_counted(room_id, came, left, PROCESS)
+    if came or left or crowd is not None:
+        rooms_presence.spectators_counted(room_id, came, left, PROCESS, crowd)
     outbox.send(room_id, presence_html(room_id, players))
 
 
@@ -117,20 +132,22 @@ def changed(room_id: int, player: bool) -> None:
     _presence(room_id).changed(player)
 
 
-def spectator_came(room_id: int) -> Arrivals:
-    """A spectator socket opened: counted with the room's next message. The socket keeps what
-    this returns and gives it back as it leaves."""
+def spectator_came(room_id: int, address: str) -> Arrivals:
+    """A spectator socket from `address` (`flood.address_key`) opened: counted with the room's
+    next message. The socket keeps what this returns and gives it back as it leaves."""
     presence = _presence(room_id)
     presence.arrivals.sockets += 1
+    presence.crowd[address] += 1
     presence.changed(player=False)
     return presence.arrivals
 
 
-def spectator_left(room_id: int, arrivals: Arrivals) -> None:
+def spectator_left(room_id: int, arrivals: Arrivals, address: str) -> None:
     """A spectator socket counted with `arrivals` closed: out with the room's next message."""
     presence = _presence(room_id)
     if not forget_arrival(arrivals):
         presence.departures += 1
+    leave_crowd(arrivals, address)
     presence.changed(player=False)
 
 

@@ -12,12 +12,14 @@ import unicodedata
 from functools import partial
 
 from django.db import transaction
+from django.utils.crypto import salted_hmac
 
 from ..broadcast import announce
-from ..broadcast.chat_view import KEPT
+from ..broadcast.chat_view import KEPT, PER_ADDRESS_KEPT
 from ..kinds.table import Invalid, Refused
 from ..limits import Buckets, Decision, Limit
 from ..store.models import ChatMessage, Game, Player, Room
+from . import nicknames as names
 
 MAX_CHARACTERS = 200
 """A line's length after trimming: a sentence or two, never a wall of text."""
@@ -56,7 +58,8 @@ def reset() -> None:
 
 def clean(text: object) -> str:
     """The line as it is kept: trimmed, 1 to `MAX_CHARACTERS` characters, no control characters
-    (they would let a line fake new lines or reorder text on others' screens)."""
+    (they would let a line fake new lines or reorder text on others' screens), no stack of
+    combining marks taller than a name may have (`names.MAX_MARKS`)."""
     if not isinstance(text, str):
         raise Invalid('"text" must be a string: the chat line.')
     line = text.strip()
@@ -69,6 +72,11 @@ def clean(text: object) -> str:
     bad = next((c for c in line if unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs")), None)
     if bad is not None:
         raise Invalid(f"The chat message has a control character (U+{ord(bad):04X}): remove it.")
+    if names.stacked_marks(line) > names.MAX_MARKS:  # drawn over the lines above and below
+        raise Invalid(
+            f"The chat message stacks too many combining marks: at most {names.MAX_MARKS} on "
+            "one character."
+        )
     return line
 
 
@@ -111,13 +119,19 @@ def say(
                 each.give_back(its_key)
             raise TooFast(decision)
         taken.append((buckets, key))
-    return _keep(room, player, line, spectator if player is None else None)
+    return _keep(room, player, line, spectator if player is None else None, address=address)
 
 
 def _keep(
-    room: Room, player: Player | None, line: str, spectator: str | None = None
+    room: Room,
+    player: Player | None,
+    line: str,
+    spectator: str | None = None,
+    *,
+    address: str = "",
 ) -> ChatMessage:
     channel = ChatMessage.Channel.SPECTATORS if player is None else ChatMessage.Channel.PLAYERS
+    sender = address_tag(address)
     with transaction.atomic():
         game = Game.objects.filter(room=room).order_by("-number").only("pk").first()
         message = ChatMessage.objects.create(
@@ -128,12 +142,30 @@ def _keep(
             spectator=spectator or "",
             channel=channel,
             text=line,
+            address=sender,
         )
-        stale = (
-            ChatMessage.objects.filter(room=room)
-            .order_by("-id")[KEPT:]
-            .values_list("id", flat=True)
-        )
-        ChatMessage.objects.filter(id__in=list(stale)).delete()
+        _make_room(room, channel, sender)
         transaction.on_commit(partial(announce.chat, room.pk, message.pk))
     return message
+
+
+def address_tag(address: str) -> str:
+    """What a kept line says of its sender's address: a keyed hash, enough to tell one address
+    from another in a room's 50 lines, never the address itself."""
+    return (
+        salted_hmac("chat-address", address, algorithm="sha256").hexdigest()[:16] if address else ""
+    )
+
+
+def _make_room(room: Room, channel: str, sender: str) -> None:
+    """Each channel keeps its last `KEPT` lines, so one channel never pushes another's out; and
+    an address that holds `PER_ADDRESS_KEPT` of them makes room only from its own: a crowd of
+    sockets behind one address can no longer wipe everyone else's lines."""
+    lines = ChatMessage.objects.filter(room=room, channel=channel)
+    over = lines.count() - KEPT
+    if over <= 0:
+        return
+    own = lines.filter(address=sender) if sender else lines.none()
+    victims = own if own.count() > PER_ADDRESS_KEPT else lines
+    stale = victims.order_by("id").values_list("id", flat=True)[:over]
+    ChatMessage.objects.filter(id__in=list(stale)).delete()

@@ -14,6 +14,7 @@ from ..kinds import kind_of, seats_away
 from ..store import kept_games
 from ..store.models import Game, Player, Room
 from ..store.palette import colour_for_seat
+from . import nicknames
 from .nicknames import clean_nickname, unique_nickname
 
 
@@ -145,6 +146,7 @@ def join_room(room: Room, nickname: str) -> Player:
     if refused is not None:
         raise RoomFull(refused)
     number = max((seat[0] for seat in seats), default=-1) + 1
+    nicknames.check_lookalike(wanted, (seat[1] for seat in seats))
     taken = {seat[1].casefold() for seat in seats}
     name = unique_nickname(wanted, taken)
     player = Player.objects.create(

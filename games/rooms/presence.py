@@ -53,15 +53,21 @@ def seat_presence(room: Room, player_id: int) -> None:
         playing.announce_move(kind_of(room.kind), room, game, player, applied, written)
 
 
-def spectators_counted(room_id: int, came: int, left: int, process: str) -> None:
+def spectators_counted(
+    room_id: int, came: int, left: int, process: str, crowd: int | None = None
+) -> None:
     """Spectator sockets of `process` in a room since its last presence message, in one
     transaction (`live.rosters`): `left` were written before and are taken out first, as far as
     the process's part still holds them (it may have been taken for dead meanwhile), then `came`
-    are added."""
+    are added; `crowd`, when it changed, is how many addresses they come from now."""
     with transaction.atomic():
         applied = _change_share(process, room_id, None, -left) if left else 0
         if came:
             applied += _change_share(process, room_id, None, came)
+        if crowd is not None:
+            Presence.objects.filter(process=process, room_id=room_id, player__isnull=True).update(
+                crowd=crowd
+            )
         _change_counts({}, {room_id: applied})
 
 

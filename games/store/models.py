@@ -228,6 +228,11 @@ class Presence(models.Model):
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="+")
     player = models.ForeignKey(Player, null=True, on_delete=models.CASCADE, related_name="+")
     sockets = models.PositiveIntegerField()
+    crowd = models.PositiveIntegerField(
+        default=0,
+        help_text="A spectators' row: the distinct client addresses (an IPv6 /64 as one) among "
+        "its sockets, the crowd the home page's On now ranks rooms by (`live.rosters`).",
+    )
 
     class Meta:
         constraints = [
@@ -293,7 +298,7 @@ class GameSummary(models.Model):
 
 
 class ChatMessage(models.Model):
-    """A line of a room's chat (`games.rooms.chat`): the last `chat.KEPT` per room are kept.
+    """A line of a room's chat (`games.rooms.chat`): the last `chat_view.KEPT` per channel are kept.
 
     `author` is copied, not read through `player`, so the line keeps its name when the seat
     goes; `game` is the room's game when it was said, for that game's replay."""
@@ -312,10 +317,19 @@ class ChatMessage(models.Model):
     channel = models.CharField(max_length=10, choices=Channel.choices)
     text = models.CharField(max_length=200)
     at = models.DateTimeField(auto_now_add=True)
+    address = models.CharField(
+        max_length=16,
+        blank=True,
+        help_text="A keyed hash of the sender's address (`chat.address_tag`): how many of a "
+        "channel's kept lines one address holds.",
+    )
 
     class Meta:
         ordering = ["room", "id"]
-        indexes = [models.Index(fields=["room", "-id"], name="chat_latest_per_room")]
+        indexes = [
+            models.Index(fields=["room", "-id"], name="chat_latest_per_room"),
+            models.Index(fields=["room", "channel", "-id"], name="chat_latest_per_channel"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.author} ({self.channel}): {self.text[:40]}"

@@ -1,8 +1,12 @@
 """The home page's "On now": one live public game, shown small and live (issue 28).
 
-The pick is the public room with the most spectators whose game is under way (a race that has
+The pick is the public room with the biggest crowd whose game is under way (a race that has
 started goes before a game as watched), and it is sticky: once featured, a game stays until it
 ends, its room goes private or empty, or a new game replaces it; only then is another picked.
+A crowd is the distinct client addresses its spectator sockets come from (an IPv6 /64 as one;
+`models.Presence.crowd`), not the sockets: sixty sockets of one address had bought the pick
+(issue 33). And a pick made for its crowd is dropped once its crowd has gone, rather than kept
+till its game ends; a game picked with nobody watching (nothing better on) stays as before.
 The pick lives in the shared cache (every process features the same game) and each process
 keeps what it read for `FRESH_SECONDS`, so a home page view costs no query at all most of the
 time, and at most `QUERIES_PER_REFRESH` bounded queries once a second per process, however many
@@ -20,13 +24,24 @@ import time
 from dataclasses import dataclass
 
 from django.core.cache import cache
-from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, Subquery, Value, When
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    IntegerField,
+    OuterRef,
+    Q,
+    Subquery,
+    Sum,
+    Value,
+    When,
+)
 from django.db.models.functions import Coalesce
 
 from ..kinds import KINDS
 from ..limits import CACHE_ERRORS
 from ..log_limit import warn
-from ..store.models import Game, Player
+from ..store.models import Game, Player, Presence
 
 log = logging.getLogger(__name__)
 
@@ -89,15 +104,29 @@ def _refresh() -> Featured | None:
 
 
 def _pick() -> Featured | None:
-    held = cache.get(PICK_KEY)
-    game = _still_live(held) if held is not None else None
+    held_id, watched = _held(cache.get(PICK_KEY))
+    game = _still_live(held_id)
+    if game is not None and watched and not game.crowd:
+        game = _candidates().exclude(pk=game.pk).first() or game  # its crowd has gone
+        watched = None
+    elif game is not None and game.crowd and not watched:
+        watched = None  # a quiet pick found its crowd: from now on kept for it
     if game is None:
-        game = _candidates().first()
-        if game is not None:
-            cache.set(PICK_KEY, game.pk, PICK_SECONDS)
-        elif held is not None:
+        game, watched = _candidates().first(), None
+    if game is None:
+        if held_id is not None:
             cache.delete(PICK_KEY)
-    return None if game is None else _describe(game)
+        return None
+    if watched is None:
+        cache.set(PICK_KEY, (game.pk, game.crowd > 0), PICK_SECONDS)
+    return _describe(game)
+
+
+def _held(value: object) -> tuple[int | None, bool | None]:
+    """The kept pick: its game, and whether it was picked (or since kept) for a crowd."""
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], int):
+        return value[0], bool(value[1])
+    return None, None
 
 
 def _live_games():
@@ -113,19 +142,26 @@ def _live_games():
         .annotate(n=Count("pk"))
         .values("n")
     )
+    crowd = (
+        Presence.objects.filter(room=OuterRef("room"), player__isnull=True)
+        .order_by()
+        .values("room")
+        .annotate(n=Sum("crowd"))
+        .values("n")
+    )
     return (
         Game.objects.filter(
             status=Game.Status.PLAYING, room__is_public=True, room__kind__in=FEATURED_KINDS
         )
         .filter(~Exists(newer), Exists(online))
-        .annotate(seated=Coalesce(Subquery(seated), 0))
+        .annotate(seated=Coalesce(Subquery(seated), 0), crowd=Coalesce(Subquery(crowd), 0))
         .select_related("room")
     )
 
 
-def _still_live(game_id: object) -> Game | None:
+def _still_live(game_id: int | None) -> Game | None:
     """The featured game, if it is still worth featuring: stickiness means no switch mid-game."""
-    return _live_games().filter(pk=game_id).first() if isinstance(game_id, int) else None
+    return None if game_id is None else _live_games().filter(pk=game_id).first()
 
 
 def _candidates():
@@ -134,7 +170,7 @@ def _candidates():
         default=Value(0),
         output_field=IntegerField(),
     )
-    return _live_games().order_by("-room__spectators", -racing, "-room__created_at", "-pk")
+    return _live_games().order_by("-crowd", -racing, "-room__created_at", "-pk")
 
 
 def _describe(game: Game) -> Featured:

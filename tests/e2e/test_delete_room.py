@@ -24,7 +24,7 @@ def api(base: str, method: str, path: str, body=None, token=None):
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_watchers_of_a_deleted_room_are_told(new_context, live_server_url, screenshots, scheme):
-    _, room = api(live_server_url, "POST", "/api/rooms", {"preset": "beginner", "name": "Host"})
+    _, room = api(live_server_url, "POST", "/api/rooms", {"preset": "beginner", "name": "Hana"})
     phone = new_context(viewport={"width": 390, "height": 844}, color_scheme=scheme).new_page()
     desktop = new_context(color_scheme=scheme).new_page()
     for page in (phone, desktop):

@@ -244,7 +244,7 @@ def test_a_flags_room_passes_axe_mid_game_and_at_the_end(new_context, game_db, s
 
 def test_two_computers_play_on_for_a_spectator(new_context, screenshots):
     host = new_context().new_page()
-    create_room(host, "Host", x="easy", o="strong", mines=5)
+    create_room(host, "Hana", x="easy", o="strong", mines=5)
     expect(host.get_by_role("heading", name="Share the watch link")).to_be_visible()
     watch_url = host.get_by_label("Watch link").input_value()
     host.close()

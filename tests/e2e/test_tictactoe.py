@@ -115,7 +115,7 @@ def test_two_people_play_and_the_third_only_watches(new_context, screenshots):
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_computers_play_each_other_live_for_a_spectator(new_context, screenshots, scheme):
     host = new_context().new_page()
-    create_room(host, "Host", x="random", o="perfect")
+    create_room(host, "Hana", x="random", o="perfect")
     expect(host.get_by_role("heading", name="Share the watch link")).to_be_visible()
     watch_url = host.get_by_label("Watch link").input_value()
     assert watch_url.endswith("/watch/")

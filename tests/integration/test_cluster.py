@@ -190,7 +190,7 @@ def xy(cell: int, width: int) -> tuple[int, int]:
 @ALONE
 async def test_a_thousand_concurrent_moves_on_two_processes_leave_one_consistent_game(cluster):
     servers_ = (cluster.a, cluster.b)
-    code, cookie = await new_room(cluster.a, "Host", preset="expert")
+    code, cookie = await new_room(cluster.a, "Hana", preset="expert")
     uncap(cluster, code)
     guests = await asyncio.gather(
         *(seat(servers_[i % 2], code, f"P{i}") for i in range(1, CLIENTS))
@@ -253,7 +253,7 @@ async def order_run(cluster: Cluster, rounds: int) -> tuple[list[LiveClient], in
     `rounds` bursts of ORDER_BURST moves. The sockets (each with what it heard), the final
     version and the seconds taken (also `python -m bench.version_order`)."""
     servers_ = (cluster.a, cluster.b)
-    code, cookie = await new_room(cluster.a, "Host", preset="expert")
+    code, cookie = await new_room(cluster.a, "Hana", preset="expert")
     uncap(cluster, code)
     guests = await asyncio.gather(
         *(seat(servers_[i % 2], code, f"P{i}") for i in range(1, ORDER_PLAYERS))

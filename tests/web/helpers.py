@@ -39,14 +39,19 @@ def hidden_cells(room: Room) -> list[tuple[int, int]]:
     ]
 
 
-async def connect(room: Room, player: Player | None = None, *, watch: bool = False):
-    """A connected communicator that has already received its snapshot."""
+async def connect(
+    room: Room, player: Player | None = None, *, watch: bool = False, address: str | None = None
+):
+    """A connected communicator that has already received its snapshot (from `address`, as
+    Daphne puts a client's address in the scope; else the communicator's own)."""
     path = f"/ws/r/{room.code}/" + ("?watch=1" if watch else "")
     headers = [(b"origin", ORIGIN.encode())]
     if player is not None:
         cookie = await database_sync_to_async(session_cookie)({room.code: player.token})
         headers.append((b"cookie", cookie))
     communicator = WebsocketCommunicator(application, path, headers=headers)
+    if address is not None:
+        communicator.scope["client"] = (address, 50000)
     connected, _ = await communicator.connect(timeout=TIMEOUT)
     assert connected
     snapshot = await communicator.receive_from(timeout=TIMEOUT)

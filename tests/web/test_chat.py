@@ -148,13 +148,13 @@ def _fill(room: Room, count: int) -> None:
 
 
 async def test_the_last_fifty_lines_are_kept_and_come_with_the_snapshot(room):
-    await sync_to_async(_fill)(room, 55)
-    assert await sync_to_async(ChatMessage.objects.filter(room=room).count)() == 50
+    await sync_to_async(_fill)(room, 110)  # 55 a channel: each keeps its own last 50
+    assert await sync_to_async(ChatMessage.objects.filter(room=room).count)() == 100
     socket = await connect(room, watch=True)
     lines = LINE.findall(socket.snapshot)  # each channel's log, oldest first
-    for channel, first in (("players", 5), ("spectators", 6)):
+    for channel, first in (("players", 11), ("spectators", 10)):
         texts = [text for kind, _, text in lines if kind == channel]
-        assert texts == [f"old {n}" for n in range(first, 55, 2)]
+        assert texts == [f"old {n}" for n in range(first, 110, 2)]
     await socket.disconnect()
 
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from games.kinds.race import rules as race_rules
 from games.rooms import joining, playing
-from games.store.models import Game, Player, Room
+from games.store.models import Game, Player, Presence, Room
 from games.web import on_now
 
 from .helpers import current, make_room
@@ -33,7 +33,15 @@ def live_room(spectators: int = 0, *, public: bool = True, players: int = 1) -> 
         joining.join_room(room, f"P{index}")
     Player.objects.filter(room=room).update(connections=1)
     Room.objects.filter(pk=room.pk).update(spectators=spectators)
+    watched_by(room, spectators)
     return room
+
+
+def watched_by(room: Room, crowd: int) -> None:
+    """`crowd` spectators from as many addresses, as a process's presence writes them."""
+    Presence.objects.filter(room=room, player__isnull=True).delete()
+    if crowd:
+        Presence.objects.create(process="test", room=room, sockets=crowd, crowd=crowd)
 
 
 def featured_code() -> str | None:
@@ -55,6 +63,7 @@ def live_race(spectators: int, *, started: bool) -> Room:
     joining.join_room(room, "Ana")
     Player.objects.filter(room=room).update(connections=1)
     Room.objects.filter(pk=room.pk).update(spectators=spectators)
+    watched_by(room, spectators)
     if started:  # as the host's start leaves it (its first logged move)
         Game.objects.filter(room=room).update(started_at=timezone.now())
     return room
