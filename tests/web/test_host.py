@@ -423,3 +423,40 @@ def test_an_away_host_keeps_the_seat_while_nobody_else_is_there(room, ana, bo):
     assert host.pass_from_away_hosts(60) == [room.pk]
     assert Room.objects.get(pk=room.pk).host_id == bo.pk
     assert host.pass_from_away_hosts(60) == []  # Bo is online: nothing to do
+
+
+def test_a_host_playing_by_the_api_alone_keeps_the_seat_while_it_calls(client):
+    """A room made and played over the API: the host's calls, moves and reads with the token,
+    are presence, so Bo's socket does not take the room after a minute (issue 33)."""
+    code, ana, bo = api_room(client)
+    room = Room.objects.get(code=code)
+    long_ago = timezone.now() - timedelta(minutes=5)
+    Player.objects.filter(room=room).update(joined_at=long_ago)
+    Player.objects.filter(room=room, nickname="Bo").update(connections=1, online_since=long_ago)
+    move = {"action": "flag", "x": 0, "y": 0}
+    assert post(client, f"/api/rooms/{code}/moves", ana, move).status_code == 200
+    assert host.pass_from_away_hosts(60) == []
+    Player.objects.filter(room=room, nickname="Ana").update(away_since=long_ago)
+    read = client.get(f"/api/rooms/{code}", headers={"Authorization": f"Bearer {ana}"})
+    assert read.status_code == 200
+    assert host.pass_from_away_hosts(60) == []
+    # Calls that come faster than `API_SEEN_SECONDS` cost no write.
+    marked = Player.objects.get(room=room, nickname="Ana").away_since
+    assert post(client, f"/api/rooms/{code}/moves", ana, move).status_code == 200
+    assert Player.objects.get(room=room, nickname="Ana").away_since == marked
+    # A minute without a call: away, and the seat passes to Bo.
+    Player.objects.filter(room=room, nickname="Ana").update(away_since=long_ago)
+    assert host.pass_from_away_hosts(60) == [room.pk]
+    assert command(client, code, ana, action="lock").status_code == 403
+
+
+async def test_a_host_whose_bot_holds_a_socket_is_present(room, ana, bo):
+    ana_bot = await bot(room, ana.token)
+    await event(ana_bot, "snapshot")
+    b = await connect(room, bo)
+    await settle(b, online=2)
+    long_ago = timezone.now() - timedelta(minutes=5)
+    await sync_to_async(Player.objects.filter(room=room).update)(joined_at=long_ago)
+    assert await sync_to_async(host.pass_from_away_hosts)(60) == []
+    for socket in (ana_bot, b):
+        await socket.disconnect()
