@@ -219,7 +219,7 @@ def _mute(room: Room, host: Player, command: HostCommand) -> _Done:
         room.save(update_fields=["muted_spectators"])
         return _Done(f"{host.nickname} {verb} a spectator.")
     player = _seat(room, command.seat, doing=command.action)
-    if player.pk == host.pk:
+    if player.pk == host.pk and on:  # unmuting oneself is fine (one muted before a transfer)
         raise Invalid("You cannot mute yourself.")
     player.muted = on
     player.save(update_fields=["muted"])
@@ -232,9 +232,18 @@ def _transfer(room: Room, host: Player, command: HostCommand) -> _Done:
         raise Invalid("You are the host already: name another player's seat.")
     if seat_kicked(player) is not None:
         raise Refused(f"{player.nickname} was removed from the room: choose someone else.")
+    _make_host(room, player)
+    return _Done(f"{host.nickname} made {player.nickname} the host.", menus=(host.number,))
+
+
+def _make_host(room: Room, player: Player) -> None:
+    """`player` hosts the room from now on, unmuted: the host holds the mute, and a host muted
+    by the one before would have no one to lift it."""
     room.host = player
     room.save(update_fields=["host"])
-    return _Done(f"{host.nickname} made {player.nickname} the host.", menus=(host.number,))
+    if player.muted:
+        player.muted = False
+        player.save(update_fields=["muted"])
 
 
 _COMMANDS = {
@@ -286,8 +295,7 @@ def _pass_on(room_id: int, cutoff: datetime) -> bool:
     )
     if heir is None:
         return False
-    room.host = heir
-    room.save(update_fields=["host"])
+    _make_host(room, heir)
     notice = f"{host.nickname} has been away: {heir.nickname} is the host now."
     transaction.on_commit(partial(announce.host, room.pk, "away", notice, (), (host.number,)))
     return True
