@@ -79,17 +79,28 @@ def clean(text: object) -> str:
     return line
 
 
-def muted(room: Room, player: Player | None, spectator: str | None) -> str | None:
-    """Why the host's mute (`games.host`) keeps this line out, or None: read from the database,
-    as the host may have muted the sender since their socket opened."""
+def seat_muted(player: Player) -> bool:
+    """Whether the host muted this seat: read from the database, as the host may have muted it
+    since its socket opened."""
+    return Player.objects.filter(pk=player.pk, muted=True).exists()
+
+
+def muted(
+    room: Room, player: Player | None, spectator: str | None, session_seat: Player | None = None
+) -> str | None:
+    """Why the host's mute (`games.host`) keeps this line out, or None. A spectator is muted by
+    their handle, with all spectators, or by the seat their browser session holds in the room
+    (`session_seat`): a muted player who opens the watch link in the same browser stays muted."""
     if player is not None:
-        return MUTED if Player.objects.filter(pk=player.pk, muted=True).exists() else None
+        return MUTED if seat_muted(player) else None
     everyone, some = Room.objects.values_list("spectators_muted", "muted_spectators").get(
         pk=room.pk
     )
     if everyone:
         return SPECTATORS_MUTED
-    return MUTED if spectator in some else None
+    if spectator in some or (session_seat is not None and seat_muted(session_seat)):
+        return MUTED
+    return None
 
 
 def say(
@@ -100,12 +111,14 @@ def say(
     address: str,
     sender: object,
     spectator: str | None = None,
+    session_seat: Player | None = None,
 ) -> ChatMessage:
-    """`text` from `player` (None: a spectator, known to the host by `spectator`, their handle)
-    into the room's chat, or a refusal for the sender alone. `sender`: who is paced (a seat's
-    pk, or a spectator's socket), `address` the client's (`flood.address_key`)."""
+    """`text` from `player` (None: a spectator, known to the host by `spectator`, their handle,
+    and by `session_seat`, the seat their browser session holds here, if any) into the room's
+    chat, or a refusal for the sender alone. `sender`: who is paced (a seat's pk, or a
+    spectator's socket), `address` the client's (`flood.address_key`)."""
     line = clean(text)
-    why = muted(room, player, spectator)
+    why = muted(room, player, spectator, session_seat)
     if why is not None:
         raise Muted(why)
     now = time.monotonic()

@@ -156,6 +156,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
     host kicks or mutes by it."""
     kicked: str | None = None
     """Why the host's kick keeps this socket out (`host`), found on the way in."""
+    session_seat: Player | None = None
+    """On a watch link, the seat this browser's session holds in the room: its mute holds here."""
 
     async def __call__(self, scope, receive, send) -> None:
         """The channel layer (Redis) can fail under an open socket or during its handshake.
@@ -244,6 +246,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.spectator = host.handle(room.code, self.scope.get("cookies", {}).get(host.COOKIE))
         self.kicked = host.seat_kicked(player) or host.spectator_kicked(room, self.spectator)
         if credentials.watch:
+            self.session_seat = player
             if player is not None and kind_of(room.kind).per_seat_boards is not None:
                 self.own_seat = player.number
             self.settled = room.current_game().is_over
@@ -544,7 +547,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if isinstance(message, Hover):
             await self._hover(message)
             return None
-        if isinstance(message, Ping | React):  # presence: no database, no move budget
+        if isinstance(message, Ping | React):  # presence: no move budget (one read: a mute)
             await signals.send(self.room, self.player, message, self.address)
             return None
         if isinstance(message, Command) and message.name == "sync":
@@ -577,6 +580,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             address=self.address,
             sender=sender,
             spectator=self.spectator,
+            session_seat=self.session_seat,
         )
 
     async def _acknowledge(
