@@ -2,7 +2,9 @@
 
 Players talk in the players' channel, spectators in theirs. Where boards are private to each
 seat (a race, `GameKind.per_seat_boards`) a running game's racers never hear the spectators'
-channel, so nobody can coach; they see it once the game is over (`announce.chat`). Every door
+channel, so nobody can coach; they see it once the game is over (`announce.chat`). A racer who
+stopped racing while others race watches the boards with the spectators, and talks and hears in
+their channel until the race is over (`chat_view.watchers`). Every door
 (the websocket, the JSON API) calls `say`; limits and figures are in docs/operations.md
 ("Limits").
 """
@@ -13,7 +15,7 @@ from functools import partial
 
 from django.db import transaction
 
-from . import announce
+from . import announce, chat_view
 from .chat_view import KEPT
 from .kinds.table import Invalid, Refused
 from .limits import Buckets, Decision, Limit
@@ -117,7 +119,9 @@ def say(
 def _keep(
     room: Room, player: Player | None, line: str, spectator: str | None = None
 ) -> ChatMessage:
-    channel = ChatMessage.Channel.SPECTATORS if player is None else ChatMessage.Channel.PLAYERS
+    channel = ChatMessage.Channel.PLAYERS
+    if player is None or player.number in chat_view.watchers(room):
+        channel = ChatMessage.Channel.SPECTATORS  # nobody still racing hears it
     with transaction.atomic():
         game = Game.objects.filter(room=room).order_by("-number").only("pk").first()
         message = ChatMessage.objects.create(

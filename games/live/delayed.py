@@ -6,10 +6,15 @@ page sees a consistent game, only later; nothing is dropped or reordered. The qu
 a room flooding its spectators faster than `LIMIT` texts per delay is far outside any real
 race (8 racers at the flood limit send under 500 in 3 s), and the socket is closed instead of
 buffering without end; the page reconnects.
+
+A racer who stops racing while others still race watches like a spectator (`audiences.LATE`)
+until the race is over; then their socket catches up (`hurry`): what waits goes out at once, in
+order, and nothing more is held back.
 """
 
 import asyncio
 import collections
+import contextlib
 from collections.abc import Awaitable, Callable
 
 LIMIT = 2_000
@@ -26,6 +31,13 @@ class DelayedSender:
         self.write = write
         self.waiting: collections.deque[tuple[float, str]] = collections.deque()
         self.task: asyncio.Task[None] | None = None
+        self.hurried = asyncio.Event()
+        """Set by `hurry`: wakes the sender from its wait for the next text's time."""
+
+    @property
+    def idle(self) -> bool:
+        """Nothing waits and nothing is being written."""
+        return not self.waiting and self.task is None
 
     def put(self, text: str) -> None:
         if len(self.waiting) >= LIMIT:
@@ -35,13 +47,27 @@ class DelayedSender:
         if self.task is None:
             self.task = loop.create_task(self._run(), name="delayed socket")
 
+    def hurry(self) -> None:
+        """What waits goes out now, in order, and what comes later without delay."""
+        self.seconds = 0
+        self.waiting = collections.deque((0.0, text) for _, text in self.waiting)
+        self.hurried.set()
+
+    def slow(self, seconds: float) -> None:
+        """What comes from now on waits `seconds` (what waits already keeps its time)."""
+        self.seconds = seconds
+        self.hurried.clear()
+
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         try:
             while self.waiting:
                 due, text = self.waiting[0]
                 if (wait := due - loop.time()) > 0:
-                    await asyncio.sleep(wait)  # the delay itself, not a wait for a condition
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(wait):  # the delay itself, or a `hurry`
+                            await self.hurried.wait()
+                    continue
                 self.waiting.popleft()
                 await self.write(text)
         finally:
