@@ -212,6 +212,8 @@ async def test_a_racer_who_stopped_sees_rivals_no_sooner_than_spectators_and_coa
         await send(screen.socket, action="give_up")
     for screen in (a, b, c, again, watcher):
         await screen.until(RESULTS.pattern)
+    for screen in (a, again):  # the race is over: Ana's screens caught up at once
+        assert screen.frames[await screen.until(RESULTS.pattern)][0] - ending < DELAY
     # Spectators heard her, late; the line is kept in their channel.
     for text in SAID:
         await watcher.until(re.escape(text))
@@ -245,4 +247,35 @@ async def test_a_racer_who_stopped_sees_rivals_no_sooner_than_spectators_and_coa
                 break
             assert not any(text in frame for text in SAID), frame
     for screen in (a, b, c, again, ana_bot, bo_bot, watcher):
+        await screen.close()
+
+
+@override_settings(RACE_COUNTDOWN_SECONDS=0.5)
+async def test_a_racer_who_stopped_hears_a_rematch_and_the_next_race_at_once():
+    """The host, who gave up, calls the race off: her screen, late while she watched, is live
+    again for the rematch's lobby and her own moves in the next race."""
+    settings = rules.validate_settings(9, 9, 10, True, spectator_delay=DELAY)
+    room = await sync_to_async(services.create_room)("race", settings)
+    ana, bo = [await sync_to_async(services.join_room)(room, name) for name in ("Ana", "Bo")]
+    a, b = await page(room, ana), await page(room, bo)
+    await send(a.socket, action="start")
+    for screen in (a, b):
+        await screen.until('data-phase="racing"')
+    await send(a.socket, action="give_up")
+    await a.until(rf'id="status-{ana.number}"[^>]*data-standing="gave-up"')
+    since, said = len(a.frames), time.monotonic()
+    await send(b.socket, action="chat", text="still racing")
+    assert a.frames[await a.until("still racing", since)][0] - said >= DELAY  # she is behind
+    asked = time.monotonic()
+    await send(a.socket, action="new_game")
+    lobby = await a.until('data-phase="lobby"', since)
+    assert a.frames[lobby][0] - asked < DELAY
+    await send(a.socket, action="start")
+    await a.until('data-phase="racing"', lobby)
+    race = await sync_to_async(_race)(room)
+    x, y = race.grid.xy(_safe_hidden(race, ana.number)[0])
+    since, sent = len(a.frames), time.monotonic()
+    await send(a.socket, action="reveal", x=x, y=y)
+    assert a.frames[await a.until(rf'id="cell-{x}-{y}"', since)][0] - sent < DELAY
+    for screen in (a, b):
         await screen.close()
