@@ -14,7 +14,6 @@ order, and nothing more is held back.
 
 import asyncio
 import collections
-import contextlib
 from collections.abc import Awaitable, Callable
 
 LIMIT = 2_000
@@ -31,8 +30,8 @@ class DelayedSender:
         self.write = write
         self.waiting: collections.deque[tuple[float, str]] = collections.deque()
         self.task: asyncio.Task[None] | None = None
-        self.hurried = asyncio.Event()
-        """Set by `hurry`: wakes the sender from its wait for the next text's time."""
+        self.waking: asyncio.Future[None] | None = None
+        """What the sender waits on until the next text's time; `hurry` ends the wait early."""
 
     @property
     def idle(self) -> bool:
@@ -51,27 +50,37 @@ class DelayedSender:
         """What waits goes out now, in order, and what comes later without delay."""
         self.seconds = 0
         self.waiting = collections.deque((0.0, text) for _, text in self.waiting)
-        self.hurried.set()
+        if self.waking is not None:
+            _wake(self.waking)
 
     def slow(self, seconds: float) -> None:
         """What comes from now on waits `seconds` (what waits already keeps its time)."""
         self.seconds = seconds
-        self.hurried.clear()
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         try:
             while self.waiting:
                 due, text = self.waiting[0]
-                if (wait := due - loop.time()) > 0:
-                    with contextlib.suppress(TimeoutError):
-                        async with asyncio.timeout(wait):  # the delay itself, or a `hurry`
-                            await self.hurried.wait()
+                if due > loop.time():
+                    await self._pause(due)
                     continue
                 self.waiting.popleft()
                 await self.write(text)
         finally:
             self.task = None
+
+    async def _pause(self, due: float) -> None:
+        """Until `due` (the loop's time) or a `hurry`: `asyncio.sleep`, which nothing can end
+        early, made the same way."""
+        loop = asyncio.get_running_loop()
+        self.waking = loop.create_future()
+        timer = loop.call_at(due, _wake, self.waking)
+        try:
+            await self.waking
+        finally:
+            timer.cancel()
+            self.waking = None
 
     def stop(self) -> None:
         """Drop what waits; the socket is going away."""
@@ -79,3 +88,8 @@ class DelayedSender:
         if self.task is not None and self.task is not asyncio.current_task():
             self.task.cancel()
         self.task = None
+
+
+def _wake(waking: "asyncio.Future[None]") -> None:
+    if not waking.done():
+        waking.set_result(None)
