@@ -2,7 +2,9 @@
 
 Players talk in the players' channel, spectators in theirs. Where boards are private to each
 seat (a race, `GameKind.per_seat_boards`) a running game's racers never hear the spectators'
-channel, so nobody can coach; they see it once the game is over (`announce.chat`). Every door
+channel, so nobody can coach; they see it once the game is over (`announce.chat`). A racer who
+stopped racing while others race watches the boards with the spectators, and talks and hears in
+their channel until the race is over (`chat_view.watchers`). Every door
 (the websocket, the JSON API) calls `say`; limits and figures are in docs/operations.md
 ("Limits").
 """
@@ -14,7 +16,7 @@ from functools import partial
 from django.db import transaction
 from django.utils.crypto import salted_hmac
 
-from . import announce, names
+from . import announce, chat_view, names
 from .chat_view import KEPT, PER_ADDRESS_KEPT
 from .kinds.table import Invalid, Refused
 from .limits import Buckets, Decision, Limit
@@ -142,7 +144,9 @@ def _keep(
     *,
     address: str = "",
 ) -> ChatMessage:
-    channel = ChatMessage.Channel.SPECTATORS if player is None else ChatMessage.Channel.PLAYERS
+    channel = ChatMessage.Channel.PLAYERS
+    if player is None or player.number in chat_view.watchers(room):
+        channel = ChatMessage.Channel.SPECTATORS  # nobody still racing hears it
     sender = address_tag(address)
     with transaction.atomic():
         game = Game.objects.filter(room=room).order_by("-number").only("pk").first()

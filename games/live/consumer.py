@@ -10,7 +10,8 @@ most (`rosters`). The figures are in docs/operations.md ("Limits").
 
 Each socket takes its own text of a message that has one per audience (`games.audiences`): a
 racer their own board, a bot JSON events (`bot_sockets`, `games.bot_events`). A race's
-spectators hear everything a few seconds late (`delayed`). A bot's every message is answered,
+spectators hear everything a few seconds late (`delayed`), and so does a racer who stopped racing
+while others still race (`audiences.LATE`), until the race is over. A bot's every message is answered,
 `ack` or `error`, with the `id` it carried: a bot waiting for a reply never hangs.
 """
 
@@ -137,7 +138,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
     commands: Collection[str] = ()
     """The room's kind's own commands (`GameKind.commands`), which its messages may name."""
     delayed: DelayedSender | None = None
-    """A race spectator's: what this socket hears goes out that much later (`delayed`)."""
+    """A race spectator's: what this socket hears goes out that much later (`delayed`); a
+    seat's while it is `behind`, and until what waited then has gone."""
+    behind = False
+    """A seat's socket whose racer stopped while others race: it hears the room as late as the
+    spectators do (`audiences.LATE`), until the race is over (`audiences.LIVE`)."""
     settled = False
     """A spectator's game was over when the socket opened: its first snapshot goes out at once
     (nobody is left to coach); what follows, a rematch, comes late as usual."""
@@ -354,11 +359,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 html = await snapshots.render(self.room.pk, self.view)
             else:
                 html = await cache.html(self.room.pk, self.view)
-            if self.settled:
-                self.settled = False
-                await self._transmit(html)
-            else:
-                await self._out(html)
+            at_once, self.settled = self.settled, False
+            await self._out(html, at_once=at_once)
         finally:
             held, self.held = self.held or [], None
             for message in held:
@@ -410,7 +412,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             self.held is not None
             or self.delayed is not None
             or self.closing
-            or html in audiences.SIGNS
+            or html.startswith(audiences.SIGN)
             or not daphne_frames.send(self.connection, html)
         ):
             return False
@@ -449,9 +451,50 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self._stop_tasks()
         await self.close(code=code)
 
-    async def _out(self, html: str) -> None:
-        """The room's game to this socket: now, or as late as its delay says."""
+    async def _out(self, html: str, *, at_once: bool = False) -> None:
+        """The room's game to this socket: now, or as late as its delay says; a text for a
+        racer's screens may say that they fall behind or catch up (`audiences.LATE`, `LIVE`)."""
+        if html.startswith(audiences.LIVE):
+            html = html.removeprefix(audiences.LIVE)
+            self._catch_up()
+        now, late, later = html.partition(audiences.LATE)
+        if now:
+            await self._out_one(now, at_once)
+        if late:
+            self._fall_behind()
+            if later:
+                await self._out_one(later, at_once=False)
+
+    def _fall_behind(self) -> None:
+        """This seat's racer stopped while others race: from now on the socket hears the room
+        as late as a spectator (nothing, with a room whose spectators watch live)."""
+        per_seat = kind_of(self.room.kind).per_seat_boards
+        if self.behind or self.json or self.view.seat is None or per_seat is None:
+            return
+        seconds = per_seat.spectator_delay(self.room)
+        if seconds <= 0:
+            return
+        self.behind = True
         if self.delayed is None:
+            self.delayed = DelayedSender(seconds, self._transmit)
+        else:  # still catching up from an earlier race: its texts go first
+            self.delayed.slow(seconds)
+
+    def _catch_up(self) -> None:
+        """The race is over (or a new one begins): what waits goes out now, then nothing waits."""
+        if self.behind and self.delayed is not None:
+            self.behind = False
+            self.delayed.hurry()
+
+    def _caught_up(self) -> bool:
+        """Whether this seat's socket, late while its racer watched, has sent all that waited."""
+        held = self.delayed
+        return held is not None and not self.behind and held.seconds == 0 and held.idle
+
+    async def _out_one(self, html: str, at_once: bool) -> None:
+        if self._caught_up():
+            self.delayed = None  # at once from here on
+        if self.delayed is None or at_once:
             await self._transmit(html)
             return
         try:
