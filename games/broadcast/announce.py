@@ -58,7 +58,8 @@ def snapshot_for(room: Room, seat: int | None, *, json: bool = False) -> str:
         html = kind.per_seat_boards.viewer_snapshot_html(room, game, seat)
     else:
         html = kind.rendering.snapshot_html(room, game)
-    return html + chat_view.logs_html(room, player=seat is not None)
+    watching = seat is None or seat in chat_view.watchers(room, game)
+    return html + chat_view.logs_html(room, player=not watching)
 
 
 def roster(room_id: int) -> None:
@@ -102,16 +103,22 @@ def bot_changed(room_id: int, host: str, on: bool, stuck: bool) -> None:
 
 
 def chat(room_id: int, message_id: int) -> None:
-    """A chat line to every screen that may read it: a spectator's line reaches no racer's
-    screen, page or bot, while a race runs (`chat_view.hides_spectators`)."""
+    """A chat line to every screen that may read it: a spectator's line (or a line of a racer
+    who stopped racing) reaches no racer's screen, page or bot, while a race runs
+    (`chat_view.hides_spectators`); those who stopped hear it (`chat_view.watchers`)."""
     message = ChatMessage.objects.select_related("room").filter(pk=message_id).first()
     if message is None:  # fifty newer lines came first: screens get it with their next snapshot
         return
     html = chat_view.line_html(message)
     event = bot_events.chat(chat_view.as_json(message))
     spectators_only = message.channel == ChatMessage.Channel.SPECTATORS
-    if spectators_only and chat_view.hides_spectators(message.room):
-        outbox.send(room_id, {audiences.SPECTATORS: html})
+    game = message.room.current_game() if spectators_only else None
+    if spectators_only and chat_view.hides_spectators(message.room, game):
+        texts = {audiences.SPECTATORS: html}
+        for seat in chat_view.watchers(message.room, game):  # out of the race, watching
+            texts[audiences.seat(seat)] = html
+            texts[audiences.json_seat(seat)] = event
+        outbox.send(room_id, texts)
     else:
         outbox.send(room_id, {audiences.ALL: html, audiences.JSON: event})
     if message.spectator:  # the host's menu lists who spoke, to mute or kick them

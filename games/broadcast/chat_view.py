@@ -1,7 +1,8 @@
 """What a screen shows of a room's chat: the kept lines it may see, as HTML or JSON.
 
 Read by the write path (`chat`), the announcer and the snapshot (`announce`) alike, so the rule
-"no spectators' line to a racer while the race runs" lives in one place (`hides_spectators`).
+"no spectators' line to a racer while the race runs" lives in one place (`hides_spectators`), and
+so does who counts as a spectator meanwhile (`watchers`: a racer who stopped racing).
 """
 
 from django.template.loader import render_to_string
@@ -24,6 +25,17 @@ def hides_spectators(room: Room, game: Game | None = None) -> bool:
     if kind_of(room.kind).per_seat_boards is None:
         return False
     return not (game or room.current_game()).is_over
+
+
+def watchers(room: Room, game: Game | None = None) -> frozenset[int]:
+    """The seats that watch the game with the spectators now: out of a race others still run
+    (`PerSeatBoards.watching`). They hear the spectators' channel and talk in it, so nothing
+    they say reaches anyone still racing."""
+    per_seat = kind_of(room.kind).per_seat_boards
+    if per_seat is None:
+        return frozenset()
+    game = game or room.current_game()
+    return per_seat.watching(game.state, game.params)
 
 
 def visible(room: Room, *, player: bool, channel: str | None = None) -> list[ChatMessage]:

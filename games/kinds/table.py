@@ -230,6 +230,10 @@ class PerSeatBoards:
     spectator_delay: Callable[["Room"], float]
     """Seconds by which everything a spectator's socket hears (its snapshot too) trails the
     game; 0: live."""
+    watching: Callable[[State, Params], frozenset[int]] = lambda state, params: frozenset()
+    """The seats out of a game others still play (a racer who gave up, is out or finished):
+    they see the others' boards, so they watch as late as spectators do and talk in the
+    spectators' channel, which nobody still playing hears (`games.rooms.chat`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,8 @@ most (`rosters`). The figures are in docs/operations.md ("Limits").
 
 Each socket takes its own text of a message that has one per audience (`games.protocol.audiences`): a
 racer their own board, a bot JSON events (`bot_sockets`, `games.broadcast.bot_events`). A race's
-spectators hear everything a few seconds late (`delayed`). A bot's every message is answered,
+spectators hear everything a few seconds late (`delayed`), and so does a racer who stopped racing
+while others still race (`audiences.LATE`), until the race is over. A bot's every message is answered,
 `ack` or `error`, with the `id` it carried: a bot waiting for a reply never hangs.
 """
 
@@ -145,6 +146,7 @@ class RoomConsumer(Receiving):
         self.spectator = host.handle(room.code, self.scope.get("cookies", {}).get(host.COOKIE))
         self.kicked = host.seat_kicked(player) or host.spectator_kicked(room, self.spectator)
         if credentials.watch:
+            self.session_seat = player
             if player is not None and kind_of(room.kind).per_seat_boards is not None:
                 self.own_seat = player.number
             self.settled = room.current_game().is_over

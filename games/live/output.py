@@ -16,6 +16,7 @@ from django.conf import settings
 from .. import metrics
 from ..broadcast import bot_events
 from ..broadcast.outbox import LAYER_ERRORS
+from ..kinds import kind_of
 from ..limits import Limit, TokenBucket
 from ..log_limit import warn
 from ..patches import daphne_frames, twisted_backlog
@@ -91,7 +92,11 @@ class Output(AsyncWebsocketConsumer):
     commands: Collection[str] = ()
     """The room's kind's own commands (`GameKind.commands`), which its messages may name."""
     delayed: DelayedSender | None = None
-    """A race spectator's: what this socket hears goes out that much later (`delayed`)."""
+    """A race spectator's: what this socket hears goes out that much later (`delayed`); a
+    seat's while it is `behind`, and until what waited then has gone."""
+    behind = False
+    """A seat's socket whose racer stopped while others race: it hears the room as late as the
+    spectators do (`audiences.LATE`), until the race is over (`audiences.LIVE`)."""
     settled = False
     """A spectator's game was over when the socket opened: its first snapshot goes out at once
     (nobody is left to coach); what follows, a rematch, comes late as usual."""
@@ -110,6 +115,8 @@ class Output(AsyncWebsocketConsumer):
     host kicks or mutes by it."""
     kicked: str | None = None
     """Why the host's kick keeps this socket out (`host`), found on the way in."""
+    session_seat: Player | None = None
+    """On a watch link, the seat this browser's session holds in the room: its mute holds here."""
 
     group = ""
     """The room's group (`outbox.group_name`), set on connect."""
@@ -131,11 +138,8 @@ class Output(AsyncWebsocketConsumer):
                 html = await snapshots.render(self.room.pk, self.view)
             else:
                 html = await cache.html(self.room.pk, self.view)
-            if self.settled:
-                self.settled = False
-                await self._transmit(html)
-            else:
-                await self._out(html)
+            at_once, self.settled = self.settled, False
+            await self._out(html, at_once=at_once)
         finally:
             held, self.held = self.held or [], None
             for message in held:
@@ -187,7 +191,7 @@ class Output(AsyncWebsocketConsumer):
             self.held is not None
             or self.delayed is not None
             or self.closing
-            or html in audiences.SIGNS
+            or html.startswith(audiences.SIGN)
             or not daphne_frames.send(self.connection, html)
         ):
             return False
@@ -226,9 +230,50 @@ class Output(AsyncWebsocketConsumer):
         self._stop_tasks()
         await self.close(code=code)
 
-    async def _out(self, html: str) -> None:
-        """The room's game to this socket: now, or as late as its delay says."""
+    async def _out(self, html: str, *, at_once: bool = False) -> None:
+        """The room's game to this socket: now, or as late as its delay says; a text for a
+        racer's screens may say that they fall behind or catch up (`audiences.LATE`, `LIVE`)."""
+        if html.startswith(audiences.LIVE):
+            html = html.removeprefix(audiences.LIVE)
+            self._catch_up()
+        now, late, later = html.partition(audiences.LATE)
+        if now:
+            await self._out_one(now, at_once)
+        if late:
+            self._fall_behind()
+            if later:
+                await self._out_one(later, at_once=False)
+
+    def _fall_behind(self) -> None:
+        """This seat's racer stopped while others race: from now on the socket hears the room
+        as late as a spectator (nothing, with a room whose spectators watch live)."""
+        per_seat = kind_of(self.room.kind).per_seat_boards
+        if self.behind or self.json or self.view.seat is None or per_seat is None:
+            return
+        seconds = per_seat.spectator_delay(self.room)
+        if seconds <= 0:
+            return
+        self.behind = True
         if self.delayed is None:
+            self.delayed = DelayedSender(seconds, self._transmit)
+        else:  # still catching up from an earlier race: its texts go first
+            self.delayed.slow(seconds)
+
+    def _catch_up(self) -> None:
+        """The race is over (or a new one begins): what waits goes out now, then nothing waits."""
+        if self.behind and self.delayed is not None:
+            self.behind = False
+            self.delayed.hurry()
+
+    def _caught_up(self) -> bool:
+        """Whether this seat's socket, late while its racer watched, has sent all that waited."""
+        held = self.delayed
+        return held is not None and not self.behind and held.seconds == 0 and held.idle
+
+    async def _out_one(self, html: str, at_once: bool) -> None:
+        if self._caught_up():
+            self.delayed = None  # at once from here on
+        if self.delayed is None or at_once:
             await self._transmit(html)
             return
         try:

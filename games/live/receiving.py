@@ -75,7 +75,7 @@ class Receiving(Output):
         if isinstance(message, Hover):
             await self._hover(message)
             return None
-        if isinstance(message, Ping | React):  # presence: no database, no move budget
+        if isinstance(message, Ping | React):  # presence: no move budget (one read: a mute)
             await signals.send(self.room, self.player, message, self.address)
             return None
         if isinstance(message, Command) and message.name == "sync":
@@ -108,6 +108,7 @@ class Receiving(Output):
             address=self.address,
             sender=sender,
             spectator=self.spectator,
+            session_seat=self.session_seat,
         )
 
     async def _acknowledge(

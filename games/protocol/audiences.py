@@ -39,6 +39,17 @@ CLOSED_TEXT = "\x00closed"
 unknown room's); nothing sends it to a client."""
 SIGNS = frozenset({RESYNC_TEXT, REVOKED_TEXT, KICKED_TEXT, CLOSED_TEXT})
 """Texts that are signs to a socket, never sent to a client."""
+SIGN = "\x00"
+"""How every sign to a socket starts: a text that starts with it is not sent as it is."""
+
+LATE = "\x00late\x00"
+"""Inside a text for a seat's screens: the seat is out of a race that others still run (gave up,
+out, finished), so what follows, and everything after it until `LIVE`, reaches the seat's
+sockets as late as the spectators' (their delay): someone who sees the rivals' boards must not
+see them sooner than a spectator does, or they could coach. Nothing sends it to a client."""
+LIVE = "\x00live\x00"
+"""At the start of a text for a seat's screens: the seat races, or the race is over, so its
+sockets hear everything at once again (what waits goes first). Nothing sends it to a client."""
 CLOSED = {ALL: CLOSED_TEXT, PLAYERS: CLOSED_TEXT, SPECTATORS: CLOSED_TEXT, JSON: CLOSED_TEXT}
 """The room's last message: every socket finds one of these keys first."""
 

@@ -2,7 +2,9 @@
 
 Players talk in the players' channel, spectators in theirs. Where boards are private to each
 seat (a race, `GameKind.per_seat_boards`) a running game's racers never hear the spectators'
-channel, so nobody can coach; they see it once the game is over (`announce.chat`). Every door
+channel, so nobody can coach; they see it once the game is over (`announce.chat`). A racer who
+stopped racing while others race watches the boards with the spectators, and talks and hears in
+their channel until the race is over (`chat_view.watchers`). Every door
 (the websocket, the JSON API) calls `say`; limits and figures are in docs/operations.md
 ("Limits").
 """
@@ -14,7 +16,7 @@ from functools import partial
 from django.db import transaction
 from django.utils.crypto import salted_hmac
 
-from ..broadcast import announce
+from ..broadcast import announce, chat_view
 from ..broadcast.chat_view import KEPT, PER_ADDRESS_KEPT
 from ..kinds.table import Invalid, Refused
 from ..limits import Buckets, Decision, Limit
@@ -80,17 +82,28 @@ def clean(text: object) -> str:
     return line
 
 
-def muted(room: Room, player: Player | None, spectator: str | None) -> str | None:
-    """Why the host's mute (`games.rooms.host`) keeps this line out, or None: read from the database,
-    as the host may have muted the sender since their socket opened."""
+def seat_muted(player: Player) -> bool:
+    """Whether the host muted this seat: read from the database, as the host may have muted it
+    since its socket opened."""
+    return Player.objects.filter(pk=player.pk, muted=True).exists()
+
+
+def muted(
+    room: Room, player: Player | None, spectator: str | None, session_seat: Player | None = None
+) -> str | None:
+    """Why the host's mute (`games.rooms.host`) keeps this line out, or None. A spectator is muted by
+    their handle, with all spectators, or by the seat their browser session holds in the room
+    (`session_seat`): a muted player who opens the watch link in the same browser stays muted."""
     if player is not None:
-        return MUTED if Player.objects.filter(pk=player.pk, muted=True).exists() else None
+        return MUTED if seat_muted(player) else None
     everyone, some = Room.objects.values_list("spectators_muted", "muted_spectators").get(
         pk=room.pk
     )
     if everyone:
         return SPECTATORS_MUTED
-    return MUTED if spectator in some else None
+    if spectator in some or (session_seat is not None and seat_muted(session_seat)):
+        return MUTED
+    return None
 
 
 def say(
@@ -101,12 +114,14 @@ def say(
     address: str,
     sender: object,
     spectator: str | None = None,
+    session_seat: Player | None = None,
 ) -> ChatMessage:
-    """`text` from `player` (None: a spectator, known to the host by `spectator`, their handle)
-    into the room's chat, or a refusal for the sender alone. `sender`: who is paced (a seat's
-    pk, or a spectator's socket), `address` the client's (`flood.address_key`)."""
+    """`text` from `player` (None: a spectator, known to the host by `spectator`, their handle,
+    and by `session_seat`, the seat their browser session holds here, if any) into the room's
+    chat, or a refusal for the sender alone. `sender`: who is paced (a seat's pk, or a
+    spectator's socket), `address` the client's (`flood.address_key`)."""
     line = clean(text)
-    why = muted(room, player, spectator)
+    why = muted(room, player, spectator, session_seat)
     if why is not None:
         raise Muted(why)
     now = time.monotonic()
@@ -130,7 +145,9 @@ def _keep(
     *,
     address: str = "",
 ) -> ChatMessage:
-    channel = ChatMessage.Channel.SPECTATORS if player is None else ChatMessage.Channel.PLAYERS
+    channel = ChatMessage.Channel.PLAYERS
+    if player is None or player.number in chat_view.watchers(room):
+        channel = ChatMessage.Channel.SPECTATORS  # nobody still racing hears it
     sender = address_tag(address)
     with transaction.atomic():
         game = Game.objects.filter(room=room).order_by("-number").only("pk").first()

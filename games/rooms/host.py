@@ -11,9 +11,11 @@ Spectators have no seat: the host names one by a handle (`handle`), derived from
 `watcher` cookie and the room, which their chat lines carry. A kicked spectator's handle is kept
 on the room (`Room.kicked`, at most `KICKS_KEPT`), a kicked seat's deadline on its row.
 
-A host away (no socket open) for `HOST_AWAY_SECONDS` loses the seat to the player present the
-longest: every server process's presence heartbeat looks (`pass_from_away_hosts`), in the
-database, so it works whichever process the host's socket was on.
+A host away (no socket open, a bot's included, and no API call with the seat's token) for
+`HOST_AWAY_SECONDS` loses the seat to the player present the longest: every server process's
+presence heartbeat looks (`pass_from_away_hosts`), in the database, so it works whichever process
+the host's socket was on. An API call counts as presence (`seen_on_api`): a room made and played
+over the API stays its creator's while they keep calling.
 
 The host also revokes a seat's token (`revoke_token`) and deletes the room (`delete_room`).
 """
@@ -48,6 +50,9 @@ MUTES_KEPT = 100
 """Muted spectators' handles kept per room; past it the oldest is unmuted."""
 AWAY_ROOMS_PER_SWEEP = 100
 """Rooms one heartbeat hands a host seat on in, at most; the next beat takes the rest."""
+API_SEEN_SECONDS = 10.0
+"""A seat's API calls mark it present at most this often: one write per seat per 10 s, however
+fast it calls (docs/operations.md, "Limits")."""
 
 NOT_HOST = "Only the room's host can do that."
 SPECTATORS_NOT_HOST = "Spectators cannot use host controls: only the room's host can."
@@ -93,6 +98,20 @@ def spectator_kicked(room: Room, spectator: str | None) -> str | None:
     """Why this spectator's handle is refused in the room, or None."""
     until = room.kicked.get(spectator) if spectator else None
     return kicked_text(until) if until is not None and until > time.time() else None
+
+
+def seen_on_api(player: Player) -> None:
+    """A call with the seat's token: the seat is present now, as with a socket open. The away
+    rule (`pass_from_away_hosts`) counts from `away_since`, which a socket closing sets; a call
+    while no socket is open moves it on, so a host who plays by the API alone (a script, a bot
+    that polls) is not handed over to whoever holds a socket. A seat with a socket open is
+    present already and costs no write; so does one marked less than `API_SEEN_SECONDS` ago."""
+    if player.connections:
+        return
+    now = timezone.now()
+    if (player.away_since or player.joined_at) > now - timedelta(seconds=API_SEEN_SECONDS):
+        return
+    Player.objects.filter(pk=player.pk, connections=0).update(away_since=now)
 
 
 @transaction.atomic
@@ -204,7 +223,7 @@ def _mute(room: Room, host: Player, command: HostCommand) -> _Done:
         room.save(update_fields=["muted_spectators"])
         return _Done(f"{host.nickname} {verb} a spectator.")
     player = _seat(room, command.seat, doing=command.action)
-    if player.pk == host.pk:
+    if player.pk == host.pk and on:  # unmuting oneself is fine (one muted before a transfer)
         raise Invalid("You cannot mute yourself.")
     player.muted = on
     player.save(update_fields=["muted"])
@@ -217,9 +236,18 @@ def _transfer(room: Room, host: Player, command: HostCommand) -> _Done:
         raise Invalid("You are the host already: name another player's seat.")
     if seat_kicked(player) is not None:
         raise Refused(f"{player.nickname} was removed from the room: choose someone else.")
+    _make_host(room, player)
+    return _Done(f"{host.nickname} made {player.nickname} the host.", menus=(host.number,))
+
+
+def _make_host(room: Room, player: Player) -> None:
+    """`player` hosts the room from now on, unmuted: the host holds the mute, and a host muted
+    by the one before would have no one to lift it."""
     room.host = player
     room.save(update_fields=["host"])
-    return _Done(f"{host.nickname} made {player.nickname} the host.", menus=(host.number,))
+    if player.muted:
+        player.muted = False
+        player.save(update_fields=["muted"])
 
 
 _COMMANDS = {
@@ -236,10 +264,11 @@ _COMMANDS = {
 
 
 def pass_from_away_hosts(seconds: float) -> list[int]:
-    """Hand the host seat of every room whose host has had no socket for `seconds` to the
-    player present the longest (online the longest, then seated the longest), and tell the
-    room. Only rooms with such a player are looked at. Safe in several processes at once: each
-    room is looked at again with its row locked. Returns the rooms whose host changed."""
+    """Hand the host seat of every room whose host has had no socket nor API call
+    (`seen_on_api`) for `seconds` to the player present the longest (online the longest, then
+    seated the longest), and tell the room. Only rooms with such a player are looked at. Safe
+    in several processes at once: each room is looked at again with its row locked. Returns the
+    rooms whose host changed."""
     cutoff = timezone.now() - timedelta(seconds=seconds)
     away = Q(host__away_since__lt=cutoff) | Q(
         host__away_since__isnull=True, host__joined_at__lt=cutoff
@@ -270,8 +299,7 @@ def _pass_on(room_id: int, cutoff: datetime) -> bool:
     )
     if heir is None:
         return False
-    room.host = heir
-    room.save(update_fields=["host"])
+    _make_host(room, heir)
     notice = f"{host.nickname} has been away: {heir.nickname} is the host now."
     transaction.on_commit(partial(announce.host, room.pk, "away", notice, (), (host.number,)))
     return True

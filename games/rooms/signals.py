@@ -1,7 +1,8 @@
 """Pings and reactions: a player points the room at a cell, or shows an emote, for a few seconds.
 
 Presence, like a pointer: checked on the event loop, sent to the room's sockets and forgotten;
-never stored, never in the engine, never a trip to the database. Who hears it follows the boards:
+never stored, never in the engine. One read of the database, after the budgets: whether the host
+muted the sender since their socket opened (a mute silences pings and reactions as it does chat). Who hears it follows the boards:
 where everyone sees one board (Minesweeper, Flags) every screen gets a ping; in a race only the
 pinger's own screens do, since a rival who saw it would learn where the pinger's board is safe.
 A reaction says nothing of a board and goes to every screen (a race's spectators hear it late,
@@ -15,6 +16,7 @@ the sender alone hears why and nothing is sent (docs/operations.md, "Limits").
 import json
 import time
 
+from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.template.loader import render_to_string
 
@@ -25,6 +27,7 @@ from ..limits import Buckets, Decision, Limit
 from ..protocol import audiences
 from ..protocol.messages import Ping, React
 from ..store.models import Player, Room
+from . import chat
 from .base import Forbidden
 
 EMOTES = {
@@ -53,6 +56,7 @@ _PLAYERS, _ADDRESSES, _ROOMS = Buckets(PER_PLAYER), Buckets(PER_ADDRESS), Bucket
 SPECTATORS_CANNOT_SIGNAL = (
     "Spectators cannot ping cells or react: join the room to take a seat first."
 )
+MUTED = "The host muted you in this room: your pings and reactions are not sent."
 NO_GRID = "Pings point at a cell of a grid; this game has none: send a reaction instead."
 
 
@@ -135,10 +139,13 @@ def _event(event: dict[str, object]) -> str:
 
 
 async def send(room: Room, player: Player | None, signal: Ping | React, address: str) -> None:
-    """Check the signal, take it from the budgets, and send it to the room's screens."""
+    """Check the signal, take it from the budgets, refuse it from a muted seat, and send it to
+    the room's screens."""
     check(room, player, signal)
     assert player is not None
     take_budget(room.pk, player.pk, address, time.monotonic())
+    if await database_sync_to_async(chat.seat_muted)(player):
+        raise chat.Muted(MUTED)
     # Shows nothing a snapshot shows: the room's kept snapshot stays good (`relay`).
     message = {"type": "room.html", "texts": texts(room, player, signal), "keeps_snapshot": True}
     await get_channel_layer().group_send(group_name(room.pk), message)

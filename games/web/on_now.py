@@ -70,7 +70,8 @@ class Featured:
     described: str
     players: tuple[str, ...]
     more_players: int
-    spectators: int
+    spectators: int | None
+    """None when the host hid the count (`games.rooms.host`)."""
     racing: bool
     """A race whose start has been given: spectators watch it late (the room's delay)."""
 
@@ -190,6 +191,6 @@ def _describe(game: Game) -> Featured:
         described=kind.rendering.describe_settings(room.settings),
         players=names,
         more_players=max(0, game.seated - len(names)),
-        spectators=room.spectators,
+        spectators=room.spectators if room.spectator_count_shown else None,
         racing=kind.per_seat_boards is not None and game.started_at is not None,
     )

@@ -4,7 +4,6 @@ import secrets
 import time
 from collections.abc import Callable
 from functools import wraps
-from urllib.parse import urlsplit
 
 from django.db.models import Count, OuterRef, Q, Subquery
 from django.http import HttpRequest, HttpResponse
@@ -36,6 +35,9 @@ def remember_seat(request: HttpRequest, room: Room, player: Player, nickname: st
     It remembers the nickname asked for, not the one given: "Ana 2" in one room is still Ana
     in the next.
     """
+    # A new session key with every seat taken: a session planted in the browser beforehand
+    # (its key known to whoever planted it) never holds the seat (session fixation).
+    request.session.cycle_key()
     seats = dict(request.session.get("players", {}))
     seats[room.code] = player.token
     request.session["players"] = dict(list(seats.items())[-ROOMS_REMEMBERED:])
@@ -229,30 +231,15 @@ TOO_MANY_JOINS = "Slow down: that's a lot of rooms joined from you in one minute
 @with_room
 @admitted
 def room(request: HttpRequest, room: Room) -> HttpResponse:
+    """The room for a browser whose session holds a seat here; for any other the join page,
+    the remembered nickname filled in. A GET never takes a seat (a link preview, a prefetch or
+    another site's link would seat the visitor): the join form's POST does (`join`)."""
     player = seat_of(request, room)
     if player is None:
         nickname = request.session.get("nickname")
-        # Told first, even with a name ready: seats taken, or an arrival from another site.
-        if not nickname or joining.seats_taken(room) or arrived_from_another_site(request):
-            asked = NicknameForm(initial={"nickname": nickname} if nickname else None)
-            return join_page(request, room, asked, status=200)
-        form = NicknameForm({"nickname": nickname})
-        seat = take_seat(request, room, form) if form.is_valid() else join_page(request, room, form)
-        if isinstance(seat, HttpResponse):
-            return seat
-        player = seat
+        asked = NicknameForm(initial={"nickname": nickname} if nickname else None)
+        return join_page(request, room, asked, status=200)
     return render_room(request, room, player)
-
-
-def arrived_from_another_site(request: HttpRequest) -> bool:
-    """Whether another site sent the browser here (a link, a redirect, a form): it then asks
-    before taking a seat under the remembered nickname, so no page elsewhere can seat its
-    visitors in a room. The browser's Sec-Fetch-Site says so; older ones only the Referer."""
-    fetch_site = request.headers.get("Sec-Fetch-Site")
-    if fetch_site is not None:
-        return fetch_site == "cross-site"
-    referer = request.headers.get("Referer")
-    return bool(referer) and urlsplit(referer).netloc != request.get_host()
 
 
 @require_POST
@@ -298,6 +285,8 @@ def join_page(
         "seats_taken": taken,
         # Past the cap a name gets no seat at all; in a two-sided room it still joins the talk.
         "may_join": taken is None or joining.join_refusal(room) is None,
+        # The name this browser used last: one click (or Enter) on "Join game" takes the seat.
+        "remembered": not form.is_bound and bool(form.initial.get("nickname")),
         # A chat app's crawler lands here (no session): the link's preview, and no seat taken.
         "preview": tags(request, room, room.current_game(), Page.ROOM),
     }

@@ -208,6 +208,8 @@ async def test_racers_never_hear_the_spectators_while_the_race_runs_and_do_after
     assert not await sync_to_async(_over)(room)
     await send(watcher, action="chat", text="coach again: Bo, go right")
     await receive_until(watcher, "coach again")  # said while Bo still races
+    # Ana gave up: she watches with the spectators now, and hears them (issue 33).
+    await receive_until(a, "coach again: Bo, go right")
     await send(b, action="give_up")
     for racer in (a, b):  # every frame until the spectators' lines come: the race ended first
         frames = []

@@ -11,6 +11,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 from django.utils.html import escape
@@ -21,8 +22,9 @@ from config.asgi import application
 from games.kinds.flags import rules as flags_rules
 from games.protocol.flood import TOO_FAST
 from games.protocol.messages import HostCommand
-from games.rooms import chat, host, joining
+from games.rooms import chat, host, joining, signals
 from games.store.models import ChatMessage, Player, Room
+from games.web import on_now
 from games.web.views import live_rooms_context
 from tests.conftest import ORIGIN, session_cookie
 
@@ -265,6 +267,47 @@ def test_the_host_can_hide_the_spectator_count(client):
     assert "Spectator count hidden by the host" in html and " watching</p>" not in html
 
 
+def test_a_muted_player_made_host_is_unmuted_and_may_unmute_themselves(client):
+    code, ana, bo = api_room(client)
+    chat_path = f"/api/rooms/{code}/chat"
+    assert command(client, code, ana, action="mute", seat=1).status_code == 200
+    assert command(client, code, ana, action="transfer", seat=1).status_code == 200
+    assert post(client, chat_path, bo, {"text": "free"}).status_code == 201
+    # A host muted anyway (a room from before this rule) lifts it: muting oneself stays refused.
+    Player.objects.filter(room__code=code, nickname="Bo").update(muted=True)
+    assert command(client, code, bo, action="unmute", seat=1).status_code == 200
+    assert post(client, chat_path, bo, {"text": "again"}).status_code == 201
+    assert command(client, code, bo, action="mute", seat=1).status_code == 400
+    # The seat passed on from an away host is unmuted too.
+    assert command(client, code, bo, action="mute", seat=0).status_code == 200
+    long_ago = timezone.now() - timedelta(minutes=5)
+    Player.objects.filter(room__code=code, nickname="Bo").update(away_since=long_ago)
+    Player.objects.filter(room__code=code, nickname="Ana").update(connections=1)
+    assert host.pass_from_away_hosts(60) == [Room.objects.get(code=code).pk]
+    assert post(client, chat_path, ana, {"text": "host now"}).status_code == 201
+
+
+def test_a_hidden_spectator_count_is_hidden_on_the_home_page_too(client):
+    code, ana, _ = api_room(client)
+    Player.objects.filter(room__code=code).update(connections=1)
+    Room.objects.filter(code=code).update(spectators=7)
+
+    def home() -> tuple[str, on_now.Featured | None]:
+        on_now.forget()
+        cache.delete(on_now.PICK_KEY)
+        return client.get("/").content.decode(), on_now.featured()
+
+    page, featured = home()
+    assert "2 playing · 7 watching" in page and featured is not None
+    assert featured.spectators == 7
+    assert command(client, code, ana, action="spectator_count", shown=False).status_code == 200
+    page, featured = home()
+    assert "2 playing" in page and "7 watching" not in page
+    assert featured is not None and featured.code == code and featured.spectators is None
+    assert "7 watching" not in client.get("/rooms/live/").content.decode()
+    on_now.forget()
+
+
 # The room socket.
 
 
@@ -396,6 +439,32 @@ async def test_a_spectator_is_kicked_by_the_handle_on_their_chat_line(room, ana)
         await socket.disconnect()
 
 
+async def test_a_muted_seat_is_muted_on_its_watch_link_and_in_pings_and_reactions(room, ana, bo):
+    """The mute holds the seat and its browser session: the watch link opened in the same
+    browser talks in the spectators' channel no more than the seat in the players'."""
+    a, b = await connect(room, ana), await connect(room, bo)
+    bo_watching = await connect(room, bo, watch=True)  # Bo's browser, on the watch link
+    await send(a, action="mute", seat=1)
+    await receive_until(a, 'id="host-notice"')
+    await send(bo_watching, action="chat", text="coach")
+    assert escape(chat.MUTED) in await receive_until(bo_watching, 'id="room-error"')
+    for signal in ({"action": "ping", "x": 1, "y": 1}, {"action": "react", "emote": "clap"}):
+        await send(b, **signal)
+        assert escape(signals.MUTED) in await receive_until(b, 'id="room-error"')
+    heard = await before_echo(a)
+    assert not any('class="ping"' in m or 'class="reaction"' in m for m in heard)
+    assert not await sync_to_async(ChatMessage.objects.exists)()
+    other = await connect(room, watch=True)  # another browser watching is not muted
+    await send(other, action="chat", text="hello")
+    assert "hello" in await receive_until(a, "hello")
+    await send(a, action="unmute", seat=1)
+    await receive_until(a, 'id="host-notice"')
+    await send(b, action="react", emote="clap")
+    assert 'data-emote="clap"' in await receive_until(a, 'class="reaction"')
+    for socket in (a, b, bo_watching, other):
+        await socket.disconnect()
+
+
 async def test_the_host_seat_passes_to_the_longest_present_after_the_host_is_away(
     room, ana, bo, settings
 ):
@@ -423,3 +492,40 @@ def test_an_away_host_keeps_the_seat_while_nobody_else_is_there(room, ana, bo):
     assert host.pass_from_away_hosts(60) == [room.pk]
     assert Room.objects.get(pk=room.pk).host_id == bo.pk
     assert host.pass_from_away_hosts(60) == []  # Bo is online: nothing to do
+
+
+def test_a_host_playing_by_the_api_alone_keeps_the_seat_while_it_calls(client):
+    """A room made and played over the API: the host's calls, moves and reads with the token,
+    are presence, so Bo's socket does not take the room after a minute (issue 33)."""
+    code, ana, bo = api_room(client)
+    room = Room.objects.get(code=code)
+    long_ago = timezone.now() - timedelta(minutes=5)
+    Player.objects.filter(room=room).update(joined_at=long_ago)
+    Player.objects.filter(room=room, nickname="Bo").update(connections=1, online_since=long_ago)
+    move = {"action": "flag", "x": 0, "y": 0}
+    assert post(client, f"/api/rooms/{code}/moves", ana, move).status_code == 200
+    assert host.pass_from_away_hosts(60) == []
+    Player.objects.filter(room=room, nickname="Ana").update(away_since=long_ago)
+    read = client.get(f"/api/rooms/{code}", headers={"Authorization": f"Bearer {ana}"})
+    assert read.status_code == 200
+    assert host.pass_from_away_hosts(60) == []
+    # Calls that come faster than `API_SEEN_SECONDS` cost no write.
+    marked = Player.objects.get(room=room, nickname="Ana").away_since
+    assert post(client, f"/api/rooms/{code}/moves", ana, move).status_code == 200
+    assert Player.objects.get(room=room, nickname="Ana").away_since == marked
+    # A minute without a call: away, and the seat passes to Bo.
+    Player.objects.filter(room=room, nickname="Ana").update(away_since=long_ago)
+    assert host.pass_from_away_hosts(60) == [room.pk]
+    assert command(client, code, ana, action="lock").status_code == 403
+
+
+async def test_a_host_whose_bot_holds_a_socket_is_present(room, ana, bo):
+    ana_bot = await bot(room, ana.token)
+    await event(ana_bot, "snapshot")
+    b = await connect(room, bo)
+    await settle(b, online=2)
+    long_ago = timezone.now() - timedelta(minutes=5)
+    await sync_to_async(Player.objects.filter(room=room).update)(joined_at=long_ago)
+    assert await sync_to_async(host.pass_from_away_hosts)(60) == []
+    for socket in (ana_bot, b):
+        await socket.disconnect()

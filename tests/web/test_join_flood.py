@@ -136,8 +136,10 @@ def test_the_page_join_is_capped_per_address(settings):
     page = client.post(f"/r/{second.code}/join/", {"nickname": "Ana"})
     assert page.status_code == 429 and "Slow down" in page.content.decode()
     retry_after(page, '"joins";q=1', window=60)
-    # The invite link with a remembered nickname joins too, under the same cap.
-    assert client.get(f"/r/{second.code}/").status_code == 429
+    # The invite link with a remembered nickname takes no seat (a GET never does): it asks.
+    asked = client.get(f"/r/{second.code}/")
+    assert asked.status_code == 200 and 'value="Ana"' in asked.content.decode()
+    assert not second.players.exists()
 
 
 @pytest.mark.django_db

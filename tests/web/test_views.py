@@ -139,6 +139,8 @@ def test_two_players_named_alike_are_told_apart_on_the_page(client):
     ]
     # The session keeps the name asked for: in a room of its own the friend is plain "ana".
     elsewhere = create(Client(), nickname="Cleo")["Location"]
+    assert 'value="ana"' in friend.get(elsewhere).content.decode()  # offered, not taken
+    assert friend.post(f"{elsewhere}join/", {"nickname": "ana"}).status_code == 302
     assert re.search(r"<strong[^>]*>ana</strong>", friend.get(elsewhere).content.decode())
 
 
@@ -240,20 +242,54 @@ def test_a_full_coop_room_says_so_before_asking_a_name(client):
 
 @pytest.mark.parametrize(
     "arrival",
-    [{"HTTP_SEC_FETCH_SITE": "cross-site"}, {"HTTP_REFERER": "https://elsewhere.example/page"}],
+    [
+        {"HTTP_SEC_FETCH_SITE": "cross-site"},
+        {"HTTP_REFERER": "https://elsewhere.example/page"},
+        {"HTTP_SEC_FETCH_SITE": "same-origin", "HTTP_REFERER": "http://testserver/"},
+        {},
+    ],
 )
-def test_a_link_from_another_site_asks_before_taking_a_seat(client, arrival):
-    """Another site's link must not seat its visitors under their remembered name: the join
-    page asks, with the name filled in; the same link opened from here seats at once."""
+def test_a_get_never_takes_a_seat_the_join_form_does(client, arrival):
+    """Whatever sent the browser (another site's link, a page of ours, a prefetch, a typed
+    address), opening a room asks, the remembered name filled in; only the form's POST seats."""
     code = create(client)["Location"].split("/")[2]  # Ana
     from django.test import Client
 
     friend = Client()
     assert friend.post(f"/r/{code}/join/", {"nickname": "Bo"}).status_code == 302
     other = create(client, nickname="Cleo")["Location"]
-    asked = friend.get(other, **arrival)
-    page = asked.content.decode()
-    assert asked.status_code == 200 and "Pick a nickname" in page and 'value="Bo"' in page
+    for _ in range(2):
+        asked = friend.get(other, **arrival)
+        page = asked.content.decode()
+        assert asked.status_code == 200 and "Pick a nickname" in page and 'value="Bo"' in page
     assert not Player.objects.filter(room__code=other.split("/")[2], nickname="Bo").exists()
-    here = {"HTTP_SEC_FETCH_SITE": "same-origin", "HTTP_REFERER": "http://testserver/"}
-    assert "Playing as" in friend.get(other, **here).content.decode()
+    assert friend.post(f"{other}join/", {"nickname": "Bo"}).status_code == 302
+    assert "Playing as" in friend.get(other, **arrival).content.decode()
+
+
+def test_taking_a_seat_cycles_the_session_key(client, settings):
+    """A session planted in the browser beforehand (its key known to whoever planted it) never
+    holds the seat taken with it: creating a room and joining one both give a new key."""
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.test import Client
+
+    def planted() -> tuple[Client, str]:
+        session = SessionStore()
+        session["nickname"] = "Planted"
+        session.create()
+        browser = Client()
+        browser.cookies[settings.SESSION_COOKIE_NAME] = session.session_key
+        return browser, session.session_key
+
+    victim, key = planted()
+    code = create(victim)["Location"].split("/")[2]
+    assert victim.cookies[settings.SESSION_COOKIE_NAME].value not in ("", key)
+    friend, key = planted()
+    assert friend.post(f"/r/{code}/join/", {"nickname": "Bo"}).status_code == 302
+    assert friend.cookies[settings.SESSION_COOKIE_NAME].value not in ("", key)
+    assert "Playing as" in friend.get(f"/r/{code}/").content.decode()  # the new key holds it
+    planter = Client()
+    planter.cookies[settings.SESSION_COOKIE_NAME] = key
+    page = planter.get(f"/r/{code}/").content.decode()
+    assert "Pick a nickname" in page and "Playing as" not in page
+    assert not SessionStore().exists(key)  # the old key is gone, not left holding the seat

@@ -152,6 +152,19 @@ def playing_seats(state: Mapping[str, Any], params: Mapping[str, Any]) -> frozen
     return None if race.phase is engine.Phase.LOBBY else frozenset(race.seats)
 
 
+def stopped(race: engine.Race) -> frozenset[int]:
+    """The seats out of a race that others still run (gave up, out, finished): they see the
+    rivals' boards, so they watch with the spectators, as late, and talk in their channel."""
+    if race.phase is not engine.Phase.RACING:
+        return frozenset()
+    return frozenset(r.seat for r in race.racers if not r.is_racing and r.seat != COMPUTER_SEAT)
+
+
+def watching(state: Mapping[str, Any], params: Mapping[str, Any]) -> frozenset[int]:
+    """`stopped`, from a game's state (`PerSeatBoards.watching`)."""
+    return stopped(load(state))
+
+
 def load(state: Mapping[str, Any]) -> engine.Race:
     return engine.from_dict(state)
 

@@ -177,20 +177,25 @@ def catch_up(room: Room) -> None:
 
 
 def reader_seat(request: HttpRequest, room: Room) -> int | None:
-    """The seat of the player whose token a read carries, else None: reading needs no token,
-    so a missing or unknown one only leaves out what is the seat's own."""
+    """The seat of the player whose token a read carries (marked present, as a move marks it),
+    else None: reading needs no token, so a missing or unknown one only leaves out what is the
+    seat's own."""
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
     player = joining.find_player(room, token.strip()) if scheme.lower() == "bearer" else None
-    return None if player is None else player.number
+    if player is None:
+        return None
+    host.seen_on_api(player)
+    return player.number
 
 
 def player_of(request: HttpRequest, room: Room) -> Player:
-    """The seat whose token the request carries: 403 for another token, or a seat the host
-    kicked (until its time is up)."""
+    """The seat whose token the request carries, marked present (`host.seen_on_api`): 403 for
+    another token, or a seat the host kicked (until its time is up)."""
     player = joining.find_player(room, request.auth)
     if player is None:
         raise HttpError(403, "That token is not a player in this room.")
     kicked = host.seat_kicked(player)
     if kicked is not None:
         raise HttpError(403, kicked)
+    host.seen_on_api(player)  # a seat that calls is present: the host away rule counts it
     return player

@@ -38,7 +38,8 @@ class ChatOut(Schema):
     summary="Say something in the room's chat",
 )
 def say(request: HttpRequest, code: str, body: ChatIn) -> Status:
-    """A line in the players' channel, as the seat's name; every screen of the room shows it and
+    """A line in the players' channel (a racer's out of a race others still run: the spectators',
+    which no racer still racing hears), as the seat's name; every screen of the room shows it and
     bots get a `chat` event. 400 for an empty, over-long or control-character line, 403 for a
     muted seat, 429 past a seat's 5 lines in 10 s (or its address's 20, the room's 30)."""
     room = find_room(code)
