@@ -16,7 +16,7 @@ from django.db import transaction
 from . import announce
 from .chat_view import KEPT
 from .kinds.table import Invalid, Refused
-from .limits import Buckets, Decision, Limit
+from .limits import Budget, Decision, Limit, take_all
 from .models import ChatMessage, Game, Player, Room
 
 MAX_CHARACTERS = 200
@@ -46,12 +46,14 @@ class Muted(PermissionError):
     """The host muted the sender (host controls): 403 over the API, an error on the socket."""
 
 
-_buckets: dict[str, Buckets] = {}
+_BUDGETS = {limit: Budget(limit) for limit in (PER_SENDER, PER_ADDRESS, PER_ROOM)}
+"""Per process, or once for the deployment with `REDIS_URL` (`games.limits.Budget`)."""
 
 
 def reset() -> None:
     """Fresh chat limits (tests: every test client shares one address)."""
-    _buckets.clear()
+    for budget in _BUDGETS.values():
+        budget.reset()
 
 
 def clean(text: object) -> str:
@@ -101,16 +103,11 @@ def say(
     why = muted(room, player, spectator)
     if why is not None:
         raise Muted(why)
-    now = time.monotonic()
-    taken: list[tuple[Buckets, object]] = []
-    for limit, key in ((PER_SENDER, sender), (PER_ADDRESS, address), (PER_ROOM, room.pk)):
-        buckets = _buckets.setdefault(limit.name, Buckets(limit))
-        decision = buckets.take(key, now)
-        if not decision.allowed:
-            for each, its_key in taken:  # a refused line costs the other limits nothing
-                each.give_back(its_key)
-            raise TooFast(decision)
-        taken.append((buckets, key))
+    keys = ((PER_SENDER, sender), (PER_ADDRESS, address), (PER_ROOM, room.pk))
+    # A refused line costs the other limits nothing.
+    refusal = take_all(((_BUDGETS[limit], key) for limit, key in keys), time.monotonic())
+    if refusal is not None:
+        raise TooFast(refusal)
     return _keep(room, player, line, spectator if player is None else None)
 
 
