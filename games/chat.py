@@ -46,14 +46,21 @@ class Muted(PermissionError):
     """The host muted the sender (host controls): 403 over the API, an error on the socket."""
 
 
-_BUDGETS = {limit: Budget(limit) for limit in (PER_SENDER, PER_ADDRESS, PER_ROOM)}
+_budgets: dict[Limit, Budget] = {}
 """Per process, or once for the deployment with `REDIS_URL` (`games.limits.Budget`)."""
+
+
+def budget(limit: Limit) -> Budget:
+    if limit not in _budgets:
+        _budgets[limit] = Budget(limit)
+    return _budgets[limit]
 
 
 def reset() -> None:
     """Fresh chat limits (tests: every test client shares one address)."""
-    for budget in _BUDGETS.values():
-        budget.reset()
+    for each in _budgets.values():
+        each.reset()
+    _budgets.clear()
 
 
 def clean(text: object) -> str:
@@ -105,7 +112,7 @@ def say(
         raise Muted(why)
     keys = ((PER_SENDER, sender), (PER_ADDRESS, address), (PER_ROOM, room.pk))
     # A refused line costs the other limits nothing.
-    refusal = take_all(((_BUDGETS[limit], key) for limit, key in keys), time.monotonic())
+    refusal = take_all(((budget(limit), key) for limit, key in keys), time.monotonic())
     if refusal is not None:
         raise TooFast(refusal)
     return _keep(room, player, line, spectator if player is None else None)
