@@ -62,7 +62,7 @@ from . import (
     sockets,
 )
 from .delayed import DelayedSender, Full
-from .flood import MESSAGES, SPECTATOR_MESSAGES, TOO_FAST, flood_reason, move_budget
+from .flood import MESSAGES, SPECTATOR_MESSAGES, TOO_FAST, flood_reason, move_budget_async
 from .fragments import cursor_html, error_html
 from .hints import address_of, ask_hint
 from .presence import PROCESS, Arrivals, forget_presence
@@ -606,7 +606,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             # Off the database thread and within the room's and address's limits (`hints`).
             return await ask_hint(self.room, self.player, self.address)
         services.refuse_spectator(self.room, self.player, message)  # no database trip
-        self._take_move_budget()
+        await self._take_move_budget()
         with metrics.move_received():
             outcome = await _play(self.room, self.player, message)
         # The computer's reply, its opening after a rematch, or the Solver bot going on.
@@ -641,13 +641,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 facts["cell"] = None if cell is None else {"x": cell[0], "y": cell[1]}
         await self._reply_text(bot_events.ack(_action(message), request_id, **facts))
 
-    def _take_move_budget(self) -> None:
+    async def _take_move_budget(self) -> None:
         """A seat's moves draw on one budget whichever door they come by (`flood.move_budget`),
         so a bot cannot add the API's pace to its socket's. Spectators' moves are refused
         further on."""
         if self.player is None:
             return
-        if not move_budget(self.player.pk, self.address, time.monotonic()).allowed:
+        if not (await move_budget_async(self.player.pk, self.address, time.monotonic())).allowed:
             raise Refused(TOO_FAST)
 
     async def _unexpected(self, request_id: object = None) -> None:

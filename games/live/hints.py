@@ -19,7 +19,7 @@ from channels.db import database_sync_to_async
 
 from .. import hint_cache, services
 from ..kinds.table import Refused
-from ..limits import Buckets, Limit
+from ..limits import Budget, Limit
 from ..models import Player, Room
 from .flood import address_key
 
@@ -47,41 +47,41 @@ _worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hints")
 """One thread: the solver is CPU work, and more threads would only share the same core."""
 
 
-def _address_budget() -> Buckets:
-    return Buckets(
+def _address_budget() -> Budget:
+    return Budget(
         Limit("socket-hints", ADDRESS_BURST, ADDRESS_BURST * 60 / ADDRESS_PER_MINUTE), KEPT
     )
 
 
 @dataclass
 class Limits:
-    """The per-process budgets (`games.limits.Buckets`, which bound their memory to `KEPT`
-    keys) and the worker's queue."""
+    """The budgets (`games.limits.Budget`: per process, bounded to `KEPT` keys, or once for
+    the deployment with `REDIS_URL`) and this process's worker queue."""
 
-    rooms: Buckets = field(
-        default_factory=lambda: Buckets(Limit("socket-hint-room", 1, ROOM_INTERVAL), KEPT)
+    rooms: Budget = field(
+        default_factory=lambda: Budget(Limit("socket-hint-room", 1, ROOM_INTERVAL), KEPT)
     )
     """One hint per room every `ROOM_INTERVAL`: a bucket of one."""
-    addresses: Buckets = field(default_factory=_address_budget)
+    addresses: Budget = field(default_factory=_address_budget)
     waiting: int = 0
     """Hints queued for the worker or being worked out; the event loop is its one user."""
 
-    def admit(self, room_id: int, address: str, now: float) -> None:
+    async def admit(self, room_id: int, address: str, now: float) -> None:
         """Take a place for one hint, or raise Refused saying which limit it met (a room's or
         the queue's refusal takes nothing from the address)."""
-        if not self.rooms.take(room_id, now).allowed:
+        if not (await self.rooms.take_async(room_id, now)).allowed:
             raise Refused(JUST_GIVEN)
-        if self.waiting >= QUEUE or not self.addresses.take(address, now).allowed:
-            self.rooms.give_back(room_id)
+        if self.waiting >= QUEUE or not (await self.addresses.take_async(address, now)).allowed:
+            await self.rooms.give_back_async(room_id)
             raise Refused(BUSY if self.waiting >= QUEUE else TOO_MANY)
         self.waiting += 1
 
     def done(self) -> None:
         self.waiting -= 1
 
-    def release(self, room_id: int) -> None:
+    async def release(self, room_id: int) -> None:
         """Give the room its interval back after a refused hint (game over, first click)."""
-        self.rooms.give_back(room_id)
+        await self.rooms.give_back_async(room_id)
 
 
 LIMITS = Limits()
@@ -90,6 +90,7 @@ LIMITS = Limits()
 def reset() -> None:
     """Fresh budgets and an empty cache (tests)."""
     global LIMITS
+    LIMITS.rooms.reset()
     LIMITS = Limits()
     hint_cache.clear()
 
@@ -105,7 +106,7 @@ async def ask_hint(room: Room, player: Player | None, address: str) -> services.
     """`services.ask_hint`, in three steps off the database thread's back, within the limits."""
     services.check_hint(room, player)
     limits = LIMITS
-    limits.admit(room.pk, address, time.monotonic())
+    await limits.admit(room.pk, address, time.monotonic())
     try:
         for _ in range(2):  # once more if the game ended or was replaced meanwhile
             board = await database_sync_to_async(services.read_hint_board)(room, player)
@@ -119,7 +120,7 @@ async def ask_hint(room: Room, player: Player | None, address: str) -> services.
                 return outcome
         raise Refused(CHANGED)
     except Refused:
-        limits.release(room.pk)  # nobody was shown anything: the room may ask again at once
+        await limits.release(room.pk)  # nobody was shown anything: the room may ask again at once
         raise
     finally:
         limits.done()
