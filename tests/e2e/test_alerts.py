@@ -90,7 +90,9 @@ def two_players(new_context, game: str, **bo_context) -> tuple[Page, Page, str]:
     ana = new_context(reduced_motion="reduce", viewport=LAPTOP).new_page()
     fields = {"x": "human", "o": "human"} if game in ("tictactoe", "flags") else {}
     invite = create(ana, game, "Ana", **fields)
-    bo = join(new_context(reduced_motion="reduce", **{"viewport": LAPTOP, **bo_context}), invite, "Bo")
+    bo = join(
+        new_context(reduced_motion="reduce", **{"viewport": LAPTOP, **bo_context}), invite, "Bo"
+    )
     return ana, bo, invite
 
 
@@ -119,8 +121,11 @@ def audit(page: Page, name: str, screenshots) -> None:
         page.emulate_media(color_scheme=scheme, reduced_motion="reduce")
         found = Axe().run(page).response["violations"]
         screenshot(page, screenshots / f"alerts-{name}-{scheme}.png", animations="disabled")
-        failures += [f"{scheme}: {v['id']} {v['help']} {[n['target'] for n in v['nodes']]}"
-                     for v in found if v["impact"] in BLOCKING]
+        failures += [
+            f"{scheme}: {v['id']} {v['help']} {[n['target'] for n in v['nodes']]}"
+            for v in found
+            if v["impact"] in BLOCKING
+        ]
     page.emulate_media(color_scheme="light", reduced_motion="reduce")
     assert not failures, "\n".join(failures)
 
