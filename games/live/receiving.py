@@ -16,7 +16,7 @@ from ..broadcast import bot_events
 from ..broadcast.outbox import LAYER_ERRORS
 from ..kinds.table import Invalid, Refused
 from ..log_limit import warn
-from ..protocol.flood import TOO_FAST, flood_reason, move_budget
+from ..protocol.flood import TOO_FAST, flood_reason, move_budget_async
 from ..protocol.messages import (
     BadMessage,
     Chat,
@@ -91,7 +91,7 @@ class Receiving(Output):
             # Off the database thread and within the room's and address's limits (`hints`).
             return await ask_hint_async(self.room, self.player, self.address)
         base.refuse_spectator(self.room, self.player, message)  # no database trip
-        self._take_move_budget()
+        await self._take_move_budget()
         with metrics.move_received():
             outcome = await _play(self.room, self.player, message)
         # The computer's reply, its opening after a rematch, or the Solver bot going on.
@@ -126,13 +126,13 @@ class Receiving(Output):
                 facts["cell"] = None if cell is None else {"x": cell[0], "y": cell[1]}
         await self._reply_text(bot_events.ack(_action(message), request_id, **facts))
 
-    def _take_move_budget(self) -> None:
+    async def _take_move_budget(self) -> None:
         """A seat's moves draw on one budget whichever door they come by (`flood.move_budget`),
         so a bot cannot add the API's pace to its socket's. Spectators' moves are refused
         further on."""
         if self.player is None:
             return
-        if not move_budget(self.player.pk, self.address, time.monotonic()).allowed:
+        if not (await move_budget_async(self.player.pk, self.address, time.monotonic())).allowed:
             raise Refused(TOO_FAST)
 
     async def _unexpected(self, request_id: object = None) -> None:

@@ -7,7 +7,7 @@ import ipaddress
 
 from django.conf import settings
 
-from ..limits import Buckets, Decision, Limit
+from ..limits import Budget, Decision, Limit
 
 MESSAGES = Limit.rate("messages", 40, 20.0)
 """Every message of one socket: pointer updates (10/s) plus fast clicking stay well inside
@@ -31,23 +31,25 @@ SPECTATOR_FLOOD_REASON = flood_reason(SPECTATOR_MESSAGES)
 TOO_FAST = "Too many moves: slow down."
 
 
-_budgets: dict[Limit, Buckets] = {}
+_budgets: dict[Limit, Budget] = {}
 
 
-def budget(name: str) -> Buckets:
+def budget(name: str) -> Budget:
     """The move budget `name` ("MOVES" per seat, "ADDRESS_MOVES" per client address) as the
     settings `<name>_BURST` and `<name>_PER_SECOND` give it (docs/operations.md, "Limits"); a
-    changed setting starts a fresh one."""
+    changed setting starts a fresh one. Counted once for the deployment with `REDIS_URL`."""
     burst = float(getattr(settings, f"{name}_BURST"))
     rate = float(getattr(settings, f"{name}_PER_SECOND"))
     limit = Limit.rate(name.lower().replace("_", "-"), burst, rate)
     if limit not in _budgets:
-        _budgets[limit] = Buckets(limit)
+        _budgets[limit] = Budget(limit)
     return _budgets[limit]
 
 
 def reset() -> None:
     """Fresh move budgets (tests: every test client shares one address)."""
+    for each in _budgets.values():
+        each.reset()
     _budgets.clear()
 
 
@@ -59,6 +61,14 @@ def move_budget(seat: int, address: str, now: float) -> Decision:
     decision."""
     by_seat = budget("MOVES").take(seat, now)
     return by_seat if not by_seat.allowed else budget("ADDRESS_MOVES").take(address, now)
+
+
+async def move_budget_async(seat: int, address: str, now: float) -> Decision:
+    """`move_budget` for the event loop (a socket's move): Redis awaited, never waited on."""
+    by_seat = await budget("MOVES").take_async(seat, now)
+    if not by_seat.allowed:
+        return by_seat
+    return await budget("ADDRESS_MOVES").take_async(address, now)
 
 
 SOCKETS_PER_ADDRESS = 200

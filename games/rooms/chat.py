@@ -19,7 +19,7 @@ from django.utils.crypto import salted_hmac
 from ..broadcast import announce, chat_view
 from ..broadcast.chat_view import KEPT, PER_ADDRESS_KEPT
 from ..kinds.table import Invalid, Refused
-from ..limits import Buckets, Decision, Limit
+from ..limits import Budget, Decision, Limit, take_all
 from ..store.models import ChatMessage, Game, Player, Room
 from . import nicknames as names
 
@@ -50,12 +50,21 @@ class Muted(PermissionError):
     """The host muted the sender (host controls): 403 over the API, an error on the socket."""
 
 
-_buckets: dict[str, Buckets] = {}
+_budgets: dict[Limit, Budget] = {}
+"""Per process, or once for the deployment with `REDIS_URL` (`games.limits.Budget`)."""
+
+
+def budget(limit: Limit) -> Budget:
+    if limit not in _budgets:
+        _budgets[limit] = Budget(limit)
+    return _budgets[limit]
 
 
 def reset() -> None:
     """Fresh chat limits (tests: every test client shares one address)."""
-    _buckets.clear()
+    for each in _budgets.values():
+        each.reset()
+    _budgets.clear()
 
 
 def clean(text: object) -> str:
@@ -124,16 +133,11 @@ def say(
     why = muted(room, player, spectator, session_seat)
     if why is not None:
         raise Muted(why)
-    now = time.monotonic()
-    taken: list[tuple[Buckets, object]] = []
-    for limit, key in ((PER_SENDER, sender), (PER_ADDRESS, address), (PER_ROOM, room.pk)):
-        buckets = _buckets.setdefault(limit.name, Buckets(limit))
-        decision = buckets.take(key, now)
-        if not decision.allowed:
-            for each, its_key in taken:  # a refused line costs the other limits nothing
-                each.give_back(its_key)
-            raise TooFast(decision)
-        taken.append((buckets, key))
+    keys = ((PER_SENDER, sender), (PER_ADDRESS, address), (PER_ROOM, room.pk))
+    # A refused line costs the other limits nothing.
+    refusal = take_all(((budget(limit), key) for limit, key in keys), time.monotonic())
+    if refusal is not None:
+        raise TooFast(refusal)
     return _keep(room, player, line, spectator if player is None else None, address=address)
 
 

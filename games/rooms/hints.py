@@ -29,7 +29,7 @@ from django.db.models import F
 from ..broadcast import announce
 from ..kinds import kind_of
 from ..kinds.table import HINTED, Applied, Invalid, Refused
-from ..limits import Buckets, Limit
+from ..limits import Budget, Limit
 from ..protocol.flood import address_key
 from ..store import hint_cache, rowsql
 from ..store.models import Game, Player, Room
@@ -60,41 +60,41 @@ _worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hints")
 """One thread: the solver is CPU work, and more threads would only share the same core."""
 
 
-def _address_budget() -> Buckets:
-    return Buckets(
+def _address_budget() -> Budget:
+    return Budget(
         Limit("socket-hints", ADDRESS_BURST, ADDRESS_BURST * 60 / ADDRESS_PER_MINUTE), KEPT
     )
 
 
 @dataclass
 class Limits:
-    """The per-process budgets (`games.limits.Buckets`, which bound their memory to `KEPT`
-    keys) and the worker's queue."""
+    """The budgets (`games.limits.Budget`: per process, bounded to `KEPT` keys, or once for
+    the deployment with `REDIS_URL`) and this process's worker queue."""
 
-    rooms: Buckets = field(
-        default_factory=lambda: Buckets(Limit("socket-hint-room", 1, ROOM_INTERVAL), KEPT)
+    rooms: Budget = field(
+        default_factory=lambda: Budget(Limit("socket-hint-room", 1, ROOM_INTERVAL), KEPT)
     )
     """One hint per room every `ROOM_INTERVAL`: a bucket of one."""
-    addresses: Buckets = field(default_factory=_address_budget)
+    addresses: Budget = field(default_factory=_address_budget)
     waiting: int = 0
     """Hints queued for the worker or being worked out; the event loop is its one user."""
 
-    def admit(self, room_id: int, address: str, now: float) -> None:
+    async def admit(self, room_id: int, address: str, now: float) -> None:
         """Take a place for one hint, or raise Refused saying which limit it met (a room's or
         the queue's refusal takes nothing from the address)."""
-        if not self.rooms.take(room_id, now).allowed:
+        if not (await self.rooms.take_async(room_id, now)).allowed:
             raise Refused(JUST_GIVEN)
-        if self.waiting >= QUEUE or not self.addresses.take(address, now).allowed:
-            self.rooms.give_back(room_id)
+        if self.waiting >= QUEUE or not (await self.addresses.take_async(address, now)).allowed:
+            await self.rooms.give_back_async(room_id)
             raise Refused(BUSY if self.waiting >= QUEUE else TOO_MANY)
         self.waiting += 1
 
     def done(self) -> None:
         self.waiting -= 1
 
-    def release(self, room_id: int) -> None:
+    async def release(self, room_id: int) -> None:
         """Give the room its interval back after a refused hint (game over, first click)."""
-        self.rooms.give_back(room_id)
+        await self.rooms.give_back_async(room_id)
 
 
 LIMITS = Limits()
@@ -103,6 +103,7 @@ LIMITS = Limits()
 def reset() -> None:
     """Fresh budgets and an empty cache (tests)."""
     global LIMITS
+    LIMITS.rooms.reset()
     LIMITS = Limits()
     hint_cache.clear()
 
@@ -118,7 +119,7 @@ async def ask_hint_async(room: Room, player: Player | None, address: str) -> Out
     """`ask_hint`, in its three steps off the database thread's back, within the limits."""
     check_hint(room, player)
     limits = LIMITS
-    limits.admit(room.pk, address, time.monotonic())
+    await limits.admit(room.pk, address, time.monotonic())
     try:
         for _ in range(2):  # once more if the game ended or was replaced meanwhile
             board = await database_sync_to_async(read_hint_board)(room, player)
@@ -132,7 +133,7 @@ async def ask_hint_async(room: Room, player: Player | None, address: str) -> Out
                 return outcome
         raise Refused(CHANGED)
     except Refused:
-        limits.release(room.pk)  # nobody was shown anything: the room may ask again at once
+        await limits.release(room.pk)  # nobody was shown anything: the room may ask again at once
         raise
     finally:
         limits.done()

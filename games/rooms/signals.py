@@ -23,7 +23,7 @@ from django.template.loader import render_to_string
 from ..broadcast.outbox import group_name
 from ..kinds import kind_of
 from ..kinds.table import Invalid, Refused
-from ..limits import Buckets, Decision, Limit
+from ..limits import Budget, Decision, Limit, take_all, take_all_async
 from ..protocol import audiences
 from ..protocol.messages import Ping, React
 from ..store.models import Player, Room
@@ -51,7 +51,8 @@ cycling seats."""
 PER_ROOM = Limit.rate("signals-room", 20, 5.0)
 """A room's, everyone's together: at most five a second reach each screen of the room."""
 
-_PLAYERS, _ADDRESSES, _ROOMS = Buckets(PER_PLAYER), Buckets(PER_ADDRESS), Buckets(PER_ROOM)
+_PLAYERS, _ADDRESSES, _ROOMS = Budget(PER_PLAYER), Budget(PER_ADDRESS), Budget(PER_ROOM)
+"""Per process, or once for the deployment with `REDIS_URL` (`games.limits.Budget`)."""
 
 SPECTATORS_CANNOT_SIGNAL = (
     "Spectators cannot ping cells or react: join the room to take a seat first."
@@ -99,21 +100,26 @@ def check(room: Room, player: Player | None, signal: Ping | React) -> None:
 def take_budget(room_id: int, player_id: int, address: str, now: float) -> None:
     """One from the player's, the address's and the room's budgets, or Refused; a refusal by a
     later one gives the earlier back (what was refused was never sent)."""
-    taken: list[tuple[Buckets, object]] = []
-    for buckets, key in ((_PLAYERS, player_id), (_ADDRESSES, address), (_ROOMS, room_id)):
-        decision = buckets.take(key, now)
-        if not decision.allowed:
-            for earlier, its_key in taken:
-                earlier.give_back(its_key)
-            raise Refused(too_many(decision))
-        taken.append((buckets, key))
+    refusal = take_all(_budgets(room_id, player_id, address), now)
+    if refusal is not None:
+        raise Refused(too_many(refusal))
+
+
+async def take_budget_async(room_id: int, player_id: int, address: str, now: float) -> None:
+    """`take_budget` for the event loop."""
+    refusal = await take_all_async(_budgets(room_id, player_id, address), now)
+    if refusal is not None:
+        raise Refused(too_many(refusal))
+
+
+def _budgets(room_id: int, player_id: int, address: str) -> list[tuple[Budget, object]]:
+    return [(_PLAYERS, player_id), (_ADDRESSES, address), (_ROOMS, room_id)]
 
 
 def reset() -> None:
     """Fresh budgets (tests: every test client shares one address)."""
-    for buckets in (_PLAYERS, _ADDRESSES, _ROOMS):
-        with buckets.lock:
-            buckets.buckets.clear()
+    for budget in (_PLAYERS, _ADDRESSES, _ROOMS):
+        budget.reset()
 
 
 def texts(room: Room, player: Player, signal: Ping | React) -> dict[str, str]:
@@ -143,7 +149,7 @@ async def send(room: Room, player: Player | None, signal: Ping | React, address:
     the room's screens."""
     check(room, player, signal)
     assert player is not None
-    take_budget(room.pk, player.pk, address, time.monotonic())
+    await take_budget_async(room.pk, player.pk, address, time.monotonic())
     if await database_sync_to_async(chat.seat_muted)(player):
         raise chat.Muted(MUTED)
     # Shows nothing a snapshot shows: the room's kept snapshot stays good (`relay`).
