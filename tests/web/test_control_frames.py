@@ -7,10 +7,14 @@ A real Daphne under a ping flood: tests/integration/test_ping_flood.py.
 """
 
 import inspect
+import time
 
 import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
 from daphne.ws_protocol import WebSocketProtocol
 
+from config.asgi import application
 from games.live import flood
 from games.live.flood import (
     ADDRESS_CONTROL_FLOOD_REASON,
@@ -19,10 +23,12 @@ from games.live.flood import (
     CONTROL_FRAMES,
 )
 from games.patches import autobahn_control_frames
+from tests.conftest import ORIGIN
 
-from .helpers import open_socket
+from .helpers import TIMEOUT, connect, make_room, open_socket
 
 PING, PONG, CLOSE = 0x9, 0xA, 0x8
+ORIGIN_HEADER = [(b"origin", ORIGIN.encode())]
 
 
 @pytest.fixture
@@ -157,3 +163,24 @@ def test_the_asgi_entry_point_installs_it():
     import config.asgi  # noqa: F401  (calls games.patches.install)
 
     assert WebSocketProtocol.processControlFrame.counts_control_frames
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_an_address_that_spent_its_budget_is_refused_new_sockets_before_any_lookup():
+    room = await sync_to_async(make_room)()
+    refused = None
+    while refused != ADDRESS_CONTROL_FLOOD_REASON:  # socket after socket, until the address's
+        spender = flood.ControlFrames("203.0.113.8")
+        while (refused := spender.refusal(time.monotonic())) is None:
+            pass
+    socket = WebsocketCommunicator(application, f"/ws/r/{room.code}/", headers=ORIGIN_HEADER)
+    socket.scope["client"] = ("203.0.113.8", 50000)
+    assert (await socket.connect(timeout=TIMEOUT))[0]  # accepted, to say why, then closed
+    closed = await socket.receive_output(timeout=TIMEOUT)
+    assert closed == {
+        "type": "websocket.close",
+        "code": 1008,
+        "reason": ADDRESS_CONTROL_FLOOD_REASON,
+    }
+    other = await connect(room)  # another address is served as ever
+    await other.disconnect()
