@@ -199,6 +199,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
             metrics.refused("sockets")
             await self._refuse(TOO_MANY_SOCKETS, TOO_MANY_SOCKETS_TEXT)
             return
+        if flood.control_frames_spent(self.address):  # flooding pings: not even a room lookup
+            metrics.refused("control_frames")
+            self.closing = True
+            await self._accept()
+            await self.close(code=POLICY_VIOLATION, reason=flood.ADDRESS_CONTROL_FLOOD_REASON)
+            return
         self.room, self.player = await database_sync_to_async(self._enter)(code, credentials)
         if self.room is None:
             # Accepted first: a handshake refused before it reaches browsers as 1006, which they
