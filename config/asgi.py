@@ -21,10 +21,11 @@ from games.live import glibc_malloc, shutdown  # noqa: E402
 from games.live.origin import SameOriginValidator  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
 from games.live.socket_session import ReadOnlySessionStack  # noqa: E402
+from games.protocol import flood  # noqa: E402
 from games.server_loop import KnowsItsLoop  # noqa: E402
 from games.store import sqlite_checkpoints  # noqa: E402
 
-patches.install()
+patches.install(flood.ControlFrames)
 shutdown.install()
 glibc_malloc.keep_large_blocks_mapped()
 sqlite_checkpoints.start_in_server()

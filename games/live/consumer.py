@@ -38,7 +38,11 @@ from .delayed import DelayedSender
 from .fragments import error_html
 from .output import ROOM_NOT_FOUND, SNAPSHOT_BACKLOG_BYTES, UNKNOWN_TOKEN
 from .presence import PROCESS, forget_presence
-from .receiving import SOMETHING_WENT_WRONG, Receiving  # noqa: F401 (tests read it here)
+from .receiving import (  # noqa: F401 (tests read SOMETHING_WENT_WRONG here)
+    POLICY_VIOLATION,
+    SOMETHING_WENT_WRONG,
+    Receiving,
+)
 from .shutdown import TRY_AGAIN_LATER
 from .snapshots import View
 
@@ -93,6 +97,12 @@ class RoomConsumer(Receiving):
         if not self.holds_address:  # refused before any database work
             metrics.refused("sockets")
             await self._refuse(TOO_MANY_SOCKETS, TOO_MANY_SOCKETS_TEXT)
+            return
+        if flood.control_frames_spent(self.address):  # flooding pings: not even a room lookup
+            metrics.refused("control_frames")
+            self.closing = True
+            await self._accept()
+            await self.close(code=POLICY_VIOLATION, reason=flood.ADDRESS_CONTROL_FLOOD_REASON)
             return
         self.room, self.player = await database_sync_to_async(self._enter)(code, credentials)
         if self.room is None:

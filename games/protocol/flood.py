@@ -1,13 +1,20 @@
-"""Flood limits, on `games.limits`' token buckets: one per websocket (all its messages), and per
-seat and per client address for moves, shared by the websocket and the JSON API; and the open
-sockets per address. `address_key` is the unit every per-address limit counts
+"""Flood limits, on `games.limits`' token buckets: one per websocket (all its messages), one per
+websocket and per client address for control frames (`ControlFrames`), and per seat and per
+client address for moves, shared by the websocket and the JSON API; and the open sockets per
+address. `address_key` is the unit every per-address limit counts
 (docs/operations.md, "Limits")."""
 
 import ipaddress
+import logging
+import time
 
 from django.conf import settings
 
-from ..limits import Budget, Decision, Limit
+from .. import metrics
+from ..limits import Buckets, Budget, Decision, Limit, TokenBucket
+from ..log_limit import warn
+
+log = logging.getLogger(__name__)
 
 MESSAGES = Limit.rate("messages", 40, 20.0)
 """Every message of one socket: pointer updates (10/s) plus fast clicking stay well inside
@@ -19,9 +26,9 @@ never read were the memory attack of issue 26: 60 of them asking for snapshots a
 kept a quiet room's event loop busy reading (docs/performance.md)."""
 
 
-def flood_reason(limit: Limit) -> str:
+def flood_reason(limit: Limit, what: str = "messages") -> str:
     """The 1008 close's reason (a close frame holds at most 123 bytes of it)."""
-    return f"Too many messages: a burst of {limit.count}, then {limit}."
+    return f"Too many {what}: a burst of {limit.count}, then {limit}."
 
 
 FLOOD_REASON = flood_reason(MESSAGES)
@@ -29,6 +36,53 @@ SPECTATOR_FLOOD_REASON = flood_reason(SPECTATOR_MESSAGES)
 
 
 TOO_FAST = "Too many moves: slow down."
+
+
+CONTROL_FRAMES = Limit.rate("control-frames", 20, 2.0)
+"""The control frames (ping, pong, close) of one socket, of any websocket, with a seat or
+without: a page sends only the pong to Daphne's ping every 20 s, a bot's library a ping of its
+own about as often; four tokenless sockets sending pings without end held Daphne at 97 % of a
+core (issue 33). Counted apart from `MESSAGES`, before autobahn answers them
+(`games.patches.autobahn_control_frames`), and past it the socket closes with 1008 and this
+reason."""
+ADDRESS_CONTROL_FRAMES = Limit.rate("address-control-frames", 200, 50.0)
+"""The control frames of every socket of one address (`address_key`) together, per process:
+its 200 sockets (`SOCKETS_PER_ADDRESS`) at a bot's keepalive pace fit; an attacker opening
+socket after socket to spend each one's own budget does not."""
+CONTROL_FLOOD_REASON = flood_reason(CONTROL_FRAMES, "control frames")
+ADDRESS_CONTROL_FLOOD_REASON = flood_reason(
+    ADDRESS_CONTROL_FRAMES, "control frames from your address"
+)
+_address_control_frames = Buckets(ADDRESS_CONTROL_FRAMES)
+
+
+def control_frames_spent(address: str) -> bool:
+    """Whether `address` (an `address_key`) has spent its control-frame budget: its new room
+    sockets are refused before any database work until some has come back. A socket closed
+    for flooding and opened again at once would otherwise cost a room lookup, a snapshot and
+    two presence writes each time, the attack's whole cost once its pings were bounded
+    (issue 33: a quiet room's p50 at 0.5-2 s with 8-11 reopened a second)."""
+    return _address_control_frames.spent(address, time.monotonic())
+
+
+class ControlFrames:
+    """One socket's control frames, counted against its own budget and its address's."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address_key(address)
+        self.bucket = TokenBucket.full(CONTROL_FRAMES, time.monotonic())
+
+    def refusal(self, now: float) -> str | None:
+        """Count one; None while both budgets allow it, else the close's reason."""
+        if not self.bucket.take(now).allowed:
+            reason = CONTROL_FLOOD_REASON
+        elif not _address_control_frames.take(self.address, now).allowed:
+            reason = ADDRESS_CONTROL_FLOOD_REASON
+        else:
+            return None
+        warn(log, "control_frames", "closing a socket flooding control frames (%s)", self.address)
+        metrics.refused("control_frames")
+        return reason
 
 
 _budgets: dict[Limit, Budget] = {}
@@ -47,10 +101,9 @@ def budget(name: str) -> Budget:
 
 
 def reset() -> None:
-    """Fresh move budgets (tests: every test client shares one address)."""
-    for each in _budgets.values():
-        each.reset()
+    """Fresh move and control-frame budgets (tests: every test client shares one address)."""
     _budgets.clear()
+    _address_control_frames.buckets.clear()
 
 
 def move_budget(seat: int, address: str, now: float) -> Decision:

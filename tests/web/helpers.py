@@ -5,8 +5,11 @@ import re
 from types import MappingProxyType
 from typing import Any
 
+from autobahn.twisted.websocket import WebSocketServerFactory
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from daphne.ws_protocol import WebSocketProtocol
+from twisted.internet.testing import StringTransport
 
 from config.asgi import application
 from games.engine import minesweeper as engine
@@ -16,6 +19,18 @@ from games.store.models import Game, Player, Room
 from tests.conftest import ORIGIN, session_cookie
 
 TIMEOUT = 15  # generous: only a failing test waits this long, and CI machines get busy
+
+
+def open_socket() -> tuple[WebSocketProtocol, StringTransport]:
+    """A Daphne websocket as after its handshake, writing into memory."""
+    protocol = WebSocketProtocol()
+    protocol.factory = WebSocketServerFactory()
+    wire = StringTransport()
+    protocol.makeConnection(wire)
+    protocol.state = WebSocketProtocol.STATE_OPEN
+    protocol.inside_message, protocol.current_frame = False, None  # as the handshake leaves them
+    protocol.closeHandshakeTimeout = 0  # no timer left on the reactor
+    return protocol, wire
 
 
 def make_room(width: int = 9, height: int = 9, mines: int = 10, **options) -> Room:
