@@ -1,0 +1,49 @@
+"""HTTP at its edges: HEAD where GET is taken (uptime monitors ask with HEAD), and the API's
+answers to bodies and credentials of the wrong shape, each a JSON error that names its field."""
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+def api_room(client) -> tuple[str, str]:
+    """A finished one-move co-op room by the API: (code, the host's token)."""
+    body = {"game": "minesweeper", "preset": "beginner", "name": "Ana"}
+    created = client.post("/api/rooms", body, content_type="application/json").json()
+    return created["code"], created["player_token"]
+
+
+def pages(code: str) -> list[str]:
+    room = f"/r/{code}"
+    return [
+        "/",
+        "/healthz",
+        "/rooms/live/",
+        "/on-now/",
+        f"{room}/",
+        f"{room}/watch/",
+        f"{room}/preview.png",
+        f"{room}/games/1/",
+        f"{room}/games/1/chunks/0/",
+        f"{room}/games/1/preview.png",
+        f"{room}/rewind/",
+        f"{room}/history/",
+        "/records/",
+    ]
+
+
+def test_head_answers_every_page_as_get_does_without_a_body(client):
+    code, token = api_room(client)
+    auth = {"Authorization": f"Bearer {token}"}
+    client.post(
+        f"/api/rooms/{code}/moves",
+        {"action": "reveal", "x": 0, "y": 0},
+        content_type="application/json",
+        headers=auth,
+    )
+    for path in pages(code):
+        got, head = client.get(path), client.head(path)
+        assert (path, head.status_code) == (path, got.status_code)
+        assert got.status_code in (200, 302), path
+        assert head.content == b""
+        assert head["Content-Type"] == got["Content-Type"]
