@@ -164,10 +164,11 @@ def host_command(data: dict[str, Any]) -> HostCommand:
     """A host command's body (the socket's or the API's) as a value, or a `BadMessage` that
     names what is wrong."""
     action = data.get("action")
+    if not isinstance(action, str):  # {} or [] would not even hash in the lookup below
+        said = 'Missing "action"' if action is None else '"action" must be text'
+        raise BadMessage(f"{said}: use {', '.join(HOST_ACTIONS)}.")
     if action not in _FIELDS:
-        raise BadMessage(
-            f"Unknown host action {str(action)[:40]!r}: use {', '.join(HOST_ACTIONS)}."
-        )
+        raise BadMessage(f"Unknown host action {action[:40]!r}: use {', '.join(HOST_ACTIONS)}.")
     allowed = ("action", "id", "HEADERS", *_FIELDS[action])
     unknown = [key for key in data if key not in allowed]
     if unknown:

@@ -1,7 +1,11 @@
 """HTTP at its edges: HEAD where GET is taken (uptime monitors ask with HEAD), and the API's
 answers to bodies and credentials of the wrong shape, each a JSON error that names its field."""
 
+import json
+
 import pytest
+
+from games.models import Room
 
 pytestmark = pytest.mark.django_db
 
@@ -47,3 +51,19 @@ def test_head_answers_every_page_as_get_does_without_a_body(client):
         assert got.status_code in (200, 302), path
         assert head.content == b""
         assert head["Content-Type"] == got["Content-Type"]
+
+
+@pytest.mark.parametrize("action", [{}, [], 3, None])
+def test_a_host_action_of_the_wrong_type_is_a_json_400_naming_the_field(client, action):
+    code, token = api_room(client)
+    answer = client.post(
+        f"/api/rooms/{code}/host",
+        json.dumps({"action": action}),
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert answer.status_code == 400
+    assert answer.json()["error"].startswith(
+        '"action" must be text' if action is not None else 'Missing "action"'
+    )
+    assert Room.objects.get(code=code).locked is False
