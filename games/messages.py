@@ -237,6 +237,11 @@ def parse_payload(
     """A decoded JSON object (from a socket or the API's /moves) as a message value; `commands`
     are the room's kind's own (`GameKind.commands`), taken as `Command`s beside the shell's;
     `moves_door` says it came by `/moves`, for what an error lists."""
+    if not moves_door and not echoable_id(data.get("id")):
+        raise BadMessage(
+            f'"id" must be a string of at most {MAX_ID_CHARS} characters or an integer '
+            "(it is repeated in the reply): nothing was done."
+        )
     if data.get("action") == "chat" and not moves_door:
         return _chat(data)
     if data.get("action") in HOST_ACTIONS and not moves_door:
@@ -268,6 +273,21 @@ def parse_payload(
         given = action == "add_bot" and data.get("pace") not in (None, "")
         return Command(action, game, whole_number(data, "pace") if given else None)
     raise BadMessage(f"Unknown action {action[:40]!r}: {help_text}.")
+
+
+MAX_ID_CHARS = 64
+"""The longest string `id` a socket message may carry, for its reply to repeat."""
+
+
+def echoable_id(found: object) -> bool:
+    """Whether a message's `id` can be repeated in its reply: none, a short string, or an
+    integer JSON readers keep exactly (below 2**53). Another is refused with its message, not
+    dropped from the reply, so a bot matching replies by `id` is never left waiting."""
+    if found is None:
+        return True
+    if isinstance(found, str):
+        return len(found) <= MAX_ID_CHARS
+    return isinstance(found, int) and not isinstance(found, bool) and abs(found) < 2**53
 
 
 def signal(action: str, data: dict[str, Any]) -> Ping | React:

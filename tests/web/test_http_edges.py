@@ -67,3 +67,20 @@ def test_a_host_action_of_the_wrong_type_is_a_json_400_naming_the_field(client, 
         '"action" must be text' if action is not None else 'Missing "action"'
     )
     assert Room.objects.get(code=code).locked is False
+
+
+def test_a_401_without_credentials_carries_no_error_code(client):
+    """RFC 6750 §3.1: a request with no authentication information gets a challenge with no
+    error code (a token that is no player's is a 403 here, never a 401)."""
+    code, _ = api_room(client)
+    for path in (f"/api/rooms/{code}/moves", f"/api/rooms/{code}/hint"):
+        answer = client.post(path, "{}", content_type="application/json")
+        assert answer.status_code == 401
+        assert answer["WWW-Authenticate"] == 'Bearer realm="Minesweeper Live"'
+
+
+def test_a_204_carries_no_content_type(client):
+    code, token = api_room(client)
+    answer = client.delete(f"/api/rooms/{code}", headers={"Authorization": f"Bearer {token}"})
+    assert answer.status_code == 204 and answer.content == b""
+    assert "Content-Type" not in answer
