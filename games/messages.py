@@ -315,9 +315,24 @@ DIGITS = re.compile(r"-?[0-9]{1,12}")
 "²" and "٣" that `int` then refuses, and not `int` alone, which takes " 1", "1_000" and "+1"."""
 
 
+def whole_float(value: Any) -> Any:
+    """A whole-valued float as an integer: JSON Schema's `integer` takes `5.0` (JSON has one
+    number type), so the API's schema promises it, and a body with one is taken as 5. Nothing
+    else loosens: `5.5`, `"5"` and `true` are still no integer where one is wanted."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def whole_floats(data: Any) -> Any:
+    """An object's whole-valued floats as integers (`whole_float`)."""
+    if not isinstance(data, dict):
+        return data
+    return {key: whole_float(value) for key, value in data.items()}
+
+
 def whole_number(data: dict[str, Any], key: str) -> int:
-    """An integer field; digit strings count (form fields arrive as text), anything else not."""
-    value = data.get(key)
+    """An integer field; digit strings count (form fields arrive as text), and so do whole
+    floats (`whole_floats`), anything else not."""
+    value = whole_float(data.get(key))
     if isinstance(value, str) and DIGITS.fullmatch(value):
         return int(value)
     if isinstance(value, int) and not isinstance(value, bool):

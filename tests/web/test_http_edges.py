@@ -84,3 +84,67 @@ def test_a_204_carries_no_content_type(client):
     answer = client.delete(f"/api/rooms/{code}", headers={"Authorization": f"Bearer {token}"})
     assert answer.status_code == 204 and answer.content == b""
     assert "Content-Type" not in answer
+
+
+def schema_of(client, name: str) -> dict:
+    return client.get("/api/openapi.json").json()["components"]["schemas"][name]
+
+
+def test_a_whole_float_is_an_integer_as_json_schema_says(client):
+    """JSON has one number type: `9.0` is a JSON Schema integer, so the server takes it."""
+    body = {"game": "minesweeper", "width": 9.0, "height": 9, "mines": 10.0, "name": "Ana"}
+    created = client.post("/api/rooms", body, content_type="application/json")
+    assert created.status_code == 201
+    code, token = created.json()["code"], created.json()["player_token"]
+    moved = client.post(
+        f"/api/rooms/{code}/moves",
+        {"action": "reveal", "x": 4.0, "y": 4.0},
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert moved.status_code == 200 and moved.json()["version"] == 1
+    half = client.post("/api/rooms", {**body, "width": 9.5}, content_type="application/json")
+    assert half.status_code == 400 and "width" in half.json()["error"]
+
+
+def test_an_empty_body_to_create_names_every_missing_field(client):
+    answer = client.post("/api/rooms", {}, content_type="application/json")
+    assert answer.status_code == 400
+    assert answer.json()["error"] == (
+        "give a preset, or width, height and mines: width, height, mines missing."
+    )
+    create = client.get("/api/openapi.json").json()["components"]["schemas"]
+    assert create["MinesweeperOptions"]["anyOf"] == [
+        {"required": ["preset"]},
+        {"required": ["width", "height", "mines"]},
+    ]
+
+
+def test_the_schema_refuses_the_blank_strings_the_server_refuses(client):
+    code, _ = api_room(client)
+    for blank in ("", "   "):
+        answer = client.post(
+            f"/api/rooms/{code}/join", {"name": blank}, content_type="application/json"
+        )
+        assert answer.status_code == 400 and answer.json()["error"].startswith("name")
+    assert schema_of(client, "Join")["properties"]["name"]["pattern"] == r"\S"
+    assert schema_of(client, "ChatIn")["properties"]["text"]["pattern"] == r"\S"
+    assert schema_of(client, "MoveIn")["properties"]["action"]["minLength"] == 1
+
+
+def test_join_and_chat_refuse_unknown_fields_by_name_as_create_and_moves_do(client):
+    code, token = api_room(client)
+    join = client.post(
+        f"/api/rooms/{code}/join", {"name": "Bo", "nmae": "x"}, content_type="application/json"
+    )
+    assert join.status_code == 400 and join.json()["error"].startswith("nmae")
+    chat = client.post(
+        f"/api/rooms/{code}/chat",
+        {"text": "hi", "channel": "spectators"},
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert chat.status_code == 400 and chat.json()["error"].startswith("channel")
+    assert not Room.objects.get(code=code).players.filter(nickname="Bo").exists()
+    for name in ("Join", "ChatIn"):
+        assert schema_of(client, name)["additionalProperties"] is False
