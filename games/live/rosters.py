@@ -30,6 +30,7 @@ from channels.db import database_sync_to_async
 
 from .. import announce, outbox, services
 from ..kinds.table import Fragment
+from ..models import Room
 from .presence import PROCESS, Arrivals, forget_arrival, leave_crowd
 
 log = logging.getLogger(__name__)
@@ -105,7 +106,11 @@ def tell_presence(
     no place to go) until the next change."""
     if came or left or crowd is not None:
         services.spectators_counted(room_id, came, left, PROCESS, crowd)
-    outbox.send(room_id, presence_html(room_id, players))
+    try:
+        html = presence_html(room_id, players)
+    except Room.DoesNotExist:
+        return  # deleted since (a bot's DELETE right after its socket closed): nobody to tell
+    outbox.send(room_id, html)
 
 
 def presence_html(room_id: int, players: bool) -> Fragment:

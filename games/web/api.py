@@ -13,7 +13,7 @@ from ninja import Body, Field, NinjaAPI, Query, Schema, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.parser import Parser
 from ninja.security import HttpBearer
-from pydantic import ConfigDict
+from pydantic import ConfigDict, field_validator
 
 from .. import bot_events, chat, chat_view, history, host, services
 from ..kinds import create_options, create_schema, kind_of
@@ -29,6 +29,7 @@ from ..messages import (
     actions_help,
     host_command,
     parse_payload,
+    whole_float,
 )
 from ..models import Player, Room, is_room_code
 from .room_limit import (
@@ -85,8 +86,9 @@ api = Api(
 )
 
 
-STRICT = ConfigDict(strict=True)
-"""JSON types as the schema says: `0.0` is not a boolean and `"3"` not a number (bots send JSON)."""
+STRICT_CLOSED = ConfigDict(strict=True, extra="forbid")
+"""JSON types as the schema says: `0.0` is not a boolean and `"3"` not a number (bots send JSON);
+and a field the body does not take is refused by name (join and chat as create and moves)."""
 
 
 class Error(Schema):
@@ -99,9 +101,14 @@ class Created(Schema):
     player_token: str | None
 
 
+VISIBLE = r"\S"
+"""A text field's pattern where blanks alone are refused: one character that is not a space
+(in the schema only: the service refuses a blank with its own sentence)."""
+
+
 class Join(Schema):
-    model_config = STRICT
-    name: str = Field(min_length=1, max_length=24)
+    model_config = STRICT_CLOSED
+    name: str = Field(min_length=1, max_length=24, json_schema_extra={"pattern": VISIBLE})
 
 
 class Joined(Schema):
@@ -235,10 +242,11 @@ class RoomState(Schema):
 class MoveIn(Schema):
     """What a websocket message carries too (`messages.parse_payload` reads both)."""
 
-    model_config = ConfigDict(strict=True, extra="forbid")
+    model_config = STRICT_CLOSED
     action: str = Field(
+        min_length=1,
         description="A move (reveal, flag, chord, bomb, mark), `new_game`, `add_bot`, "
-        "`remove_bot`, or a command of the room's kind (a race's `start`, `give_up`)."
+        "`remove_bot`, or a command of the room's kind (a race's `start`, `give_up`).",
     )
     x: int | None = Field(None, description="A cell move's column, from 0.")
     y: int | None = Field(None, description="A cell move's row, from 0.")
@@ -249,6 +257,9 @@ class MoveIn(Schema):
         description="`new_game`: the number of the game it replaces; 409 when that game was "
         "replaced already (someone else started the next one), so a retry starts no second game.",
     )
+
+    _whole = field_validator("x", "y", "cell", "pace", "game", mode="before")(whole_float)
+    """`"x": 3.0` is a JSON Schema integer: taken as 3 (strict mode alone refuses it)."""
 
 
 class MoveOut(Schema):
@@ -575,7 +586,7 @@ def revoke(request: HttpRequest, code: str, seat: int) -> dict[str, Any]:
     response={204: None, 401: Error, 403: Error, 404: Error},
     summary="Delete a room (host only)",
 )
-def delete_room(request: HttpRequest, code: str) -> Status:
+def delete_room(request: HttpRequest, code: str) -> HttpResponse:
     """The room's host deletes it, with its games and their replays: its code answers 404 from
     then on, and every open socket in it (pages and bots) hears "The host closed this room."
     and closes with 4404. 403 for anyone but the host."""
@@ -585,7 +596,14 @@ def delete_room(request: HttpRequest, code: str) -> Status:
         services.delete_room(room, host)
     except services.Forbidden as exc:
         raise HttpError(403, str(exc)) from None
-    return Status(204, None)
+    return no_content()
+
+
+def no_content() -> HttpResponse:
+    """A 204 without a body, and so without a `Content-Type` (ninja's would say JSON)."""
+    response = HttpResponse(status=204)
+    del response["Content-Type"]
+    return response
 
 
 class HostDone(Schema):
@@ -697,11 +715,16 @@ def player_of(request: HttpRequest, room: Room) -> Player:
 class LoggedMoveOut(Schema):
     seq: int
     ms: int | None = Field(description="Milliseconds since the game's first move.")
-    seat: int = Field(description="The mover's seat; 2147483647 for a computer.")
+    seat: int = Field(
+        description="The mover's seat; 2147483647 for a computer, and in a two-sided game "
+        "(tic-tac-toe, Flags) the side's computer as `stats` names it: 2147483645 for X's, "
+        "2147483646 for O's."
+    )
     action: str
     x: int | None = None
     y: int | None = None
     cell: int | None = None
+    side: Side | None = Field(None, description="Tic-tac-toe and Flags: the side that moved.")
 
 
 class SeatBoardOut(Schema):
@@ -786,8 +809,11 @@ def read_game(
 
 
 class ChatIn(Schema):
-    model_config = STRICT
-    text: str = Field(description="1 to 200 characters after trimming; no control characters.")
+    model_config = STRICT_CLOSED
+    text: str = Field(
+        description="1 to 200 characters after trimming; no control characters.",
+        json_schema_extra={"minLength": 1, "pattern": VISIBLE},  # chat.say says why, by name
+    )
 
 
 class ChatLineOut(Schema):
