@@ -6,6 +6,7 @@ schemes stop at start), `REDIS_URL` to channels-redis, so several Daphne process
 room together.
 """
 
+import ipaddress
 import os
 import tempfile
 from datetime import timedelta
@@ -72,8 +73,8 @@ MIDDLEWARE = [
 
 # django-axes counts failed logins (only /admin/ has one) per client address: after
 # AXES_FAILURE_LIMIT of them the address is refused, right password or not, for
-# AXES_COOLOFF_TIME. The address is REMOTE_ADDR, which Daphne's --proxy-headers takes from the
-# X-Forwarded-For that deploy/nginx.conf sets to the peer (docs/operations.md, "Admin").
+# AXES_COOLOFF_TIME. The address is REMOTE_ADDR: the peer's, or the X-Forwarded-For of a peer in
+# TRUSTED_PROXIES, which deploy/nginx.conf sets to its own peer (docs/operations.md, "Admin").
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
@@ -360,6 +361,27 @@ if BEHIND_TLS:
         )
         if not enabled
     ]
+
+
+def trusted_proxies(value: str) -> list[str]:
+    """TRUSTED_PROXIES: the addresses or networks (comma-separated) whose `X-Forwarded-For` and
+    `X-Forwarded-Proto` name the client (config/asgi.py); anyone else's peer address is the
+    client's. Empty, the default: no proxy is believed, so a Daphne reached directly cannot be
+    told another address. A name that is no address stops the start rather than match nothing."""
+    entries = [entry.strip() for entry in value.split(",") if entry.strip()]
+    for entry in entries:
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"TRUSTED_PROXIES: {entry!r} is no IP address or network (e.g. 172.30.57.10, "
+                "10.0.0.0/8)."
+            ) from None
+    return entries
+
+
+# docs/operations.md, "Client addresses".
+TRUSTED_PROXIES = trusted_proxies(os.environ.get("TRUSTED_PROXIES", ""))
 
 LOGGING = {
     "version": 1,

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..kinds.table import COMPUTER_SEAT, GameKind, MoveNews
 from ..protocol import audiences
-from ..protocol.messages import MAX_MESSAGE_BYTES
+from ..protocol.messages import MAX_MESSAGE_BYTES, echoable_id
 from ..store.models import Game, Room
 
 
@@ -136,11 +136,7 @@ def request_id(text: str | bytes | None) -> Any:
     except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     found = data.get("id") if isinstance(data, dict) else None
-    if isinstance(found, str) and len(found) <= 64:
-        return found
-    if isinstance(found, int) and not isinstance(found, bool) and abs(found) < 2**53:
-        return found
-    return None
+    return found if echoable_id(found) else None  # an error says why (`parse_payload`)
 
 
 def _text(event: dict[str, Any]) -> str:

@@ -13,9 +13,9 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..protocol.messages import Message
+from ..protocol.messages import Message, whole_floats
 
 if TYPE_CHECKING:  # forms and models are the shell's; the table only names them
     from django import forms
@@ -114,6 +114,9 @@ class CreateOptions(BaseModel):
         "Later games draw their own. Default: a random one. Not in a race or Flags, where "
         "players compete: whoever chose the seed would know the board.",
     )
+
+    _whole_floats = model_validator(mode="before")(whole_floats)
+    """`"width": 9.0` is a JSON Schema integer: taken as 9 (strict mode alone refuses it)."""
 
     takes_mode: ClassVar[bool] = False
     """Whether the kind is one mode of its `game` that a body must name (a race)."""

@@ -31,6 +31,7 @@ from channels.db import database_sync_to_async
 from ..broadcast import announce, outbox
 from ..kinds.table import Fragment
 from ..rooms import presence as rooms_presence
+from ..store.models import Room
 from .presence import PROCESS, Arrivals, forget_arrival, leave_crowd
 
 log = logging.getLogger(__name__)
@@ -106,7 +107,11 @@ def tell_presence(
     no place to go) until the next change."""
     if came or left or crowd is not None:
         rooms_presence.spectators_counted(room_id, came, left, PROCESS, crowd)
-    outbox.send(room_id, presence_html(room_id, players))
+    try:
+        html = presence_html(room_id, players)
+    except Room.DoesNotExist:
+        return  # deleted since (a bot's DELETE right after its socket closed): nobody to tell
+    outbox.send(room_id, html)
 
 
 def presence_html(room_id: int, players: bool) -> Fragment:

@@ -58,11 +58,14 @@ _address_control_frames = Buckets(ADDRESS_CONTROL_FRAMES)
 
 def control_frames_spent(address: str) -> bool:
     """Whether `address` (an `address_key`) has spent its control-frame budget: its new room
-    sockets are refused before any database work until some has come back. A socket closed
+    sockets are refused before any database work until half its burst has come back (2 s at
+    the address's pace: a trickle of one token would let it in again 20 ms later). A socket closed
     for flooding and opened again at once would otherwise cost a room lookup, a snapshot and
     two presence writes each time, the attack's whole cost once its pings were bounded
     (issue 33: a quiet room's p50 at 0.5-2 s with 8-11 reopened a second)."""
-    return _address_control_frames.spent(address, time.monotonic())
+    return _address_control_frames.spent(
+        address, time.monotonic(), below=ADDRESS_CONTROL_FRAMES.count / 2
+    )
 
 
 class ControlFrames:

@@ -164,10 +164,11 @@ def host_command(data: dict[str, Any]) -> HostCommand:
     """A host command's body (the socket's or the API's) as a value, or a `BadMessage` that
     names what is wrong."""
     action = data.get("action")
+    if not isinstance(action, str):  # {} or [] would not even hash in the lookup below
+        said = 'Missing "action"' if action is None else '"action" must be text'
+        raise BadMessage(f"{said}: use {', '.join(HOST_ACTIONS)}.")
     if action not in _FIELDS:
-        raise BadMessage(
-            f"Unknown host action {str(action)[:40]!r}: use {', '.join(HOST_ACTIONS)}."
-        )
+        raise BadMessage(f"Unknown host action {action[:40]!r}: use {', '.join(HOST_ACTIONS)}.")
     allowed = ("action", "id", "HEADERS", *_FIELDS[action])
     unknown = [key for key in data if key not in allowed]
     if unknown:
@@ -236,6 +237,11 @@ def parse_payload(
     """A decoded JSON object (from a socket or the API's /moves) as a message value; `commands`
     are the room's kind's own (`GameKind.commands`), taken as `Command`s beside the shell's;
     `moves_door` says it came by `/moves`, for what an error lists."""
+    if not moves_door and not echoable_id(data.get("id")):
+        raise BadMessage(
+            f'"id" must be a string of at most {MAX_ID_CHARS} characters or an integer '
+            "(it is repeated in the reply): nothing was done."
+        )
     if data.get("action") == "chat" and not moves_door:
         return _chat(data)
     if data.get("action") in HOST_ACTIONS and not moves_door:
@@ -269,6 +275,21 @@ def parse_payload(
     raise BadMessage(f"Unknown action {action[:40]!r}: {help_text}.")
 
 
+MAX_ID_CHARS = 64
+"""The longest string `id` a socket message may carry, for its reply to repeat."""
+
+
+def echoable_id(found: object) -> bool:
+    """Whether a message's `id` can be repeated in its reply: none, a short string, or an
+    integer JSON readers keep exactly (below 2**53). Another is refused with its message, not
+    dropped from the reply, so a bot matching replies by `id` is never left waiting."""
+    if found is None:
+        return True
+    if isinstance(found, str):
+        return len(found) <= MAX_ID_CHARS
+    return isinstance(found, int) and not isinstance(found, bool) and abs(found) < 2**53
+
+
 def signal(action: str, data: dict[str, Any]) -> Ping | React:
     """A ping's cell or a reaction's emote name; whether the room takes it is `rooms.signals`'."""
     if action == "ping":
@@ -294,9 +315,24 @@ DIGITS = re.compile(r"-?[0-9]{1,12}")
 "²" and "٣" that `int` then refuses, and not `int` alone, which takes " 1", "1_000" and "+1"."""
 
 
+def whole_float(value: Any) -> Any:
+    """A whole-valued float as an integer: JSON Schema's `integer` takes `5.0` (JSON has one
+    number type), so the API's schema promises it, and a body with one is taken as 5. Nothing
+    else loosens: `5.5`, `"5"` and `true` are still no integer where one is wanted."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def whole_floats(data: Any) -> Any:
+    """An object's whole-valued floats as integers (`whole_float`)."""
+    if not isinstance(data, dict):
+        return data
+    return {key: whole_float(value) for key, value in data.items()}
+
+
 def whole_number(data: dict[str, Any], key: str) -> int:
-    """An integer field; digit strings count (form fields arrive as text), anything else not."""
-    value = data.get(key)
+    """An integer field; digit strings count (form fields arrive as text), and so do whole
+    floats (`whole_floats`), anything else not."""
+    value = whole_float(data.get(key))
     if isinstance(value, str) and DIGITS.fullmatch(value):
         return int(value)
     if isinstance(value, int) and not isinstance(value, bool):

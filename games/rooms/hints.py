@@ -109,8 +109,8 @@ def reset() -> None:
 
 
 def address_of(scope: dict) -> str:
-    """The client's address as limits count it (`address_key`): Daphne's `--proxy-headers`
-    puts X-Forwarded-For's there."""
+    """The client's address as limits count it (`address_key`): behind a proxy in
+    TRUSTED_PROXIES, its X-Forwarded-For's (config/asgi.py puts it there)."""
     client = scope.get("client")
     return address_key(str(client[0]) if client else "unknown")
 

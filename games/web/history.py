@@ -316,6 +316,20 @@ def api_log(game: Game) -> list[dict[str, Any]]:
     return log
 
 
+def credited(log: list[dict[str, Any]], timeline: Timeline) -> list[dict[str, Any]]:
+    """The log with each move of a two-sided game crediting its side, and the side's computer
+    as the statistics name it (`credited_seat`): the rows log both computers as one seat."""
+    sides = {s.logged: (s.seat, s.side) for s in timeline.steps if s.logged is not None}
+    if not sides:
+        return log
+    return [
+        move | dict(zip(("seat", "side"), sides[move["seq"]], strict=True))
+        if move["seq"] in sides
+        else move
+        for move in log
+    ]
+
+
 def _game_view(room: Room, game: Game) -> dict[str, Any]:
     """Its statistics, the move log and, once the game is over, where the mines were; before
     that only what every player sees."""
@@ -344,6 +358,7 @@ def _game_view(room: Room, game: Game) -> dict[str, Any]:
     stats = named_stats(timeline.stats, timeline.seat)
     rows = timeline.rows_at(timeline.moves)
     view |= {
+        "moves": credited(log, timeline),
         "status": timeline.status,
         "width": width,
         "height": timeline.height,

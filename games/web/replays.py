@@ -21,7 +21,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from ..kinds import kind_of
 from ..kinds.replays import Step, Timeline, clock, named_stats
@@ -213,7 +213,7 @@ def _too_many(response: HttpResponse, decision: Decision) -> HttpResponse:
     return response
 
 
-@require_GET
+@require_safe
 def replay(request: HttpRequest, code: str, number: int) -> HttpResponse:
     room = find_room(code)
     game = None if room is None else room.games.filter(number=number).first()
@@ -312,7 +312,7 @@ _chunks: LRUCache[str, bytes] = LRUCache(CHUNKS_KEPT)
 viewers of one game ask for the same ones. At most about 150 kB each, some 10 MB in all."""
 
 
-@require_GET
+@require_safe
 def replay_chunk(request: HttpRequest, code: str, number: int, first: int) -> HttpResponse:
     """One chunk of a game's timeline (`chunk`, with its entries), as `replay.js` asks for it
     when the viewer goes past the moves the page carried. A finished game's never change, so
@@ -364,7 +364,7 @@ def _current_number(room: Room) -> int | None:
     return room.games.order_by("-number").values_list("number", flat=True).first()
 
 
-@require_GET
+@require_safe
 def rewind(request: HttpRequest, code: str) -> HttpResponse:
     """The game under way, from its first move: the room page's "Rewind" opens it."""
     room = find_room(code)
@@ -374,12 +374,12 @@ def rewind(request: HttpRequest, code: str) -> HttpResponse:
     return redirect("replay", code=room.code, number=number)
 
 
-@require_GET
+@require_safe
 def records(request: HttpRequest) -> HttpResponse:
     return render(request, "games/records.html", {"boards": history.records()})
 
 
-@require_GET
+@require_safe
 def room_history(request: HttpRequest, code: str) -> HttpResponse:
     """The room's past games, for the room page's list to refresh itself."""
     room = find_room(code)

@@ -16,8 +16,8 @@ from ..protocol.flood import address_key
 
 
 def client_address(request: HttpRequest) -> str:
-    """The peer address as limits count it (`address_key`: an IPv6 /64 is one); Daphne's
-    --proxy-headers already puts the proxy's X-Forwarded-For here."""
+    """The peer address as limits count it (`address_key`: an IPv6 /64 is one); behind a proxy
+    in TRUSTED_PROXIES, its X-Forwarded-For's (config/asgi.py puts it here)."""
     return address_key(request.META.get("REMOTE_ADDR") or "unknown")
 
 

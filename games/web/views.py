@@ -8,7 +8,7 @@ from functools import wraps
 from django.db.models import Count, OuterRef, Q, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from ..broadcast import host_view
 from ..kinds import KINDS, kind_for, kind_of
@@ -52,7 +52,7 @@ def seat_of(request: HttpRequest, room: Room) -> Player | None:
     return joining.find_player(room, request.session.get("players", {}).get(room.code))
 
 
-@require_GET
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "games/home.html", home_context(request))
 
@@ -116,12 +116,12 @@ def _describe(kind_name: str, settings: dict[str, object]) -> str:
     return "" if kind is None else kind.rendering.describe_settings(settings)
 
 
-@require_GET
+@require_safe
 def live_rooms(request: HttpRequest) -> HttpResponse:
     return render(request, "games/home.html#live_rooms", live_rooms_context())
 
 
-@require_GET
+@require_safe
 def on_now_panel(request: HttpRequest) -> HttpResponse:
     """The "On now" panel alone: the home page asks again when its game is over (or, with
     nothing live, now and then), and takes it only when the pick changed."""
@@ -227,7 +227,7 @@ def admitted(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
 TOO_MANY_JOINS = "Slow down: that's a lot of rooms joined from you in one minute. Wait a moment."
 
 
-@require_GET
+@require_safe
 @with_room
 @admitted
 def room(request: HttpRequest, room: Room) -> HttpResponse:
@@ -293,7 +293,7 @@ def join_page(
     return render(request, "games/join.html", context, status=status)
 
 
-@require_GET
+@require_safe
 @with_room
 @admitted
 def watch(request: HttpRequest, room: Room) -> HttpResponse:
@@ -317,7 +317,7 @@ def render_room(request: HttpRequest, room: Room, player: Player | None) -> Http
     return render(request, rendering.page_template, context)
 
 
-@require_GET
+@require_safe
 def healthz(request: HttpRequest) -> HttpResponse:
     """For load balancers and compose health checks: the process answers and the database too."""
     Room.objects.exists()

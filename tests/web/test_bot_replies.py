@@ -122,3 +122,21 @@ async def test_seating_the_solver_bot_in_a_race_lobby_is_answered_and_shown():
     assert racers[host.number] == "Ana" and "Solver bot" in racers.values()
     assert race["you"]["name"] == "Ana"
     await socket.disconnect()
+
+
+async def test_an_id_too_long_to_repeat_is_refused_by_name_and_nothing_is_played():
+    """An `id` the reply cannot repeat (over 64 characters, or not a string or integer) used to
+    be dropped from the reply in silence: a bot matching replies by `id` waited for ever."""
+    room = await sync_to_async(make_room)(9, 9, 10)
+    robo = await sync_to_async(joining.join_room)(room, "Robo")
+    socket = await bot(room, robo.token)
+    await event(socket, "snapshot")
+    for too_long in ("x" * 65, 2**53, 1.5, {"n": 1}):
+        await send(socket, action="reveal", x=4, y=4, id=too_long)
+        refused = await event(socket)
+        assert refused["type"] == "error" and "id" not in refused
+        assert refused["error"].startswith('"id" must be a string of at most 64 characters')
+    assert (await sync_to_async(room.current_game)()).version == 0
+    await send(socket, action="reveal", x=4, y=4, id="x" * 64)
+    assert (await event(socket, "ack"))["id"] == "x" * 64
+    await socket.disconnect()

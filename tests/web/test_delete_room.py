@@ -9,6 +9,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.test import Client
 
+from games.live import rosters
 from games.rooms import autoplay, joining
 from games.store.models import Game, Room
 
@@ -62,4 +63,18 @@ async def test_a_room_deleted_while_its_computer_plays_leaves_no_error(caplog):
         pass  # the acks, the bot's moves, then the error saying the room is closed
     assert output["code"] == 4404
     await asyncio.wait_for(autoplay.idle(room), TIMEOUT)  # the driver looked and stopped
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def test_a_room_deleted_right_after_its_bot_hung_up_logs_nothing(caplog):
+    """The pattern docs/api.md gives bots: play, close the socket, delete the room. The closed
+    socket's presence news finds the room gone: nobody is left to tell, and that is no error."""
+    for _ in range(3):
+        room = await sync_to_async(make_room)()
+        ana = await sync_to_async(joining.join_room)(room, "Ana")
+        robot = await bot(room, ana.token)
+        await event(robot, "snapshot")
+        await robot.disconnect()
+        assert (await sync_to_async(delete)(room.code, ana.token)).status_code == 204
+        await rosters.settle()
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]

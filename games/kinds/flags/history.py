@@ -85,6 +85,8 @@ def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Ti
                 cells,
                 changed,
                 describe(board, played, claimed, events),
+                logged=move.seq,
+                side=mark.value,
             )
         )
         mine = counts.setdefault(seat, {"moves": 0, "mines": 0})

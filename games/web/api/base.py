@@ -69,8 +69,14 @@ api = Api(
 )
 
 
-STRICT = ConfigDict(strict=True)
-"""JSON types as the schema says: `0.0` is not a boolean and `"3"` not a number (bots send JSON)."""
+STRICT_CLOSED = ConfigDict(strict=True, extra="forbid")
+"""JSON types as the schema says: `0.0` is not a boolean and `"3"` not a number (bots send JSON);
+and a field the body does not take is refused by name (join and chat as create and moves)."""
+
+
+VISIBLE = r"\S"
+"""A text field's pattern where blanks alone are refused: one character that is not a space
+(in the schema only: the service refuses a blank with its own sentence)."""
 
 
 class Error(Schema):

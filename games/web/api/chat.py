@@ -12,12 +12,15 @@ from ...rooms import chat
 from ..room_limit import (
     client_address,
 )
-from .base import STRICT, Error, PlayerToken, RateLimited, api, find_room, player_of
+from .base import STRICT_CLOSED, VISIBLE, Error, PlayerToken, RateLimited, api, find_room, player_of
 
 
 class ChatIn(Schema):
-    model_config = STRICT
-    text: str = Field(description="1 to 200 characters after trimming; no control characters.")
+    model_config = STRICT_CLOSED
+    text: str = Field(
+        description="1 to 200 characters after trimming; no control characters.",
+        json_schema_extra={"minLength": 1, "pattern": VISIBLE},  # chat.say says why, by name
+    )
 
 
 class ChatLineOut(Schema):

@@ -6,7 +6,7 @@ from typing import Any
 from django.http import HttpRequest
 from ninja import Field, Schema
 from ninja.errors import HttpError
-from pydantic import ConfigDict
+from pydantic import field_validator
 
 from ...kinds import kind_of
 from ...kinds.table import HostOnly, Invalid, Refused
@@ -17,6 +17,7 @@ from ...protocol.messages import (
     Hover,
     actions_help,
     parse_payload,
+    whole_float,
 )
 from ...rooms import autoplay, base, computers, dispatch
 from ...rooms import hints as rooms_hints
@@ -28,6 +29,7 @@ from ..room_limit import (
 )
 from .base import (
     JUST_GIVEN,
+    STRICT_CLOSED,
     TOO_MANY_HINTS,
     Error,
     PlayerToken,
@@ -44,10 +46,11 @@ from .schemas import CellOut, ClaimedOut, GameStatus, SquareOut
 class MoveIn(Schema):
     """What a websocket message carries too (`messages.parse_payload` reads both)."""
 
-    model_config = ConfigDict(strict=True, extra="forbid")
+    model_config = STRICT_CLOSED
     action: str = Field(
+        min_length=1,
         description="A move (reveal, flag, chord, bomb, mark), `new_game`, `add_bot`, "
-        "`remove_bot`, or a command of the room's kind (a race's `start`, `give_up`)."
+        "`remove_bot`, or a command of the room's kind (a race's `start`, `give_up`).",
     )
     x: int | None = Field(None, description="A cell move's column, from 0.")
     y: int | None = Field(None, description="A cell move's row, from 0.")
@@ -58,6 +61,9 @@ class MoveIn(Schema):
         description="`new_game`: the number of the game it replaces; 409 when that game was "
         "replaced already (someone else started the next one), so a retry starts no second game.",
     )
+
+    _whole = field_validator("x", "y", "cell", "pace", "game", mode="before")(whole_float)
+    """`"x": 3.0` is a JSON Schema integer: taken as 3 (strict mode alone refuses it)."""
 
 
 class MoveOut(Schema):

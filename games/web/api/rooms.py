@@ -19,9 +19,10 @@ from ..room_limit import (
     too_many_builds,
 )
 from .base import (
-    STRICT,
+    STRICT_CLOSED,
     TOO_MANY_JOINS,
     TOO_MANY_ROOMS,
+    VISIBLE,
     Error,
     PlayerToken,
     RateLimited,
@@ -42,8 +43,8 @@ class Created(Schema):
 
 
 class Join(Schema):
-    model_config = STRICT
-    name: str = Field(min_length=1, max_length=24)
+    model_config = STRICT_CLOSED
+    name: str = Field(min_length=1, max_length=24, json_schema_extra={"pattern": VISIBLE})
 
 
 class Joined(Schema):
@@ -166,7 +167,7 @@ def revoke(request: HttpRequest, code: str, seat: int) -> dict[str, Any]:
     response={204: None, 401: Error, 403: Error, 404: Error},
     summary="Delete a room (host only)",
 )
-def delete_room(request: HttpRequest, code: str) -> Status:
+def delete_room(request: HttpRequest, code: str) -> HttpResponse:
     """The room's host deletes it, with its games and their replays: its code answers 404 from
     then on, and every open socket in it (pages and bots) hears "The host closed this room."
     and closes with 4404. 403 for anyone but the host."""
@@ -176,7 +177,14 @@ def delete_room(request: HttpRequest, code: str) -> Status:
         rooms_host.delete_room(room, host)
     except base.Forbidden as exc:
         raise HttpError(403, str(exc)) from None
-    return Status(204, None)
+    return no_content()
+
+
+def no_content() -> HttpResponse:
+    """A 204 without a body, and so without a `Content-Type` (ninja's would say JSON)."""
+    response = HttpResponse(status=204)
+    del response["Content-Type"]
+    return response
 
 
 @api.get(

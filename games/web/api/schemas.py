@@ -133,11 +133,16 @@ class RoomState(Schema):
 class LoggedMoveOut(Schema):
     seq: int
     ms: int | None = Field(description="Milliseconds since the game's first move.")
-    seat: int = Field(description="The mover's seat; 2147483647 for a computer.")
+    seat: int = Field(
+        description="The mover's seat; 2147483647 for a computer, and in a two-sided game "
+        "(tic-tac-toe, Flags) the side's computer as `stats` names it: 2147483645 for X's, "
+        "2147483646 for O's."
+    )
     action: str
     x: int | None = None
     y: int | None = None
     cell: int | None = None
+    side: Side | None = Field(None, description="Tic-tac-toe and Flags: the side that moved.")
 
 
 class SeatBoardOut(Schema):
