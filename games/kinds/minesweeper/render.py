@@ -326,7 +326,7 @@ def narrate(mover: Player | None, applied: Applied, state: engine.GameState) -> 
     if state.status is engine.Status.LOST:
         return f"{name} hit a mine. Game over."
     if state.status is engine.Status.WON:
-        return f"{name} cleared the board. You win!"
+        return f"{name} cleared the board. The players won!"  # spectators read it too
     revealed = applied.summary.get("revealed", 0)
     if revealed:
         line = f"{name} revealed {revealed} cell{'s' if revealed != 1 else ''}."
