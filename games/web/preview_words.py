@@ -73,7 +73,7 @@ def movers(timeline: Timeline) -> list[str]:
 
 
 def seconds(stats: Mapping[str, Any]) -> str:
-    """" in 8.56 s": the time as the banner shows it (rounded once to 0.01 s, halves up); a
+    """ " in 8.56 s": the time as the banner shows it (rounded once to 0.01 s, halves up); a
     title of its own rounding had said "8.6 s" beside the banner's "8.56 s" (issue 35)."""
     shown = shown_seconds(stats.get("time_ms"))
     return "" if shown is None else f" in {shown:.2f} s"

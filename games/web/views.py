@@ -139,7 +139,9 @@ def on_now_panel(request: HttpRequest) -> HttpResponse:
     nothing live, now and then), and takes it only when the pick changed."""
     watching = live_rooms_context()["on_now_watching"]  # the list's count, read with it
     return render(
-        request, "games/home.html#on_now", {"on_now": on_now.featured(), "on_now_watching": watching}
+        request,
+        "games/home.html#on_now",
+        {"on_now": on_now.featured(), "on_now_watching": watching},
     )
 
 

@@ -128,7 +128,9 @@ def test_a_race_with_the_solver_bot_names_it_beside_the_racers(client):
     """Issue 35: "2 racers" while the Solver bot raced too."""
     code, tokens = api_race(client, names=("Ana", "Bo"))
     assert send(client, code, tokens[0], action="add_bot") == 200
-    assert crawl(f"/r/{code}/")["og:title"] == "Race: 2 racers and the Solver bot on beginner — join"
+    assert (
+        crawl(f"/r/{code}/")["og:title"] == "Race: 2 racers and the Solver bot on beginner — join"
+    )
     assert send(client, code, tokens[0], action="start") == 200
     go(code)
     title = crawl(f"/r/{code}/")["og:title"]
