@@ -57,6 +57,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First, so that it sees every answer: errors under /api/ as JSON.
     "games.web.api_errors.JsonErrors",
+    # Next, so that it compresses what every inner layer wrote: GET answers only, DEBUG too
+    # (games/web/compress.py says why that is safe against BREACH).
+    "games.web.compress.Compress",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

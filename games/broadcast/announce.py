@@ -136,14 +136,20 @@ def chat_after_race(room_id: int) -> None:
 
 
 def host(
-    room_id: int, action: str, notice: str, closes: tuple[str, ...], menus: tuple[int, ...]
+    room_id: int,
+    action: str,
+    notice: str,
+    closes: tuple[str, ...],
+    menus: tuple[int, ...],
+    also: tuple[str, ...] = (),
 ) -> None:
-    """A host command taken (`games.rooms.host`): the notice on every screen (and its live region),
-    the host's menu on the host's screens and gone from a former host's, the sockets of whom
-    the host kicked closed; then the roster (who hosts) and the spectator count as they are."""
+    """A host command taken (`games.rooms.host`): the notice on the players' screens (and their live
+    region) and on those of `also` (spectators concerned), the host's menu on the host's screens
+    and gone from a former host's, the sockets of whom the host kicked closed; then the roster
+    (who hosts) and the spectator count as they are, for everyone."""
     room = Room.objects.select_related("host").get(pk=room_id)
     line = render_to_string("games/host.html#notice", {"notice": notice, "action": action})
-    texts = {audiences.ALL: line}
+    texts = {audiences.PLAYERS: line, **dict.fromkeys(also, line)}
     for seat in menus:
         texts[audiences.seat(seat)] = line + host_view.no_menu_html()
     if room.host is not None:

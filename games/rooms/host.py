@@ -125,7 +125,9 @@ def apply(room: Room, asker: Player | None, command: HostCommand) -> str:
     if fresh.host_id != asker.pk:
         raise Forbidden(NOT_HOST)
     done = _COMMANDS[command.action](fresh, asker, command)
-    tell = partial(announce.host, fresh.pk, command.action, done.notice, done.closes, done.menus)
+    tell = partial(
+        announce.host, fresh.pk, command.action, done.notice, done.closes, done.menus, done.also
+    )
     transaction.on_commit(tell)
     return done.notice
 
@@ -137,6 +139,9 @@ class _Done:
     """Audience keys whose sockets close (`audiences.seat`, `audiences.watcher`)."""
     menus: tuple[int, ...] = ()
     """Seats whose host menu changes besides the host's (the old host after a transfer)."""
+    also: tuple[str, ...] = ()
+    """Audience keys told the notice besides the players (issue 35: "Ana muted Bo." is no
+    spectator's business): every spectator for their chat's mute, one spectator for their own."""
 
 
 def _seat(room: Room, number: int | None, *, doing: str) -> Player:
@@ -214,14 +219,15 @@ def _mute(room: Room, host: Player, command: HostCommand) -> _Done:
     if command.spectators:
         room.spectators_muted = on
         room.save(update_fields=["spectators_muted"])
-        return _Done(f"{host.nickname} {verb} the spectators' chat.")
+        return _Done(f"{host.nickname} {verb} the spectators' chat.", also=(audiences.SPECTATORS,))
     if command.spectator is not None:
         muted = [h for h in room.muted_spectators if h != command.spectator]
         if on:
             muted = [*muted, command.spectator][-MUTES_KEPT:]
         room.muted_spectators = muted
         room.save(update_fields=["muted_spectators"])
-        return _Done(f"{host.nickname} {verb} a spectator.")
+        also = (audiences.watcher(command.spectator),)
+        return _Done(f"{host.nickname} {verb} a spectator.", also=also)
     player = _seat(room, command.seat, doing=command.action)
     if player.pk == host.pk and on:  # unmuting oneself is fine (one muted before a transfer)
         raise Invalid("You cannot mute yourself.")

@@ -12,6 +12,7 @@ ends that is the public board only, never a mine.
 import bisect
 import hashlib
 import json
+import re
 import time
 from typing import Any
 
@@ -51,13 +52,15 @@ class BadMove(ValueError):
 
 
 def position(request: HttpRequest, timeline: Timeline) -> int:
-    """The asked move (`?move=N`), or the last one."""
+    """The asked move (`?move=N`), or the last one. A whole number past either end opens at that
+    end: a link shared while the game was shorter, or typed by hand (`?move=999`), had answered
+    400 (issue 35); only what is no whole number (`abc`, `1.5`) is refused (docs/api.md)."""
     raw = request.GET.get("move")
     if raw is None or raw == "":
         return timeline.moves
-    if not raw.isdecimal() or int(raw) > timeline.moves:
+    if len(raw) > 20 or not re.fullmatch(r"-?[0-9]+", raw):
         raise BadMove(f"move must be a whole number from 0 to {timeline.moves}, not {raw[:20]!r}.")
-    return int(raw)
+    return min(max(int(raw), 0), timeline.moves)
 
 
 def board_html(timeline: Timeline, k: int, cell_class: str) -> SafeString:

@@ -81,17 +81,29 @@ GAME_STATUS = dict(Game.Status.choices)
 
 def live_rooms_context() -> dict[str, object]:
     """The public rooms someone is in, newest first, in one query however many there are
-    (each room's current game's status comes with it)."""
-    status = Game.objects.filter(room=OuterRef("pk")).order_by("-number").values("status")[:1]
-    rooms = (
+    (each room's current game's status comes with it), and "On now"'s watching count
+    (`on_now_watching`, None when none is shown) read in the same query: the panel's pick is
+    kept a second per process and its words redrawn every 30 s, so a count of its own had read
+    "1 watching" beside the list's "2 watching" (issue 35). The featured room's row comes with
+    the list's even when the list is too long to show it."""
+    featured = on_now.featured()
+    code = None if featured is None else featured.code
+    online = Count("players", filter=Q(players__connections__gt=0))
+    shown = (
         Room.objects.filter(is_public=True)
-        .annotate(
-            online=Count("players", filter=Q(players__connections__gt=0)),
-            status=Subquery(status),
-        )
+        .annotate(online=online)
         .filter(Q(online__gt=0) | Q(spectators__gt=0))
-        .order_by("-created_at")[:LIVE_ROOMS_SHOWN]
+        .order_by("-created_at")
+        .values("pk")[:LIVE_ROOMS_SHOWN]
     )
+    status = Game.objects.filter(room=OuterRef("pk")).order_by("-number").values("status")[:1]
+    rows = list(
+        Room.objects.filter(Q(pk__in=shown) | Q(code=code, is_public=True))
+        .annotate(online=online, status=Subquery(status))
+        .order_by("-created_at")
+    )
+    pick = next((room for room in rows if room.code == code), None)
+    listed = [room for room in rows if room.online or room.spectators][:LIVE_ROOMS_SHOWN]
     return {
         "live_rooms": [
             (
@@ -100,8 +112,9 @@ def live_rooms_context() -> dict[str, object]:
                 kind_label(room.kind),
                 _describe(room.kind, room.settings),
             )
-            for room in rooms
-        ]
+            for room in listed
+        ],
+        "on_now_watching": pick.spectators if pick and pick.spectator_count_shown else None,
     }
 
 
@@ -118,14 +131,19 @@ def _describe(kind_name: str, settings: dict[str, object]) -> str:
 
 @require_safe
 def live_rooms(request: HttpRequest) -> HttpResponse:
-    return render(request, "games/home.html#live_rooms", live_rooms_context())
+    return render(request, "games/home.html#live_rooms", {**live_rooms_context(), "oob": True})
 
 
 @require_safe
 def on_now_panel(request: HttpRequest) -> HttpResponse:
     """The "On now" panel alone: the home page asks again when its game is over (or, with
     nothing live, now and then), and takes it only when the pick changed."""
-    return render(request, "games/home.html#on_now", {"on_now": on_now.featured()})
+    watching = live_rooms_context()["on_now_watching"]  # the list's count, read with it
+    return render(
+        request,
+        "games/home.html#on_now",
+        {"on_now": on_now.featured(), "on_now_watching": watching},
+    )
 
 
 TOO_MANY_ROOMS = (

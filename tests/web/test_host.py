@@ -339,7 +339,7 @@ async def closed_with(socket, code: int, reason: str) -> None:
     assert any(reason in text for text in heard), heard
 
 
-async def test_the_host_locks_by_socket_every_screen_is_told_and_bots_get_an_event(room, ana, bo):
+async def test_the_host_locks_by_socket_the_players_are_told_and_bots_get_an_event(room, ana, bo):
     a, b, watcher = (
         await connect(room, ana),
         await connect(room, bo),
@@ -356,9 +356,9 @@ async def test_the_host_locks_by_socket_every_screen_is_told_and_bots_get_an_eve
         and 'id="host-menu"' in mine
         and re.search(r'data-host-key="lock" aria-pressed="true"', mine)
     )
-    for other in (b, watcher):
-        theirs = await receive_until(other, 'id="host-notice"')
-        assert notice in theirs and 'id="host-menu"' not in theirs
+    theirs = await receive_until(b, 'id="host-notice"')
+    assert notice in theirs and 'id="host-menu"' not in theirs
+    assert not any("host-notice" in m for m in await before_echo(watcher))  # not theirs
     news = await event(bo_bot, "host")
     assert news["action"] == "lock" and news["host"] == 0 and notice in news["text"]
     EVENTS.validate(news)  # the served schema names the event (docs/api.md, "Writing a bot")
@@ -436,6 +436,30 @@ async def test_a_spectator_is_kicked_by_the_handle_on_their_chat_line(room, ana)
     other = await page(room, watcher="another-browser", watch=True)
     assert 'id="board"' in await receive_until(other, 'id="board"')
     for socket in (a, other):
+        await socket.disconnect()
+
+
+async def test_host_notices_reach_only_those_concerned(room, ana, bo):
+    """Issue 35: "Ana muted Bo." reached the spectators. A seat's mute is told to the players
+    (Bo among them); a spectator's to the players and that spectator; the spectators' chat's to
+    everyone."""
+    a, b = await connect(room, ana), await connect(room, bo)
+    one = await page(room, watcher="one-browser", watch=True)
+    other = await page(room, watcher="other-browser", watch=True)
+    await settle(a, b, one, other, online=2, watching=2)
+    await send(a, action="mute", seat=1)
+    assert "Ana muted Bo." in await receive_until(b, 'id="host-notice"')
+    for spectator in (one, other):
+        assert not any("host-notice" in m for m in await before_echo(spectator))
+    await send(a, action="mute", spectator=host.handle(room.code, "one-browser"))
+    assert "Ana muted a spectator." in await receive_until(one, 'id="host-notice"')
+    await receive_until(b, 'id="host-notice"')
+    assert not any("host-notice" in m for m in await before_echo(other))
+    await send(a, action="mute", spectators=True)
+    for socket in (a, b, one, other):
+        notice = await receive_until(socket, "muted the spectators")
+        assert 'id="host-notice"' in notice
+    for socket in (a, b, one, other):
         await socket.disconnect()
 
 

@@ -14,12 +14,14 @@ from django.test import Client
 from PIL import Image
 
 from games.engine import minesweeper as engine
+from games.engine import stats
 from games.kinds.flags import rules as flags_rules
 from games.kinds.minesweeper import rules as minesweeper
 from games.kinds.tictactoe import rules as tictactoe_rules
 from games.protocol.messages import CellMove, SquareMove
 from games.rooms import dispatch, joining
 from games.store.models import Game, Move, Player, Room
+from games.templatetags.figures import figure
 from games.web import history, preview_image, preview_words, previews
 from games.web.preview_words import Page
 
@@ -120,6 +122,19 @@ def test_a_race_says_how_many_race_and_on_what(client):
     replay = crawl(f"/r/{code}/games/1/")  # under way: no move to show, its boards drawn blank
     assert replay["og:image"] == f"http://testserver/r/{code}/games/1/preview.png"
     assert picture(replay["og:image"].removeprefix("http://testserver")).size == (1200, 630)
+
+
+def test_a_race_with_the_solver_bot_names_it_beside_the_racers(client):
+    """Issue 35: "2 racers" while the Solver bot raced too."""
+    code, tokens = api_race(client, names=("Ana", "Bo"))
+    assert send(client, code, tokens[0], action="add_bot") == 200
+    assert (
+        crawl(f"/r/{code}/")["og:title"] == "Race: 2 racers and the Solver bot on beginner — join"
+    )
+    assert send(client, code, tokens[0], action="start") == 200
+    go(code)
+    title = crawl(f"/r/{code}/")["og:title"]
+    assert title == "Race: 2 racers and the Solver bot on beginner — watch"
 
 
 def test_flags_shows_the_score_and_tictactoe_the_sides():
@@ -239,7 +254,9 @@ def test_replay_tags_name_the_winners_and_its_picture_takes_a_move():
             dispatch.play(room, ana, CellMove("reveal", *state.grid.xy(cell)))
     assert room.current_game().status == "won"
     found = crawl(f"/r/{room.code}/games/1/")
-    assert re.fullmatch(r"Replay: Ana won beginner in \d+\.\d s", found["og:title"])
+    time_ms = history.timeline_of(room, room.current_game()).stats["time_ms"]
+    shown = f"{figure(stats.seconds(time_ms))} s"  # the banner's time, as its template writes it
+    assert found["og:title"] == f"Replay: Ana won beginner in {shown}"  # not "8.6 s" by "8.56 s"
     moves = history.timeline_of(room, room.current_game()).moves
     assert found["og:image"].endswith(f"/r/{room.code}/games/1/preview.png?move={moves}")
     assert picture(found["og:image"].replace("http://testserver", "")).size == (1200, 630)

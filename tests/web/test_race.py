@@ -521,3 +521,23 @@ async def test_when_the_host_has_left_the_others_may_start():
     assert race.seats == (1, 2, 0)  # online racers first; the host may still come back in time
     for socket in (b, c):
         await socket.disconnect()
+
+
+async def test_a_racers_mines_left_counts_their_own_flags():
+    """Issue 35: the counter stayed at 010 after flags; each flag (and unflag) of the racer's own
+    board sends them the counter again, and no rival's screen gets it."""
+    room, a, b = await _racing_pair()
+    race = await sync_to_async(lambda: rules.load(room.current_game().state))()
+    hidden = [c for c in range(race.grid.size) if c not in race.racer(0).board.revealed]
+    for n, cell in enumerate(hidden[:4], start=1):
+        x, y = race.grid.xy(cell)
+        await send(a, action="flag", x=x, y=y)
+        own = await receive_until(a, 'id="mines-left"')
+        assert re.search(rf'id="mines-left"[^>]*>{10 - n:03d}<', own)
+    x, y = race.grid.xy(hidden[0])
+    await send(a, action="flag", x=x, y=y)  # unflag
+    assert re.search(r'id="mines-left"[^>]*>007<', await receive_until(a, 'id="mines-left"'))
+    rival = await receive_until(b, 'data-version="7"')
+    assert 'id="mines-left"' not in rival
+    for socket in (a, b):
+        await socket.disconnect()

@@ -133,13 +133,24 @@ def test_a_replay_opens_at_the_move_of_a_share_link(client: Client, room, ana, b
     assert re.search(rf'id="cell-4-4"[^>]*data-outline="{ana.colour}"', html)
 
 
-def test_a_move_outside_the_game_is_a_clear_error(client: Client, room, ana):
+def test_a_move_that_is_no_whole_number_is_a_clear_error(client: Client, room, ana):
     play(room, ana, "reveal", 4, 4)
     game = room.current_game()
-    for bad in ("99", "-1", "abc", "1.5"):
+    for bad in ("abc", "1.5", "1e3", "9" * 40):
         response = client.get(f"/r/{room.code}/games/{game.number}/?move={bad}")
         assert response.status_code == 400
         assert "move must be a whole number from 0 to 1" in response.content.decode()
+
+
+def test_a_move_past_either_end_opens_at_that_end(client: Client, room, ana):
+    """Issue 35: `?move=999` answered 400; it opens at the last move (and -1 at the start)."""
+    play(room, ana, "reveal", 4, 4)
+    game = room.current_game()
+    for asked, k in (("999", 1), ("2", 1), ("-1", 0)):
+        response = client.get(f"/r/{room.code}/games/{game.number}/?move={asked}")
+        assert response.status_code == 200
+        assert replay_data(response.content.decode())["k"] == k
+        assert f"?move={k}" in response.content.decode()  # the share link names the real move
     assert client.get(f"/r/{room.code}/games/7/").status_code == 404
     assert client.get("/r/nope/games/1/").status_code == 404
 

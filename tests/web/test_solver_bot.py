@@ -288,7 +288,7 @@ async def test_the_bot_can_clear_a_board_and_takes_its_share(room, host):
     ana = await connect(room, host)
     await send(ana, action="add_bot")
     await send(ana, action="reveal", x=4, y=4)
-    message = await receive_until(ana, "Solver bot cleared the board. You win!")
+    message = await receive_until(ana, "Solver bot cleared the board. The players won!")
     split = re.search(r'class="shares".*?</ul>', message, re.S)[0]
     shares = {name.strip(): int(n) for name, n in re.findall(r"([^>]+) <strong>(\d+)%", split)}
     # Ana's first reveal floods most of the board; the bot proves and opens the rest.

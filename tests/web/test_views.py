@@ -293,3 +293,12 @@ def test_taking_a_seat_cycles_the_session_key(client, settings):
     page = planter.get(f"/r/{code}/").content.decode()
     assert "Pick a nickname" in page and "Playing as" not in page
     assert not SessionStore().exists(key)  # the old key is gone, not left holding the seat
+
+
+@pytest.mark.parametrize("path", ["/", "/records/"])
+def test_the_home_and_records_pages_describe_themselves_once(client, path):
+    """Issue 35: neither carried a meta description (search results showed page text)."""
+    page = client.get(path).content.decode()
+    head = page.split("</head>")[0]
+    found = re.findall(r'<meta name="description" content="([^"]+)">', head)
+    assert len(found) == 1 and "Minesweeper" in found[0] and 50 <= len(found[0]) <= 160
