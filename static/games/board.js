@@ -68,7 +68,8 @@ window.BoardZoom = function (room, {
     const fitSize = Math.floor(Math.min(base, whole));
     const cell = zoom === FIT ? fitSize : Math.max(fitSize, Math.floor(base * zoom));
     const fits = cell * cols <= availW + 0.5 && cell * rows <= availH + 0.5;
-    return { cols, rows, beside, base, fitSize, cell, scale: cell / base, fits };
+    const scale = zoom === FIT ? cell / base : zoom; // the step itself: a floored size lies below it
+    return { cols, rows, beside, base, fitSize, cell, scale, fits };
   }
   function size() {
     const b = board();

@@ -23,7 +23,9 @@
   const nearBoard = document.createElement("div");
   nearBoard.className = "board-reactions";
   nearBoard.setAttribute("aria-hidden", "true"); // #signal-news says each one
-  document.querySelector(".board-scroll")?.before(nearBoard);
+  const scroller = document.querySelector(".board-scroll");
+  scroller?.before(nearBoard);
+  scroller?.parentElement.classList.add("board-reactions-host"); // a class, not :has(): big boards restyle often
 
   function draw() {
     document.querySelectorAll(".cell[data-ping]").forEach((cell) => {

@@ -108,10 +108,6 @@ def create_coop(page: Page, nickname: str, preset: str = "beginner") -> str:
     return page.url
 
 
-BIG_BOARD_LIVE_MS = 30_000
-"""A 50x50 board's snapshot takes seconds to go live on a busy machine (issue 35 measured ~3 s)."""
-
-
 def create_custom(page: Page, nickname: str, width: int, height: int, mines: int) -> str:
     page.goto("/")
     page.get_by_label("Your nickname").fill(nickname)
@@ -121,9 +117,7 @@ def create_custom(page: Page, nickname: str, width: int, height: int, mines: int
     page.locator('#minesweeper-fields input[name="mines"]').fill(str(mines))
     page.get_by_role("button", name="Create room").click()
     expect(page).to_have_url(re.compile(r"/r/[\w-]+/$"))
-    expect(page.locator("#connection")).to_have_attribute(
-        "data-state", "live", timeout=BIG_BOARD_LIVE_MS
-    )
+    live(page)
     return page.url
 
 
