@@ -58,7 +58,7 @@
     if (!invalid.length) return;
     event.preventDefault();
     for (const field of invalid) {
-      const id = `${field.id || field.name}-error`;
+      const id = `${field.name}-error`; // as the server names it
       document.getElementById(id)?.remove(); // the server's, for an earlier value
       const error = document.createElement("span");
       error.className = "field-error";

@@ -6,6 +6,7 @@ boxes inside the window, what a long press does). Screenshots (under `make scree
 import re
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import screenshot
@@ -14,6 +15,15 @@ pytestmark = [pytest.mark.e2e]
 
 LAPTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
+
+
+AXE = Axe()
+
+
+def blocking_violations(page: Page) -> list[str]:
+    """axe's critical and serious findings on the page as it is now."""
+    found = AXE.run(page).response["violations"]
+    return [f"{v['id']}: {v['help']}" for v in found if v["impact"] in {"critical", "serious"}]
 
 
 def live(page: Page) -> None:
@@ -280,6 +290,7 @@ def test_flags_on_a_phone_pans_its_tap_sized_board_and_has_zoom(new_context, scr
     page.get_by_role("button", name="Fit board").tap()
     assert page.evaluate(BOARD_BOX)["cell"] == pytest.approx(box["cell"], abs=0.5)
     shot(page, screenshots, f"stumbles-flags-phone-{scheme}")
+    assert not blocking_violations(page)
 
 
 def test_flags_on_a_laptop_fits_whole_with_fit_pressed(new_context):
@@ -502,6 +513,7 @@ def test_the_win_time_stays_on_the_banners_line_and_ioe_on_the_replays(
     ioe = figures.last.bounding_box()
     assert ioe["x"] + ioe["width"] <= viewport["width"]
     shot(page, screenshots, f"stumbles-replay-figures-{name}-{scheme}", full_page=True)
+    assert not blocking_violations(page)
 
 
 def test_the_race_card_shows_the_solver_bots_whole_name(new_context, screenshots):
