@@ -33,6 +33,111 @@ window.setBoardSize = function (room, cols, rows, cell) {
   room.style.setProperty("--cell", `${cell}px`);
 };
 
+// --- the board's size and zoom --------------------------------------------------------------------
+// Co-op Minesweeper and Flags: the board uses the width it has: the cell size is what fits the
+// window (no bigger than `most`, and as tall as the window allows down to `tallest`), never
+// below a legible 16 px, nor below a tap target (24 px) under a finger (tapCellPx, fitCell). When
+// the side panel would squeeze the board below that, the panel moves below the board. A board
+// that still does not fit pans inside its frame, and the zoom control says so ("Scroll", Fit not
+// pressed). Fit shows the whole board, its width and its height (a 50x50 board on a laptop),
+// however small, except under a finger: there a cell stays a tap target and the board pans
+// (issue 35: expert on a phone gave 11 px cells). The zoom buttons scale from the default size,
+// and zoom out only as far as Fit.
+window.BoardZoom = function (room, {
+  reservedPx, most = 40, tallest = 20, sidePx = 300 + 32, framePx = 28, afterSize = () => {},
+}) {
+  const LEGIBLE_CELL_PX = 16;
+  const BIGGEST_CELL_PX = 64;
+  const ZOOMS = [0.5, 0.75, 1, 1.5, 2, 2.5, 3];
+  const FIT = "fit";
+  const narrowScreen = window.matchMedia("(max-width: 860px)");
+  const board = () => document.getElementById("board");
+  let zoom = 1;
+  let sizes = null;
+
+  function measure(b) {
+    const cols = +b.dataset.width;
+    const rows = +b.dataset.height;
+    const width = room.clientWidth;
+    const beside = !narrowScreen.matches && (width - sidePx - framePx) / cols >= LEGIBLE_CELL_PX;
+    const availW = (beside ? width - sidePx : width) - framePx;
+    const availH = window.innerHeight - reservedPx;
+    const { base } = window.fitCell({ cols, rows, width: availW, height: availH, most, tallest });
+    // Fit: the whole board, however small, but never under a tap target.
+    const whole = Math.max(1, window.tapCellPx(), Math.min(availW / cols, availH / rows));
+    const fitSize = Math.floor(Math.min(base, whole));
+    const cell = zoom === FIT ? fitSize : Math.max(fitSize, Math.floor(base * zoom));
+    const fits = cell * cols <= availW + 0.5 && cell * rows <= availH + 0.5;
+    const scale = zoom === FIT ? cell / base : zoom; // the step itself: a floored size lies below it
+    return { cols, rows, beside, base, fitSize, cell, scale, fits };
+  }
+  function size() {
+    const b = board();
+    if (!b || !b.dataset.width) return;
+    // Twice: the first size can add or remove the page's scrollbar, which changes the width.
+    for (let pass = 0; pass < 2; pass++) {
+      sizes = measure(b);
+      room.dataset.layout = sizes.beside ? "beside" : "stacked";
+      window.setBoardSize(room, sizes.cols, sizes.rows, sizes.cell);
+    }
+    updateButtons();
+    afterSize();
+  }
+
+  const button = (which) => room.querySelector(`[data-zoom="${which}"]`);
+  // The next zoom step from the current scale (after Fit that may lie between two steps).
+  function nextZoom(step) {
+    const scale = sizes ? sizes.scale : 1;
+    return step > 0 ? ZOOMS.find((z) => z > scale + 1e-6) : ZOOMS.findLast((z) => z < scale - 1e-6);
+  }
+  function canZoom(step) {
+    const next = nextZoom(step);
+    if (!sizes || next === undefined) return false;
+    if (step > 0) return sizes.base * next <= BIGGEST_CELL_PX;
+    return sizes.cell > sizes.fitSize; // out only as far as Fit
+  }
+  // Fit is pressed only when the board shows whole; it is offered while a smaller size would
+  // show more of it.
+  function updateButtons() {
+    const zoomIn = button("in");
+    if (!zoomIn || !sizes) return;
+    zoomIn.disabled = !canZoom(1);
+    button("out").disabled = !canZoom(-1);
+    button("fit").disabled = sizes.cell <= sizes.fitSize;
+    button("fit").setAttribute("aria-pressed", String(sizes.fits));
+    const mode = room.querySelector(".zoom-mode");
+    if (mode) mode.textContent = sizes.fits ? "" : "Scroll";
+    room.querySelector(".zoom")?.setAttribute("data-zoom-level", `${Math.round(sizes.scale * 100)}`);
+  }
+  // Zoom around the middle of the window: the cells there stay there.
+  function setZoom(next) {
+    const b = board();
+    const scroller = b.closest(".board-scroll");
+    const before = b.getBoundingClientRect();
+    const fx = Math.min(1, Math.max(0, (window.innerWidth / 2 - before.left) / before.width));
+    const fy = Math.min(1, Math.max(0, (window.innerHeight / 2 - before.top) / before.height));
+    zoom = next;
+    size();
+    const after = b.getBoundingClientRect();
+    if (scroller) scroller.scrollLeft += after.left + fx * after.width - window.innerWidth / 2;
+    if (after.height > window.innerHeight) {
+      window.scrollBy(0, after.top + fy * after.height - window.innerHeight / 2);
+    } else if (after.top < 0 || after.bottom > window.innerHeight) {
+      b.scrollIntoView({ block: "nearest" }); // Fit: the whole board in the window
+    }
+  }
+  room.addEventListener("click", (event) => {
+    const pressed = event.target.closest("[data-zoom]");
+    if (!pressed || pressed.disabled) return;
+    const which = pressed.dataset.zoom;
+    const step = which === "in" ? 1 : -1;
+    if (which === "fit") setZoom(FIT);
+    else if (canZoom(step)) setZoom(nextZoom(step));
+  });
+  window.addEventListener("resize", size);
+  return { size };
+};
+
 // --- countdowns -------------------------------------------------------------------------------
 // A timed element carries the milliseconds left (or gone) when the server rendered it; the page
 // counts from when it arrived, so a wrong clock here changes nothing. Per element, since a
@@ -95,67 +200,35 @@ window.TapMode = function (room) {
   };
 };
 
-// --- the long-press menu -------------------------------------------------------------------------
-// On a phone a long press on a cell opens a small menu beside it: the move a long press makes
-// (flag, or reveal in tap-flag mode) and "Ping". A long press used to flag at once; with pings it
-// asks, and tap-flag mode (TapMode) stays the one-tap way to flag. Escape, a tap elsewhere or a
-// scroll closes it; focus goes back to the cell.
-window.PressMenu = function (room) {
-  const menu = document.createElement("div");
-  menu.className = "press-menu";
-  menu.setAttribute("role", "menu");
-  menu.hidden = true;
-  room.append(menu);
-  let cell = null;
-  function close(refocus = true) {
-    if (menu.hidden) return;
-    menu.hidden = true;
-    menu.replaceChildren();
-    if (refocus && cell?.isConnected) cell.focus({ preventScroll: true });
-    cell = null;
+// --- pinging on a phone ------------------------------------------------------------------------
+// A long press flags (a menu asking "Flag or Ping?" made every flag two taps, issue 35), so a
+// phone pings with a [data-ping-mode] button in the page: pressed, the next tap on a cell pings
+// it. Alt+click and P do the same with a mouse or keys.
+window.PingMode = function (room) {
+  let armed = false;
+  function set(on) {
+    armed = on;
+    room.querySelectorAll("[data-ping-mode]").forEach((toggle) => toggle.setAttribute("aria-pressed", String(on)));
   }
-  function open(target, items) {
-    cell = target;
-    menu.replaceChildren(...items.map(({ label, run }) => {
-      const item = document.createElement("button");
-      item.type = "button";
-      item.className = "button press-menu-item";
-      item.setAttribute("role", "menuitem");
-      item.textContent = label;
-      item.addEventListener("click", () => { close(); run(); });
-      return item;
-    }));
-    menu.setAttribute("aria-label", target.getAttribute("aria-label") || "Cell");
-    menu.hidden = false;
-    // Above the cell (the finger is on it), or below when the cell is near the top.
-    const box = target.getBoundingClientRect();
-    const height = menu.offsetHeight;
-    const top = box.top - height - 8 >= 0 ? box.top - height - 8 : box.bottom + 8;
-    const left = Math.max(4, Math.min(window.innerWidth - menu.offsetWidth - 4, box.left));
-    menu.style.setProperty("top", `${top}px`);
-    menu.style.setProperty("left", `${left}px`);
-    menu.querySelector("button").focus({ preventScroll: true });
-  }
-  menu.addEventListener("keydown", (event) => {
-    const items = [...menu.querySelectorAll("button")];
-    const at = items.indexOf(document.activeElement);
-    if (event.key === "Escape") { event.preventDefault(); close(); }
-    if (event.key === "ArrowDown" || event.key === "ArrowRight") items[(at + 1) % items.length].focus();
-    if (event.key === "ArrowUp" || event.key === "ArrowLeft") items[(at + items.length - 1) % items.length].focus();
+  room.addEventListener("click", (event) => {
+    if (event.target.closest("[data-ping-mode]")) set(!armed);
   });
-  document.addEventListener("pointerdown", (event) => {
-    if (!menu.hidden && !menu.contains(event.target)) close(false);
-  });
-  window.addEventListener("scroll", () => close(false), { passive: true });
-  return { open, close, get isOpen() { return !menu.hidden; } };
+  return {
+    // Whether this click pings (and disarms the button).
+    take() {
+      if (!armed) return false;
+      set(false);
+      return true;
+    },
+  };
 };
 
 // --- input on the board -------------------------------------------------------------------------
 // options.canMove(): whether this viewer may move now (seated, the game on, not frozen...).
 // options.move(action, cell): send it; called only for a move the cell allows.
 // options.flagging: Minesweeper's flags (right-click, long press, F, tap mode); Flags has none.
-// options.ping(cell): point the room at the cell (Alt+click, P, the long-press menu); null where
-// this viewer may not (a spectator).
+// options.ping(cell): point the room at the cell (Alt+click, P, the page's Ping button; a long
+// press where the board has no flags, as in Flags); null where this viewer may not (a spectator).
 window.BoardInput = function (room, { canMove, move, flagging = false, ping = null }) {
   const LONG_PRESS_MS = 450;
   // A long press on a phone fires contextmenu too (Chrome on Android, around 400-500 ms in):
@@ -163,6 +236,7 @@ window.BoardInput = function (room, { canMove, move, flagging = false, ping = nu
   const SAME_PRESS_MS = 1000;
   const STEPS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
   const tapMode = flagging ? window.TapMode(room) : null;
+  const pingMode = ping ? window.PingMode(room) : null;
   let focusX = 0;
   let focusY = 0;
   let focusWasInBoard = false;
@@ -223,14 +297,12 @@ window.BoardInput = function (room, { canMove, move, flagging = false, ping = nu
 
   // --- clicks, right-clicks and long presses ----------------------------------------------------
   let suppressClick = false; // the click a long press ends with
-  let dismissing = false; // the tap that closes the long-press menu only closes it
   room.addEventListener("click", (event) => {
     const cell = cellOf(event);
     if (!cell) return;
     if (suppressClick) { suppressClick = false; return; }
-    if (dismissing) { dismissing = false; return; }
     focusOn(cell);
-    if (ping && event.altKey) {
+    if (ping && (event.altKey || pingMode.take())) {
       event.preventDefault();
       ping(cell);
       return;
@@ -238,10 +310,6 @@ window.BoardInput = function (room, { canMove, move, flagging = false, ping = nu
     act(tapMode ? tapMode.click(event, cell) : "reveal", cell);
   });
   if (!flagging && !ping) return { focusCell, restoreFocus, board, cellAt };
-  const menu = ping ? window.PressMenu(room) : null;
-  room.addEventListener("pointerdown", (event) => {
-    dismissing = Boolean(menu?.isOpen && !event.target.closest(".press-menu"));
-  }, { capture: true });
 
   let pressTimer = null;
   let pressing = false; // a finger is down on a cell
@@ -253,20 +321,9 @@ window.BoardInput = function (room, { canMove, move, flagging = false, ping = nu
     pressedAt = performance.now();
     focusOn(cell);
     if (navigator.vibrate) navigator.vibrate(15);
-    const action = tapMode ? tapMode.longPress(cell) : null;
-    if (!menu) return act(action, cell);
-    const items = [];
-    if (action && canMove() && allows(action, cell)) {
-      const label = action === "reveal" ? "Reveal" : cell.dataset.state === "flagged" ? "Unflag" : "Flag";
-      items.push({ label, run: () => act(action, cell) });
-    }
-    items.push({ label: "Ping", run: () => ping(cell) });
-    menu.open(cell, items);
-  }
-  function allows(action, cell) {
-    const state = cell.dataset.state;
-    if (action === "flag") return state === "hidden" || state === "flagged";
-    return state !== "flagged";
+    // One press, one move: a flag (a reveal in tap-flag mode); where there are no flags, a ping.
+    if (tapMode) act(tapMode.longPress(cell), cell);
+    else if (ping) ping(cell);
   }
   room.addEventListener("contextmenu", (event) => {
     const cell = cellOf(event);

@@ -155,10 +155,22 @@
     tidy();
     countNew(event.detail.message || "");
   });
+  // A line the server refuses (the host muted you, too fast...) comes back into the box, with
+  // the error beside it (live.js), rather than vanish: the answer to a line is a chat line or a
+  // refusal; other messages (moves, presence) may come between.
+  let unanswered = null;
   document.body.addEventListener("htmx:wsAfterSend", (event) => {
     if (event.target !== form && !form.contains(event.target)) return;
     sent.push(input.value.trim());
+    unanswered = input.value;
     input.value = "";
+  });
+  document.body.addEventListener("htmx:wsAfterMessage", (event) => {
+    const message = event.detail.message;
+    if (unanswered === null) return;
+    const refused = /id="room-error"[^>]*><span>/.test(message);
+    if (refused && !input.value) input.value = unanswered;
+    if (refused || message.includes('class="chat-message"')) unanswered = null;
   });
   form.addEventListener("submit", (event) => {
     if (!input.value.trim()) event.preventDefault();

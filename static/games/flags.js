@@ -118,6 +118,12 @@
     }
   });
 
+  // The board's size and its zoom, as co-op's (board.js): on a phone Flags' cells stay tap
+  // targets and the board pans; Fit shows it whole where that leaves cells big enough.
+  const zoom = window.BoardZoom(room, { reservedPx: 320, most: 34, tallest: 17 });
+  room.addEventListener("htmx:wsAfterMessage", zoom.size);
+
   window.Countdowns.every(tickTimer);
   update();
+  zoom.size();
 })();

@@ -129,7 +129,13 @@ window.LiveRoom = function (room, onUpdate) {
     if (!opened) failures += 1;
     if (code === TRY_AGAIN_LATER) failures = Math.max(failures, UNAVAILABLE_AFTER);
     if (!RETRIED.includes(code)) {
-      setConnection("closed", "Disconnected — reload the page to rejoin");
+      // The server said why it closed (the host removed this viewer, the room was deleted):
+      // that reason is the one message, on the connection line, not beside a "Disconnected".
+      const reason = document.getElementById("room-error");
+      const why = reason?.textContent.trim();
+      reason?.replaceChildren();
+      room.dispatchEvent(new CustomEvent("live:closed"));
+      setConnection("closed", why || "Disconnected — reload the page to rejoin");
     } else if (failures >= UNAVAILABLE_AFTER) {
       setConnection("unavailable", "Live updates unavailable — retrying…");
     } else {
@@ -182,6 +188,71 @@ window.LiveRoom = function (room, onUpdate) {
     }
     if (onUpdate) onUpdate(event);
   });
+
+  // --- an error beside what caused it ----------------------------------------------------------
+  // A refusal (#room-error, from the server) used to land at the foot of the play column: out of
+  // sight below a laptop's window, or cut off under the emoji row (issue 35). It shows beside
+  // the control, cell or chat box the player last used instead, inside the window: below it, or
+  // above when there is no room below. The error is swapped whole by id, and htmx resets a
+  // swapped element's class and style as it settles, so a box around it (never swapped) holds the
+  // place. A tap elsewhere or Escape puts it away; the next error replaces it.
+  let cause = null; // { element, id }: what the player last pressed, clicked or typed in
+  const remember = (event) => {
+    const element = event.target instanceof Element ? event.target : null;
+    if (!element || element.closest(".error-spot")) return;
+    cause = { element, id: element.id };
+  };
+  document.addEventListener("pointerdown", remember, true);
+  document.addEventListener("keydown", remember, true);
+  const error = () => document.getElementById("room-error");
+  const spot = (() => {
+    const first = error();
+    if (!first) return null;
+    const box = document.createElement("div");
+    box.className = "error-spot";
+    first.before(box);
+    box.append(first);
+    return box;
+  })();
+  function placeError() {
+    const shown = error();
+    if (!spot || !shown || !shown.textContent.trim()) {
+      spot?.removeAttribute("data-beside");
+      return;
+    }
+    let anchor = cause?.element;
+    if (anchor && !anchor.isConnected && cause.id) anchor = document.getElementById(cause.id);
+    const at = anchor?.isConnected ? anchor.getBoundingClientRect() : null;
+    spot.dataset.beside = "true";
+    const GAP = 6;
+    const MARGIN = 8;
+    const width = spot.offsetWidth;
+    const height = spot.offsetHeight;
+    let top = MARGIN;
+    let left = (innerWidth - width) / 2;
+    if (at && at.bottom > 0 && at.top < innerHeight) {
+      top = at.bottom + GAP + height <= innerHeight - MARGIN ? at.bottom + GAP : at.top - GAP - height;
+      left = at.left;
+    }
+    top = Math.max(MARGIN, Math.min(innerHeight - height - MARGIN, top));
+    left = Math.max(MARGIN, Math.min(innerWidth - width - MARGIN, left));
+    spot.style.setProperty("top", `${Math.round(top)}px`);
+    spot.style.setProperty("left", `${Math.round(left)}px`);
+  }
+  function putErrorAway() {
+    error()?.replaceChildren();
+    placeError();
+  }
+  document.addEventListener("pointerdown", (event) => {
+    if (spot?.dataset.beside && !spot.contains(event.target)) putErrorAway();
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && spot?.dataset.beside) putErrorAway();
+  });
+  room.addEventListener("htmx:wsAfterMessage", placeError);
+  room.addEventListener("live:closed", placeError);
+  window.addEventListener("resize", placeError);
+  window.addEventListener("scroll", placeError, { passive: true });
 
   // --- invite link ----------------------------------------------------------------------------
   document.addEventListener("click", async (event) => {

@@ -292,110 +292,18 @@
     if (timer.textContent !== text) timer.textContent = text;
   }
 
-  // --- the board's size and zoom ----------------------------------------------------------------
-  // The board uses the width it has: the cell size is what fits the window (no bigger than a
-  // comfortable 40 px, and as tall as the window allows down to 20 px), never below a legible
-  // 16 px, nor below a tap target (24 px) under a finger (board.js's tapCellPx, fitCell). When the side
-  // panel would squeeze the board below that, the panel moves below the board. A board that
-  // still does not fit pans inside its frame, and the zoom control says so ("Scroll", Fit not
-  // pressed); Fit then shows it whole, however small. The zoom buttons scale from the default
-  // size, and zoom out only as far as the whole board fitting.
-  // CSP forbids inline styles in the markup, so sizes are set here through the CSSOM. Same for
-  // the won banner's split bar.
-  const FRAME_PX = 28; // .board-scroll padding and border, the board's frame
-  const SIDE_PX = 300 + 32; // the side panel and the gap before it
-  const MAX_CELL_PX = 40;
-  const TALL_CELL_PX = 20; // below this, a tall board scrolls the page rather than shrink
-  const LEGIBLE_CELL_PX = 16;
-  const BIGGEST_CELL_PX = 64;
-  const ZOOMS = [0.5, 0.75, 1, 1.5, 2, 2.5, 3];
-  const FIT = "fit"; // the zoom that shows the whole board's width
-  const narrowScreen = window.matchMedia("(max-width: 860px)");
-  let zoom = 1;
-  let sizes = null;
-
-  function measure(b) {
-    const cols = +b.dataset.width;
-    const rows = +b.dataset.height;
-    const width = room.clientWidth;
-    const beside = !narrowScreen.matches && (width - SIDE_PX - FRAME_PX) / cols >= LEGIBLE_CELL_PX;
-    const availW = (beside ? width - SIDE_PX : width) - FRAME_PX;
-    const availH = window.innerHeight - 230; // the end banner floats over the board: no room kept
-    const { fit, base } = window.fitCell({
-      cols, rows, width: availW, height: availH, most: MAX_CELL_PX, tallest: TALL_CELL_PX,
-    });
-    const scale = zoom === FIT ? Math.min(1, fit / base) : zoom;
-    let cell = base * scale;
-    if (scale < 1) cell = Math.max(cell, fit);
-    cell = Math.max(1, Math.floor(cell));
-    return { cols, rows, beside, availW, fit, base, scale, cell, fits: cell * cols <= availW + 0.5 };
-  }
-  function sizeBoard() {
-    const b = board();
-    if (!b) return;
-    // Twice: the first size can add or remove the page's scrollbar, which changes the width.
-    for (let pass = 0; pass < 2; pass++) {
-      sizes = measure(b);
-      room.dataset.layout = sizes.beside ? "beside" : "stacked";
-      window.setBoardSize(room, sizes.cols, sizes.rows, sizes.cell); // board.js
-    }
-    updateZoomButtons();
-    document.querySelectorAll(".split-bar [data-percent]").forEach((part) => {
-      part.style.width = `${part.dataset.percent}%`;
-    });
-  }
-
-  function zoomButton(which) { return room.querySelector(`[data-zoom="${which}"]`); }
-  // The next zoom step from the current scale (after Fit that may lie between two steps).
-  function nextZoom(step) {
-    const scale = sizes ? sizes.scale : 1;
-    return step > 0 ? ZOOMS.find((z) => z > scale + 1e-6) : ZOOMS.findLast((z) => z < scale - 1e-6);
-  }
-  function canZoom(step) {
-    const next = nextZoom(step);
-    if (!sizes || next === undefined) return false;
-    if (step > 0) return sizes.base * next <= BIGGEST_CELL_PX;
-    // Zooming out only helps while the board is wider than the room it has.
-    return !sizes.fits;
-  }
-  // Fit is pressed only when the board is shown whole at the fitting size: a board that pans
-  // (a phone's tap-sized cells, a zoom in) leaves it unpressed, and the mode says "Scroll".
-  function updateZoomButtons() {
-    const zoomIn = zoomButton("in");
-    if (!zoomIn) return;
-    zoomIn.disabled = !canZoom(1);
-    zoomButton("out").disabled = !canZoom(-1);
-    const fitted = sizes.fits && (zoom === FIT || zoom === 1);
-    zoomButton("fit").disabled = fitted;
-    zoomButton("fit").setAttribute("aria-pressed", String(fitted));
-    const mode = room.querySelector(".zoom-mode");
-    if (mode) mode.textContent = sizes.fits ? "" : "Scroll";
-    room.querySelector(".zoom")?.setAttribute("data-zoom-level", `${Math.round(sizes.scale * 100)}`);
-  }
-  // Zoom around the middle of the window: the cells there stay there.
-  function setZoom(next) {
-    const b = board();
-    const scroller = document.querySelector(".board-scroll");
-    const before = b.getBoundingClientRect();
-    const fx = Math.min(1, Math.max(0, (window.innerWidth / 2 - before.left) / before.width));
-    const fy = Math.min(1, Math.max(0, (window.innerHeight / 2 - before.top) / before.height));
-    zoom = next;
-    sizeBoard();
-    const after = b.getBoundingClientRect();
-    scroller.scrollLeft += after.left + fx * after.width - window.innerWidth / 2;
-    if (after.height > window.innerHeight) {
-      window.scrollBy(0, after.top + fy * after.height - window.innerHeight / 2);
-    }
-  }
-  room.addEventListener("click", (event) => {
-    const button = event.target.closest("[data-zoom]");
-    if (!button || button.disabled) return;
-    const which = button.dataset.zoom;
-    const step = which === "in" ? 1 : -1;
-    if (which === "fit") setZoom(FIT);
-    else if (canZoom(step)) setZoom(nextZoom(step));
+  // --- the board's size and zoom (board.js's BoardZoom) -----------------------------------------
+  // CSP forbids inline styles in the markup, so the won banner's split bar is sized here
+  // through the CSSOM, after every size.
+  const zoom = window.BoardZoom(room, {
+    reservedPx: 230, // above and below the board; the end banner floats over it: no room kept
+    afterSize() {
+      document.querySelectorAll(".split-bar [data-percent]").forEach((part) => {
+        part.style.width = `${part.dataset.percent}%`;
+      });
+    },
   });
-  window.addEventListener("resize", sizeBoard);
+  const sizeBoard = zoom.size;
 
   // The end banner's ×: a look at the rows beneath it; the next game's banner comes back.
   room.addEventListener("click", (event) => {

@@ -17,18 +17,39 @@
     `.roster-player[data-seat="${seat}"] .name, .lobby-racer[data-seat="${seat}"], .contender[data-seat="${seat}"] .contender-name`,
   );
 
+  // Reactions also show over the board's corner, where eyes are during a game (a badge in the
+  // roster alone was easy to miss): the newest few, each with its sender's name.
+  const NEAR_BOARD = 4;
+  const nearBoard = document.createElement("div");
+  nearBoard.className = "board-reactions";
+  nearBoard.setAttribute("aria-hidden", "true"); // #signal-news says each one
+  const scroller = document.querySelector(".board-scroll");
+  scroller?.before(nearBoard);
+  scroller?.parentElement.classList.add("board-reactions-host"); // a class, not :has(): big boards restyle often
+
   function draw() {
     document.querySelectorAll(".cell[data-ping]").forEach((cell) => {
       cell.removeAttribute("data-ping");
     });
     document.querySelectorAll(".reaction-badge").forEach((badge) => badge.remove());
     document.querySelectorAll(".cell[data-reaction]").forEach((cell) => cell.removeAttribute("data-reaction"));
+    const reactions = [...feed.children].filter((signal) => signal.classList.contains("reaction"));
+    nearBoard.replaceChildren(...reactions.slice(-NEAR_BOARD).map((signal) => {
+      const chip = document.createElement("span");
+      chip.className = `board-reaction colour-${signal.dataset.colour}`;
+      const name = document.createElement("bdi");
+      name.textContent = signal.dataset.name;
+      chip.append(signal.dataset.symbol, " ", name);
+      return chip;
+    }));
+    // In the roster, one badge a person (their newest): five in a row pushed the name out.
+    const newest = new Map(reactions.map((signal) => [signal.dataset.seat, signal]));
     for (const signal of feed.children) {
       const seat = signal.dataset.seat;
       if (signal.classList.contains("ping")) {
         const cell = document.getElementById(`cell-${signal.dataset.x}-${signal.dataset.y}`);
         if (cell) cell.dataset.ping = signal.dataset.colour;
-      } else if (signal.classList.contains("reaction")) {
+      } else if (signal.classList.contains("reaction") && newest.get(seat) === signal) {
         named(seat).forEach((name) => {
           const badge = document.createElement("span");
           badge.className = "reaction-badge";

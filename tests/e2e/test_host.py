@@ -12,10 +12,9 @@ from tests import servers
 
 from .conftest import EXPECTED_CONSOLE_ERRORS
 from .test_accessibility import audit
-from .test_board_script import touch
 from .test_chat import say
 from .test_rooms import PHONE, cell, wait_until_live
-from .test_signals import HOLD_MS, ping_on
+from .test_signals import ping_on
 
 pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 
@@ -58,14 +57,6 @@ def join(page: Page, invite: str, nickname: str) -> None:
     wait_until_live(page)
 
 
-def long_press(page: Page, target) -> None:
-    cdp = page.context.new_cdp_session(page)
-    target.scroll_into_view_if_needed()
-    touch(cdp, target, "touchStart")
-    page.wait_for_timeout(HOLD_MS)  # a finger resting: the press is what is tested
-    touch(cdp, target, "touchEnd")
-
-
 def test_talk_point_and_host_from_start_to_end(new_context, quick_server, screenshots):
     ana = new_context(reduced_motion="reduce").new_page()
     invite = open_room(ana, f"{quick_server.url}/", "Ana")
@@ -77,9 +68,9 @@ def test_talk_point_and_host_from_start_to_end(new_context, quick_server, screen
     expect(ana.locator("details.host-menu")).to_be_visible()
     expect(bo.locator("details.host-menu")).to_be_hidden()  # the host's alone
 
-    # A phone pings from the long-press menu; a reaction shows on the other screens.
-    long_press(bo, cell(bo, 4, 4))
-    bo.get_by_role("menu").get_by_role("menuitem", name="Ping").tap()
+    # A phone pings with its Ping button; a reaction shows on the other screens.
+    bo.locator("[data-ping-mode]").tap()
+    cell(bo, 4, 4).tap()
     for page in (ana, cy):
         expect(ping_on(page, 4, 4, "1")).to_have_count(1)
     ana.get_by_role("button", name="React: waving").click()
@@ -109,7 +100,7 @@ def test_talk_point_and_host_from_start_to_end(new_context, quick_server, screen
 
     # Kick the spectator: their page says why, and they cannot come back.
     kick.click()
-    expect(cy.locator("#room-error")).to_contain_text("The host removed you from this room")
+    expect(cy.locator("#connection")).to_contain_text("The host removed you from this room")
     expect(ana.locator("#host-notice")).to_have_text("Ana removed a spectator from the room.")
     expect(bo.locator("#host-notice")).to_have_text("Ana removed a spectator from the room.")
     cy.reload()

@@ -75,9 +75,11 @@ def test_two_players_and_a_spectator_see_pings_and_reactions(new_context, screen
     assert not failures, "axe found critical or serious violations:\n" + "\n".join(failures)
 
 
-def test_a_phone_pings_from_the_long_press_menu_and_tap_flag_mode_still_flags(
+def test_a_phone_flags_with_a_long_press_pings_with_the_ping_button_and_tap_flag_mode_flags(
     new_context, screenshots
 ):
+    """A long press flags in one press (a Flag/Ping menu made every flag two taps, issue 35);
+    the Ping button arms the next tap to ping."""
     ana = new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
     create_room(ana, "Ana")
     bo = join_room(new_context(), invite_link(ana), "Bo")
@@ -88,33 +90,19 @@ def test_a_phone_pings_from_the_long_press_menu_and_tap_flag_mode_still_flags(
     touch(cdp, target, "touchStart")
     ana.wait_for_timeout(HOLD_MS)
     touch(cdp, target, "touchEnd")
-    menu = ana.get_by_role("menu")
-    expect(menu.get_by_role("menuitem")).to_have_text(["Flag", "Ping"])
-    expect(target).to_have_attribute("data-state", "hidden")  # the press alone changed nothing
-    ana.screenshot(path=screenshots / "ping-menu-phone.png", animations="disabled")
+    expect(cell(bo, 4, 6)).to_have_attribute("data-state", "flagged")
+    expect(ana.get_by_role("menu")).to_have_count(0)
+
+    ping = ana.locator("[data-ping-mode]")
+    ping.tap()
+    expect(ping).to_have_attribute("aria-pressed", "true")
+    ana.screenshot(path=screenshots / "ping-button-phone.png", animations="disabled")
     blocking = [v for v in violations(ana) if v["impact"] in BLOCKING]
     assert not blocking, report(blocking)
-    menu.get_by_role("menuitem", name="Ping").tap()
-    expect(ping_on(bo, 4, 6, "0")).to_have_count(1)
-    expect(menu).to_be_hidden()
-    expect(target).to_have_attribute("data-state", "hidden")
-
-    touch(cdp, target, "touchStart")
-    ana.wait_for_timeout(HOLD_MS)
-    touch(cdp, target, "touchEnd")
-    menu.get_by_role("menuitem", name="Flag").tap()
-    expect(cell(bo, 4, 6)).to_have_attribute("data-state", "flagged")
-
-    # A tap outside closes the menu and opens nothing.
-    touch(cdp, target, "touchStart")
-    ana.wait_for_timeout(HOLD_MS)
-    touch(cdp, target, "touchEnd")
-    expect(menu).to_be_visible()
-    cell(ana, 0, 0).tap()
-    expect(menu).to_be_hidden()
-    ana.get_by_role("button", name="React: waving").tap()  # a message after the tap, if any
-    expect(bo.locator('#signals .reaction[data-seat="0"]')).to_have_count(1)
-    expect(cell(bo, 0, 0)).to_have_attribute("data-state", "hidden")
+    cell(ana, 2, 2).tap()
+    expect(ping_on(bo, 2, 2, "0")).to_have_count(1)
+    expect(ping).to_have_attribute("aria-pressed", "false")  # one ping a press
+    expect(cell(bo, 2, 2)).to_have_attribute("data-state", "hidden")
 
     # Tap-flag mode: one tap flags, as before pings.
     ana.locator("[data-tap-mode]").tap()
@@ -122,8 +110,8 @@ def test_a_phone_pings_from_the_long_press_menu_and_tap_flag_mode_still_flags(
     expect(cell(bo, 8, 8)).to_have_attribute("data-state", "flagged")
 
 
-def test_in_flags_a_phone_long_press_offers_ping_alone_and_a_tap_still_opens(new_context):
-    """Flags has no flags: a long press's menu is Ping alone, and a short tap opens the cell."""
+def test_in_flags_a_phone_long_press_pings_and_a_tap_still_opens(new_context):
+    """Flags has no flags: a long press pings, and a short tap opens the cell."""
     ana = new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
     create_flags(ana, "Ana", "human", "easy")
     cdp = ana.context.new_cdp_session(ana)
@@ -132,9 +120,6 @@ def test_in_flags_a_phone_long_press_offers_ping_alone_and_a_tap_still_opens(new
     touch(cdp, target, "touchStart")
     ana.wait_for_timeout(HOLD_MS)
     touch(cdp, target, "touchEnd")
-    menu = ana.get_by_role("menu")
-    expect(menu.get_by_role("menuitem")).to_have_text(["Ping"])
-    menu.get_by_role("menuitem", name="Ping").tap()
     expect(ana.locator('#signals .ping[data-x="15"][data-y="15"]')).to_have_count(1)
     expect(target).to_have_attribute("data-state", "hidden")
     flags_cell(ana, (0, 0)).tap()
