@@ -28,7 +28,7 @@ from daphne.ws_protocol import WebSocketProtocol
 from django.conf import settings
 from django.db import DatabaseError
 
-from .. import audiences, bot_events, chat, host, metrics, services
+from .. import audiences, bot_events, chat, host, leaving, metrics, services
 from ..kinds import kind_of
 from ..kinds.table import Invalid, Refused
 from ..limits import TokenBucket
@@ -39,9 +39,11 @@ from ..messages import (
     Command,
     HostCommand,
     Hover,
+    Leave,
     Message,
     Ping,
     React,
+    TakeName,
     TooLarge,
     parse_message,
 )
@@ -57,6 +59,7 @@ from . import (
     layer_watch,
     relay,
     rosters,
+    seat_messages,
     signals,
     snapshots,
     sockets,
@@ -162,6 +165,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
     kicked: str | None = None
     """Why the host's kick keeps this socket out (`host`), found on the way in."""
     session_seat: Player | None = None
+    spectator_name: str | None = None
+    """The name a spectator took on this socket (`seat_messages`): their chat lines carry it."""
     """On a watch link, the seat this browser's session holds in the room: its mute holds here."""
 
     async def __call__(self, scope, receive, send) -> None:
@@ -428,6 +433,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self._close_with(
                 host.kicked_text(time.time() + host.kick_seconds()), UNKNOWN_TOKEN
             )
+        elif html == audiences.LEFT_TEXT:
+            await self._close_with(leaving.LEFT_REASON, leaving.LEFT)
         elif html == audiences.CLOSED_TEXT:
             await self._close_with(ROOM_CLOSED, ROOM_NOT_FOUND)
         elif html == audiences.RESYNC_TEXT:
@@ -602,6 +609,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if isinstance(message, HostCommand):
             await database_sync_to_async(host.apply)(self.room, self.player, message)
             return None
+        if isinstance(message, Leave | TakeName):
+            await seat_messages.handle(self, message)
+            return None
         if isinstance(message, Command) and message.name == "hint":
             # Off the database thread and within the room's and address's limits (`hints`).
             return await ask_hint(self.room, self.player, self.address)
@@ -624,6 +634,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             sender=sender,
             spectator=self.spectator,
             session_seat=self.session_seat,
+            name=self.spectator_name,
         )
 
     async def _acknowledge(
@@ -734,6 +745,8 @@ def _action(message: Message) -> str:
         return "react"
     if isinstance(message, Chat):
         return "chat"
+    if isinstance(message, Leave | TakeName):
+        return "leave" if isinstance(message, Leave) else "name"
     return getattr(message, "action", "mark")  # a cell move's or a host command's
 
 
@@ -751,4 +764,6 @@ def _refusal(message: Message | None, error: Exception) -> str:
         return "chat"
     if isinstance(message, HostCommand):
         return "host"
+    if isinstance(message, Leave | TakeName):
+        return "seat"
     return "move"

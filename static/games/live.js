@@ -7,6 +7,7 @@ window.LiveRoom = function (room, onUpdate) {
   // htmx's websocket extension reconnects after these close codes, with jittered backoff.
   const RETRIED = [1006, 1011, 1012, 1013];
   const TRY_AGAIN_LATER = 1013; // the server is up but its channel layer (Redis) is not
+  const LEFT = 4410; // this seat's player left the room (here or in another tab): watch instead
   const UNAVAILABLE_AFTER = 2; // reconnects in a row that never opened
   const MAX_RECONNECT_MS = 5000;
   // A move that cannot go out within this long is dropped, not played when the socket comes
@@ -127,6 +128,11 @@ window.LiveRoom = function (room, onUpdate) {
     open = false;
     presenceUnknown();
     if (!opened) failures += 1;
+    if (code === LEFT) {
+      setConnection("closed", "You left the room — opening the watch page…");
+      window.location.assign(window.location.pathname.replace(/\/r\/([^/]+)\/.*$/, "/r/$1/watch/"));
+      return;
+    }
     if (code === TRY_AGAIN_LATER) failures = Math.max(failures, UNAVAILABLE_AFTER);
     if (!RETRIED.includes(code)) {
       setConnection("closed", "Disconnected — reload the page to rejoin");
