@@ -204,6 +204,21 @@ window.LiveRoom = function (room, onUpdate) {
     setTimeout(() => { button.textContent = "Copy"; }, 1500);
   });
 
+  // The phone's share sheet, where the browser has one (hidden otherwise): the invite link.
+  document.querySelectorAll("[data-share]").forEach((button) => {
+    if (typeof navigator.share === "function") button.hidden = false;
+  });
+  document.addEventListener("click", async (event) => {
+    const button = event.target.closest("[data-share]");
+    if (!button || typeof navigator.share !== "function") return;
+    const url = document.querySelector(button.dataset.share).value;
+    try {
+      await navigator.share({ title: document.title, text: "Join my game", url: url });
+    } catch {
+      // dismissed, or not allowed here: Copy still works
+    }
+  });
+
   return { send: send, notify: notify };
 };
 
