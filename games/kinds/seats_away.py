@@ -23,7 +23,7 @@ from .table import Applied, Lineup, Refused
 AWAY = "away"
 """Key of `Game.state` beside the engine's: the sides whose person is away, by mark."""
 FREED = "seat_free"
-"""`Move.action` of the clock's event that frees a seat (`services.tick` logs a kind's own name)."""
+"""`Move.action` of the clock's event that frees a seat (`rooms.playing.tick` logs a kind's own name)."""
 TAKE = "take_seat"
 """The log's move by which a seated visitor without a side took a free seat."""
 NO_MOVES = ("away", "back", FREED, TAKE)
@@ -110,7 +110,7 @@ def tick(state: dict[str, Any], now: float) -> Applied | None:
 
 
 def left(state: dict[str, Any], params: dict[str, Any], seat: int) -> tuple[str, Applied] | None:
-    """A side's player left the room for good (`games.leaving`): their seat is free at once,
+    """A side's player left the room for good (`games.rooms.leaving`): their seat is free at once,
     as if the grace period had passed, so the other side may claim the win (or a visitor take
     the seat); logged as the clock's `FREED`, which replays pass over. None: a seat without a
     side, a game over, or a seat already free."""

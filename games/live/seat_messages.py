@@ -1,6 +1,6 @@
 """A socket's `leave` and `name`: who the sender is in the room, rather than a move.
 
-`leave` frees the sender's seat for good (`games.leaving`): the browser's session forgets the
+`leave` frees the sender's seat for good (`games.rooms.leaving`): the browser's session forgets the
 seat, and every socket of the seat, this one too, closes with `leaving.LEFT` once the room has
 been told. `name` gives a spectator's socket a name, checked as a nickname is, which its chat
 lines carry (their `author`) and by which the host's menu lists them; players have theirs.
@@ -11,10 +11,10 @@ from typing import Protocol
 from channels.db import database_sync_to_async
 from django.template.loader import render_to_string
 
-from .. import leaving, names, services
 from ..kinds.table import Invalid, Refused
-from ..messages import Leave, TakeName
-from ..models import Player, Room
+from ..protocol.messages import Leave, TakeName
+from ..rooms import leaving, nicknames
+from ..store.models import Player, Room
 
 NO_SEAT = "You are watching: there is no seat of yours to leave."
 PLAYERS_NAMED = "Players have their name already: only spectators take one here."
@@ -61,15 +61,17 @@ async def _take_name(socket: Socket, message: TakeName) -> None:
 
 
 def spectator_name(room: Room, raw: object) -> str:
-    """`raw` as a spectator's name: the nickname rules (`services.clean_nickname`), and neither
+    """`raw` as a spectator's name: the nickname rules (`nicknames.clean_nickname`), and neither
     a seat's name in the room nor one that looks like it, so a spectator cannot speak as a
     player. `Invalid` says what is wrong."""
     try:
-        name = services.clean_nickname(raw)
+        name = nicknames.clean_nickname(raw)
         seated = list(Player.objects.filter(room=room).values_list("nickname", flat=True))
         if name.casefold() in {other.casefold() for other in seated}:
-            raise names.NicknameError(f'"{name}" is a player\'s name in this room: choose another.')
-        names.check_lookalike(name, seated)
-    except names.NicknameError as error:
+            raise nicknames.NicknameError(
+                f'"{name}" is a player\'s name in this room: choose another.'
+            )
+        nicknames.check_lookalike(name, seated)
+    except nicknames.NicknameError as error:
         raise Invalid(str(error)) from None
     return name

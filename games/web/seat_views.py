@@ -1,4 +1,4 @@
-"""A seat's own page controls: the Leave button (`games.leaving`) and the invite's QR code.
+"""A seat's own page controls: the Leave button (`games.rooms.leaving`) and the invite's QR code.
 
 Leave is a form's POST, so it works without a script: the browser's session forgets the seat at
 once, and the page goes to the room's watch page; the seat's other open tabs hear it on their
@@ -15,8 +15,9 @@ from django.shortcuts import redirect
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
 
-from .. import leaving, services
-from ..models import Room
+from ..rooms import leaving
+from ..rooms.base import Forbidden
+from ..store.models import Room
 from .views import admitted, seat_of, with_room
 
 QR_CACHE_SECONDS = 24 * 3600
@@ -32,7 +33,7 @@ def leave(request: HttpRequest, room: Room) -> HttpResponse:
     already, in another tab) goes to the watch page too: there is nothing left to do."""
     player = seat_of(request, room)
     if player is not None:
-        with contextlib.suppress(services.Forbidden):  # left meanwhile: the same result
+        with contextlib.suppress(Forbidden):  # left meanwhile: the same result
             leaving.leave(room, player)
     forget_seat(request, room)
     return redirect("watch", code=room.code)

@@ -10,13 +10,12 @@ import pytest
 from channels.db import database_sync_to_async
 from django.test import Client
 
-from games import services
 from games.engine import race as race_engine
 from games.kinds.race import rules as race_rules
 from games.kinds.tictactoe import rules as tictactoe_rules
-from games.leaving import LEFT
-from games.live import autoplay
-from games.models import Move, Player, Room
+from games.rooms import autoplay, joining, playing
+from games.rooms.leaving import LEFT
+from games.store.models import Move, Player, Room
 
 from .flags_helpers import make_flags_room
 from .helpers import TIMEOUT, connect, receive_until, send, settle
@@ -87,7 +86,7 @@ def test_a_racer_who_leaves_a_race_under_way_gives_up(client, settings):
         for n in ("Bo", "Cy")
     )
     assert post(client, f"/api/rooms/{code}/moves", ana, {"action": "start"}).status_code == 200
-    services.tick(Room.objects.get(code=code))  # Go (no countdown)
+    playing.tick(Room.objects.get(code=code))  # Go (no countdown)
     assert post(client, f"/api/rooms/{code}/leave", bo["player_token"]).status_code == 200
     game = Room.objects.get(code=code).current_game()
     race = race_rules.load(game.state)
@@ -101,14 +100,14 @@ def test_a_racer_who_leaves_a_race_under_way_gives_up(client, settings):
 def two_sided(request):
     if request.param == "flags":
         return make_flags_room()
-    return services.create_room("tictactoe", tictactoe_rules.validate_settings("human", "human"))
+    return joining.create_room("tictactoe", tictactoe_rules.validate_settings("human", "human"))
 
 
 async def test_in_a_two_sided_game_the_other_side_may_claim_the_win_at_once(two_sided, settings):
     settings.SEAT_GRACE_SECONDS = 3600  # no waiting: leaving frees the seat now
     room = two_sided
-    ana = await database_sync_to_async(services.join_room)(room, "Ana")
-    bo = await database_sync_to_async(services.join_room)(room, "Bo")
+    ana = await database_sync_to_async(joining.join_room)(room, "Ana")
+    bo = await database_sync_to_async(joining.join_room)(room, "Bo")
     mine, his = await connect(room, ana), await connect(room, bo)
     await settle(mine, his, online=2)
     await send(his, action="leave")
@@ -126,11 +125,11 @@ async def test_in_a_two_sided_game_the_other_side_may_claim_the_win_at_once(two_
 
 
 async def test_leaving_by_the_socket_tells_everyone_and_closes_the_seats_sockets():
-    room = await database_sync_to_async(services.create_room)(
+    room = await database_sync_to_async(joining.create_room)(
         "minesweeper", {"width": 9, "height": 9, "mines": 10, "no_guess": False}
     )
-    ana = await database_sync_to_async(services.join_room)(room, "Ana")
-    bo = await database_sync_to_async(services.join_room)(room, "Bo")
+    ana = await database_sync_to_async(joining.join_room)(room, "Ana")
+    bo = await database_sync_to_async(joining.join_room)(room, "Bo")
     mine, his, watcher = (
         await connect(room, ana),
         await connect(room, bo),

@@ -5,8 +5,9 @@ spectator); the host's menu names them by it."""
 import pytest
 from channels.db import database_sync_to_async
 
-from games import chat, host_view, services
-from games.models import ChatMessage
+from games.broadcast import host_view
+from games.rooms import chat, joining
+from games.store.models import ChatMessage
 
 from .helpers import connect, make_room, receive_until, refused, send, settle
 
@@ -20,7 +21,7 @@ def fresh_chat_limits():
 
 async def room_with_a_spectator():
     room = await database_sync_to_async(make_room)()
-    ana = await database_sync_to_async(services.join_room)(room, "Ana")
+    ana = await database_sync_to_async(joining.join_room)(room, "Ana")
     mine, watcher = await connect(room, ana), await connect(room, watch=True)
     await settle(mine, watcher, online=1, watching=1)
     return room, mine, watcher
