@@ -25,10 +25,19 @@ def menu_context(room: Room) -> dict[str, Any]:
     now = time.time()
     seats = [p for p in room.players.all() if p.role == Player.Role.PLAYER]
     lines = ChatMessage.objects.filter(room=room, channel=ChatMessage.Channel.SPECTATORS)
-    handles = [h for h in lines.order_by("-id").values_list("spectator", flat=True)[:50] if h]
+    said = lines.order_by("-id").values_list("spectator", "author")[:50]
+    latest: dict[str, str] = {}
+    for h, author in said:  # newest first: each spectator's latest name, the latest first
+        if h:
+            latest.setdefault(h, author)
     spectators = [
-        {"handle": h, "muted": h in room.muted_spectators, "kicked": room.kicked.get(h, 0) > now}
-        for h in dict.fromkeys(handles)
+        {
+            "handle": h,
+            "name": _spectator_name(h, author),
+            "muted": h in room.muted_spectators,
+            "kicked": room.kicked.get(h, 0) > now,
+        }
+        for h, author in latest.items()
     ][:SPECTATORS_LISTED]
     return {
         "room": room,
@@ -45,6 +54,12 @@ def menu_context(room: Room) -> dict[str, Any]:
         "min_cap": MIN_CAP,
         "max_cap": MAX_CAP,
     }
+
+
+def _spectator_name(handle: str, author: str) -> str:
+    """How the menu names a spectator: the name they took (`live.seat_messages`) with their
+    tag, since two may take the same name; else "Spectator" and the tag."""
+    return f"{author} #{handle[:4]}"
 
 
 def menu_html(room: Room, *, oob: bool = True) -> str:

@@ -109,6 +109,22 @@ def tick(state: dict[str, Any], now: float) -> Applied | None:
     return Applied({**state, AWAY: away}, "playing", events, {"action": FREED, "freed": freed})
 
 
+def left(state: dict[str, Any], params: dict[str, Any], seat: int) -> tuple[str, Applied] | None:
+    """A side's player left the room for good (`games.rooms.leaving`): their seat is free at once,
+    as if the grace period had passed, so the other side may claim the win (or a visitor take
+    the seat); logged as the clock's `FREED`, which replays pass over. None: a seat without a
+    side, a game over, or a seat already free."""
+    mark = next((m for m in ("X", "O") if params[m]["seat"] == seat), None)
+    away = dict(state.get(AWAY) or {})
+    if mark is None or not _playing(state) or away.get(mark, {}).get("free"):
+        return None
+    away[mark] = {"since": time.time(), "free": True}
+    events = (SeatChanged(mark, True, free=True),)
+    return FREED, Applied(
+        {**state, AWAY: away}, "playing", events, {"action": FREED, "freed": [mark]}
+    )
+
+
 def carried(before: Mapping[str, Any], applied: Applied) -> Applied:
     """`applied` (a move's, which the engine stored afresh) still knowing who is away, even at
     the game's end: the rematch notes them again (`still_away`)."""

@@ -397,6 +397,10 @@ class GameKind:
     presence: Callable[[State, Params, int, bool], Applied | None] | None = None
     """(state, params, seat, online): a seat's last socket closed (False) or its first opened
     (True); what that changes (a racer's or a side's grace period), logged as a move, or None."""
+    leave: Callable[[State, Params, int], tuple[str, Applied] | None] | None = None
+    """(state, params, seat): the seat's player left the room (`games.rooms.leaving`); what that does
+    to the game under way (a racer gives up, a side's seat is free at once) as (the move log's
+    action, what changed), or None; None here: leaving changes nothing in the game."""
     carry_over: Callable[[State, Params, State, Params, Collection[int]], State] | None = None
     """(previous state, its params, new state, new params, the seats online now) -> the new
     game's state with what outlives a game (a side's player still away: no socket of theirs

@@ -23,7 +23,7 @@ from ..patches import daphne_frames, twisted_backlog
 from ..protocol import audiences
 from ..protocol.flood import MESSAGES
 from ..protocol.messages import Hover
-from ..rooms import host
+from ..rooms import host, leaving
 from ..store.models import Player, Room
 from . import relay, snapshots
 from .delayed import DelayedSender, Full
@@ -117,6 +117,8 @@ class Output(AsyncWebsocketConsumer):
     """Why the host's kick keeps this socket out (`host`), found on the way in."""
     session_seat: Player | None = None
     """On a watch link, the seat this browser's session holds in the room: its mute holds here."""
+    spectator_name: str | None = None
+    """The name a spectator took on this socket (`seat_messages`): their chat lines carry it."""
 
     group = ""
     """The room's group (`outbox.group_name`), set on connect."""
@@ -207,6 +209,8 @@ class Output(AsyncWebsocketConsumer):
             await self._close_with(
                 host.kicked_text(time.time() + host.kick_seconds()), UNKNOWN_TOKEN
             )
+        elif html == audiences.LEFT_TEXT:
+            await self._close_with(leaving.LEFT_REASON, leaving.LEFT)
         elif html == audiences.CLOSED_TEXT:
             await self._close_with(ROOM_CLOSED, ROOM_NOT_FOUND)
         elif html == audiences.RESYNC_TEXT:

@@ -23,15 +23,18 @@ from ..protocol.messages import (
     Command,
     HostCommand,
     Hover,
+    Leave,
     Message,
     Ping,
     React,
+    TakeName,
     TooLarge,
     parse_message,
 )
 from ..rooms import autoplay, base, chat, dispatch, host, signals
 from ..rooms.hints import ask_hint_async
 from ..store.models import Player, Room
+from . import seat_messages
 from .fragments import cursor_html
 from .output import Output
 
@@ -87,6 +90,9 @@ class Receiving(Output):
         if isinstance(message, HostCommand):
             await database_sync_to_async(host.apply)(self.room, self.player, message)
             return None
+        if isinstance(message, Leave | TakeName):
+            await seat_messages.handle(self, message)
+            return None
         if isinstance(message, Command) and message.name == "hint":
             # Off the database thread and within the room's and address's limits (`hints`).
             return await ask_hint_async(self.room, self.player, self.address)
@@ -109,6 +115,7 @@ class Receiving(Output):
             sender=sender,
             spectator=self.spectator,
             session_seat=self.session_seat,
+            name=self.spectator_name,
         )
 
     async def _acknowledge(
@@ -204,6 +211,8 @@ def _action(message: Message) -> str:
         return "react"
     if isinstance(message, Chat):
         return "chat"
+    if isinstance(message, Leave | TakeName):
+        return "leave" if isinstance(message, Leave) else "name"
     return getattr(message, "action", "mark")  # a cell move's or a host command's
 
 
@@ -221,4 +230,6 @@ def _refusal(message: Message | None, error: Exception) -> str:
         return "chat"
     if isinstance(message, HostCommand):
         return "host"
+    if isinstance(message, Leave | TakeName):
+        return "seat"
     return "move"

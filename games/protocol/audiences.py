@@ -37,7 +37,10 @@ sends it to a client."""
 CLOSED_TEXT = "\x00closed"
 """A sign to every socket of a room its host deleted: each says so and closes (4404, as an
 unknown room's); nothing sends it to a client."""
-SIGNS = frozenset({RESYNC_TEXT, REVOKED_TEXT, KICKED_TEXT, CLOSED_TEXT})
+LEFT_TEXT = "\x00left"
+"""A sign to the sockets of a seat whose player left the room (`games.rooms.leaving`): they close
+(4410); nothing sends it to a client."""
+SIGNS = frozenset({RESYNC_TEXT, REVOKED_TEXT, KICKED_TEXT, CLOSED_TEXT, LEFT_TEXT})
 """Texts that are signs to a socket, never sent to a client."""
 SIGN = "\x00"
 """How every sign to a socket starts: a text that starts with it is not sent as it is."""
@@ -57,6 +60,11 @@ CLOSED = {ALL: CLOSED_TEXT, PLAYERS: CLOSED_TEXT, SPECTATORS: CLOSED_TEXT, JSON:
 def revoked(number: int) -> dict[str, str]:
     """The message that closes every socket of seat `number`, pages' and bots' alike."""
     return {seat(number): REVOKED_TEXT, json_seat(number): REVOKED_TEXT}
+
+
+def left(number: int) -> dict[str, str]:
+    """The message that closes every socket of seat `number` once its player left."""
+    return {seat(number): LEFT_TEXT, json_seat(number): LEFT_TEXT}
 
 
 def seat(number: int) -> str:

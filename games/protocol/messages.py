@@ -26,7 +26,7 @@ declares the same): another field is refused by name, so a misspelt `gmae` canno
 `new_game`'s guard. On the socket a message may also carry an `id`, which the reply echoes
 (docs/api.md, "Writing a bot"), and a page's messages htmx's `HEADERS`; both are let through."""
 SOCKET_ONLY_FIELDS = ("id", "HEADERS", "emote")
-SOCKET_ONLY_ACTIONS = ("hint", "sync", "hover", "ping", "react", "chat")
+SOCKET_ONLY_ACTIONS = ("hint", "sync", "hover", "ping", "react", "chat", "leave", "name")
 """What `POST /api/rooms/<code>/moves` refuses: hints, the board and the chat have endpoints of
 their own, and pings and reactions are presence."""
 
@@ -35,7 +35,7 @@ def actions_help(commands: Collection[str] = (), *, moves_door: bool = False) ->
     """The actions a room of a kind with these commands takes by one door, for an error's text:
     the socket's, or the API's `/moves` (no `hint` or `sync` there)."""
     actions = (*MOVES, "hint", "add_bot", "remove_bot", *commands, "new_game", "sync")
-    actions = (*actions[:-1], *SIGNALS, "chat", actions[-1])
+    actions = (*actions[:-1], *SIGNALS, "chat", "leave", "name", actions[-1])
     if moves_door:
         actions = tuple(name for name in actions if name not in SOCKET_ONLY_ACTIONS)
     *others, last = actions
@@ -213,7 +213,42 @@ def _whom(action: str, data: dict[str, Any]) -> HostCommand:
     return HostCommand(action, spectator=spectator)
 
 
-Message = CellMove | SquareMove | Command | Hover | Ping | React | Chat | HostCommand
+@dataclass(frozen=True, slots=True)
+class Leave:
+    """The sender's seat leaves the room for good (`games.rooms.leaving`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TakeName:
+    """A spectator's name for this socket, which their chat lines carry (`live.seat_messages`); checked
+    there, as a nickname is."""
+
+    name: object
+
+
+SEAT_FIELDS = {"leave": (), "name": ("name",)}
+"""What `leave` and `name` may carry besides `action` (and a socket's `id` and `HEADERS`)."""
+
+
+def seat_message(data: dict[str, Any]) -> Leave | TakeName:
+    """`{"action": "leave"}` or `{"action": "name", "name": "Cy"}`, on the socket only (the
+    API has `POST /api/rooms/<code>/leave`)."""
+    action = data["action"]
+    unknown = [key for key in data if key not in ("action", "id", "HEADERS", *SEAT_FIELDS[action])]
+    if unknown:
+        names = ", ".join(repr(str(key)[:40]) for key in unknown[:10])
+        takes = '"name"' if action == "name" else "nothing more"
+        raise BadMessage(f"Unknown field {names}: {action} takes {takes}.")
+    if action == "leave":
+        return Leave()
+    if "name" not in data:
+        raise BadMessage('Missing "name": the name to watch under, 1 to 24 characters.')
+    return TakeName(data["name"])
+
+
+Message = (
+    CellMove | SquareMove | Command | Hover | Ping | React | Chat | HostCommand | Leave | TakeName
+)
 
 
 def parse_message(text: str | bytes | None, commands: Collection[str] = ()) -> Message:
@@ -246,6 +281,8 @@ def parse_payload(
         return _chat(data)
     if data.get("action") in HOST_ACTIONS and not moves_door:
         return host_command(data)
+    if data.get("action") in tuple(SEAT_FIELDS) and not moves_door:
+        return seat_message(data)
     allowed = FIELDS if moves_door else (*FIELDS, *SOCKET_ONLY_FIELDS)
     unknown = [key for key in data if key not in allowed]
     if unknown:

@@ -124,11 +124,13 @@ def say(
     sender: object,
     spectator: str | None = None,
     session_seat: Player | None = None,
+    name: str | None = None,
 ) -> ChatMessage:
     """`text` from `player` (None: a spectator, known to the host by `spectator`, their handle,
     and by `session_seat`, the seat their browser session holds here, if any) into the room's
     chat, or a refusal for the sender alone. `sender`: who is paced (a seat's pk, or a
-    spectator's socket), `address` the client's (`flood.address_key`)."""
+    spectator's socket), `address` the client's (`flood.address_key`); `name` a spectator's
+    own (`live.seat_messages`), else their lines read "Spectator"."""
     line = clean(text)
     why = muted(room, player, spectator, session_seat)
     if why is not None:
@@ -138,7 +140,9 @@ def say(
     refusal = take_all(((budget(limit), key) for limit, key in keys), time.monotonic())
     if refusal is not None:
         raise TooFast(refusal)
-    return _keep(room, player, line, spectator if player is None else None, address=address)
+    if player is not None:
+        spectator = name = None
+    return _keep(room, player, line, spectator, address=address, name=name)
 
 
 def _keep(
@@ -148,6 +152,7 @@ def _keep(
     spectator: str | None = None,
     *,
     address: str = "",
+    name: str | None = None,
 ) -> ChatMessage:
     channel = ChatMessage.Channel.PLAYERS
     if player is None or player.number in chat_view.watchers(room):
@@ -159,7 +164,7 @@ def _keep(
             room=room,
             game=game,
             player=player,
-            author="Spectator" if player is None else player.nickname,
+            author=player.nickname if player is not None else name or "Spectator",
             spectator=spectator or "",
             channel=channel,
             text=line,

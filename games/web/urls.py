@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import previews, replays, views
+from . import previews, replays, seat_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -11,6 +11,8 @@ urlpatterns = [
     path("r/<str:code>/", views.room, name="room"),
     path("r/<str:code>/join/", views.join, name="join"),
     path("r/<str:code>/watch/", views.watch, name="watch"),
+    path("r/<str:code>/leave/", seat_views.leave, name="leave"),
+    path("r/<str:code>/qr.svg", seat_views.qr, name="room_qr"),
     path("r/<str:code>/preview.png", previews.room_picture, name="room_picture"),
     path("r/<str:code>/games/<int:number>/", replays.replay, name="replay"),
     path(

@@ -7,6 +7,7 @@ window.LiveRoom = function (room, onUpdate) {
   // htmx's websocket extension reconnects after these close codes, with jittered backoff.
   const RETRIED = [1006, 1011, 1012, 1013];
   const TRY_AGAIN_LATER = 1013; // the server is up but its channel layer (Redis) is not
+  const LEFT = 4410; // this seat's player left the room (here or in another tab): watch instead
   const UNAVAILABLE_AFTER = 2; // reconnects in a row that never opened
   const MAX_RECONNECT_MS = 5000;
   // A move that cannot go out within this long is dropped, not played when the socket comes
@@ -127,6 +128,11 @@ window.LiveRoom = function (room, onUpdate) {
     open = false;
     presenceUnknown();
     if (!opened) failures += 1;
+    if (code === LEFT) {
+      setConnection("closed", "You left the room — opening the watch page…");
+      window.location.assign(window.location.pathname.replace(/\/r\/([^/]+)\/.*$/, "/r/$1/watch/"));
+      return;
+    }
     if (code === TRY_AGAIN_LATER) failures = Math.max(failures, UNAVAILABLE_AFTER);
     if (!RETRIED.includes(code)) {
       // The server said why it closed (the host removed this viewer, the room was deleted):
@@ -267,6 +273,21 @@ window.LiveRoom = function (room, onUpdate) {
     }
     button.textContent = "Copied!";
     setTimeout(() => { button.textContent = "Copy"; }, 1500);
+  });
+
+  // The phone's share sheet, where the browser has one (hidden otherwise): the invite link.
+  document.querySelectorAll("[data-share]").forEach((button) => {
+    if (typeof navigator.share === "function") button.hidden = false;
+  });
+  document.addEventListener("click", async (event) => {
+    const button = event.target.closest("[data-share]");
+    if (!button || typeof navigator.share !== "function") return;
+    const url = document.querySelector(button.dataset.share).value;
+    try {
+      await navigator.share({ title: document.title, text: "Join my game", url: url });
+    } catch {
+      // dismissed, or not allowed here: Copy still works
+    }
   });
 
   return { send: send, notify: notify };

@@ -44,6 +44,7 @@ KIND = GameKind(
     clock=Clock(due=rules.due, tick=rules.clock_tick),
     commands=rules.COMMANDS,
     presence=rules.presence,
+    leave=seats_away.left,
     carry_over=seats_away.still_away,
     public_summary=rules.PUBLIC_SUMMARY,
     replays=history.REPLAYS,

@@ -43,6 +43,7 @@ KIND = GameKind(
     ),
     commands=rules.COMMANDS,
     presence=rules.presence,
+    leave=rules.leave,
     may_restart=rules.may_restart,
     replays=history.REPLAYS,
     playing_seats=rules.playing_seats,

@@ -254,6 +254,17 @@ def give_up(state: dict[str, Any], lineup: Lineup, params: dict[str, Any]) -> Ap
     return _applied(race, events, now, mover=lineup.seat)
 
 
+def leave(state: dict[str, Any], params: dict[str, Any], seat: int) -> tuple[str, Applied] | None:
+    """A racer who leaves the room gives up (logged as `give_up`, as if they had pressed it);
+    outside a race, or for someone not racing, leaving changes nothing."""
+    race, now = engine.from_dict(state), now_ms()
+    try:
+        race, events = engine.give_up(race, seat, now)
+    except engine.RaceError:
+        return None
+    return "give_up", _applied(race, events, now, mover=seat)
+
+
 COMMANDS = {"start": start, "give_up": give_up}
 
 

@@ -43,6 +43,7 @@ KIND = GameKind(
     clock=Clock(due=rules.due, tick=rules.tick),
     commands=rules.COMMANDS,
     presence=rules.presence,
+    leave=seats_away.left,
     carry_over=seats_away.still_away,
     replays=history.REPLAYS,
     seats_for_people=sides.seats_for_people,

@@ -1,7 +1,7 @@
 """The JSON API for bots and scripts: the same actions as the browser (`games.rooms`), so moves
 made here appear live on every screen in the room. Schema and interactive docs at /api/docs.
 
-One module per resource: `rooms` (create, join, read, revoke, delete, a past game), `moves`
+One module per resource: `rooms` (create, join, read, revoke, leave, delete, a past game), `moves`
 (moves and hints), `host` (the host controls), `chat`; `base` holds the frame they share (the
 `api` object, JSON-only bodies, errors and their statuses, the bearer token), `schemas` the
 answers' shapes.

@@ -1,4 +1,5 @@
-"""Rooms: create, join, read, a seat's token revoked, the room deleted, a past game read."""
+"""Rooms: create, join, read, a seat's token revoked, a seat left, the room deleted, a past game
+read."""
 
 import time
 from typing import Any
@@ -10,7 +11,7 @@ from ninja.errors import HttpError
 from ...broadcast import bot_events
 from ...kinds import create_options, kind_of
 from ...kinds.table import Invalid, SettingsError
-from ...rooms import base, computers, joining, nicknames
+from ...rooms import base, computers, joining, leaving, nicknames
 from ...rooms import host as rooms_host
 from .. import history
 from ..room_limit import (
@@ -159,6 +160,34 @@ def revoke(request: HttpRequest, code: str, seat: int) -> dict[str, Any]:
     except base.Forbidden as exc:
         raise HttpError(403, str(exc)) from None
     return {"seat": player.number, "name": player.nickname, "player_token": player.token}
+
+
+class LeftOut(Schema):
+    seat: int = Field(description="The seat that was freed.")
+    name: str
+    host: int | None = Field(description="The seat that hosts the room now (null: nobody yet).")
+
+
+@api.post(
+    "/rooms/{code}/leave",
+    auth=PlayerToken(),
+    response={200: LeftOut, 401: Error, 403: Error, 404: Error, 415: Error},
+    summary="Leave the room (your seat)",
+)
+def leave(request: HttpRequest, code: str) -> dict[str, Any]:
+    """The token's seat leaves the room for good: the roster drops it and everyone is told; in
+    a race under way it gives up, in Flags or tic-tac-toe under way its seat is free at once
+    (the other side may claim the win). The token is refused from then on (403), and the
+    seat's open websockets close with 4410. A host who leaves hands the room to the player
+    present the longest. No body (or `{}`)."""
+    no_foreign_body(request)
+    room = find_room(code)
+    player = player_of(request, room)
+    try:
+        left = leaving.leave(room, player)
+    except base.Forbidden as exc:
+        raise HttpError(403, str(exc)) from None
+    return {"seat": left.seat, "name": left.name, "host": left.host}
 
 
 @api.delete(
