@@ -12,7 +12,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests import servers
+from tests.helpers import servers
 from tests.e2e.conftest import EXPECTED_CONSOLE_ERRORS, screenshot
 from tests.e2e.test_rooms import create_room, invite_link, join_room, wait_until_live
 

@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests import servers
+from tests.helpers import servers
 
 from .conftest import EXPECTED_CONSOLE_ERRORS
 from .test_accessibility import audit

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Playwright, expect
 
-from tests import servers
+from tests.helpers import servers
 from tests.conftest import skip_or_fail
 
 from .conftest import CHROMIUM, CHROMIUM_ARGS

@@ -10,11 +10,11 @@ import json
 import pytest
 import websockets
 
-from tests import servers
+from tests.helpers import servers
 from tests.conftest import skip_or_fail
-from tests.servers import Daphne
+from tests.helpers.servers import Daphne
 
-from .clients import HttpSession, api
+from tests.helpers.clients import HttpSession, api
 
 pytestmark = pytest.mark.integration
 

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from tests import servers
+from tests.helpers import servers
 from tests.conftest import skip_or_fail
-from tests.servers import Daphne, Nginx
+from tests.helpers.servers import Daphne, Nginx
 
-from .clients import HttpSession, LiveClient, running
+from tests.helpers.clients import HttpSession, LiveClient, running
 from .test_container import dockerfile_daphne_options
 
 pytestmark = pytest.mark.integration

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests import servers
-from tests.servers import Daphne
+from tests.helpers import servers
+from tests.helpers.servers import Daphne
 
-from .clients import HttpSession, LiveClient, running
+from tests.helpers.clients import HttpSession, LiveClient, running
 
 pytestmark = [
     pytest.mark.integration,

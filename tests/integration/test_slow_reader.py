@@ -22,11 +22,11 @@ import psutil
 import pytest
 
 from games.live.flood import SPECTATOR_MESSAGES
-from tests import servers
+from tests.helpers import servers
 from tests.conftest import skip_or_fail
-from tests.servers import Daphne
+from tests.helpers.servers import Daphne
 
-from .clients import api
+from tests.helpers.clients import api
 
 pytestmark = [pytest.mark.integration, pytest.mark.serial]  # alone: load, memory
 

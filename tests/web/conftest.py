@@ -6,7 +6,7 @@ import pytest
 from games import chat, log_limit, services
 from games.live import autoplay, flood, hints, rosters
 
-from .helpers import make_room
+from tests.helpers.web import make_room
 
 
 @pytest.fixture(autouse=True)

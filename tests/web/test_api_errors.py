@@ -12,7 +12,7 @@ from config.asgi import application
 from games import services
 from games.models import Room
 
-from .helpers import TIMEOUT, make_room
+from tests.helpers.web import TIMEOUT, make_room
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -20,7 +20,7 @@ from games.kinds.table import COMPUTER_SEAT, Applied, Clock, PerSeatBoards
 from games.live import autoplay
 from games.models import Move, Room
 
-from .helpers import TIMEOUT, connect, make_room, receive_until, send
+from tests.helpers.web import TIMEOUT, connect, make_room, receive_until, send
 from .test_game_kinds import LIGHTS, LIGHTS_OUT, settings_from, snapshot_html
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -13,7 +13,7 @@ from games import chat, services
 from games.kinds.race import rules
 from games.models import ChatMessage, Player, Room
 
-from .helpers import (
+from tests.helpers.web import (
     TIMEOUT,
     before_echo,
     connect,

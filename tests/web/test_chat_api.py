@@ -10,7 +10,7 @@ from games.kinds.race import rules
 from games.messages import CellMove
 from games.models import ChatMessage, Player
 
-from .helpers import make_room
+from tests.helpers.web import make_room
 
 pytestmark = pytest.mark.django_db
 

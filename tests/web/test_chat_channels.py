@@ -7,7 +7,7 @@ import pytest
 from games import chat, chat_view, services
 from games.models import ChatMessage, Room
 
-from .helpers import make_room
+from tests.helpers.web import make_room
 
 pytestmark = pytest.mark.django_db
 

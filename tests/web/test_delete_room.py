@@ -13,7 +13,7 @@ from games import services
 from games.live import autoplay
 from games.models import Game, Room
 
-from .helpers import TIMEOUT, connect, make_room, receive_until, send
+from tests.helpers.web import TIMEOUT, connect, make_room, receive_until, send
 from .test_bot_sockets import bot, event
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -20,10 +20,10 @@ from games.kinds.race import rules as race_rules
 from games.kinds.tictactoe.options import TicTacToeOptions
 from games.models import Room
 
-from .flags_helpers import make_flags_room
-from .flags_helpers import mines as flags_mines
-from .flags_helpers import safe as flags_safe
-from .helpers import TIMEOUT, current, make_room, racer_safe_hidden
+from tests.helpers.flags import make_flags_room
+from tests.helpers.flags import mines as flags_mines
+from tests.helpers.flags import safe as flags_safe
+from tests.helpers.web import TIMEOUT, current, make_room, racer_safe_hidden
 from .test_bot_sockets import bot
 from .test_race import _go
 

@@ -16,7 +16,7 @@ from games.kinds.table import Invalid, Refused
 from games.messages import CellMove
 from games.models import Game
 
-from .helpers import make_room
+from tests.helpers.web import make_room
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -9,7 +9,7 @@ from games import services
 from games.messages import CellMove
 from games.models import Game, Player, Room
 
-from .flags_helpers import mines
+from tests.helpers.flags import mines
 
 pytestmark = pytest.mark.django_db
 

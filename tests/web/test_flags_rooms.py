@@ -14,8 +14,8 @@ from games.live import autoplay
 from games.messages import CellMove
 from games.models import Game, Move
 
-from .flags_helpers import current, make_flags_room, mines, safe
-from .helpers import connect, receive_until, refused, seats_taken_and_watched, send
+from tests.helpers.flags import current, make_flags_room, mines, safe
+from tests.helpers.web import connect, receive_until, refused, seats_taken_and_watched, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -22,7 +22,7 @@ from config.asgi import application
 from games.live import sockets as live_sockets
 from games.patches import daphne_frames as framed
 
-from .helpers import ORIGIN, TIMEOUT
+from tests.helpers.web import ORIGIN, TIMEOUT
 
 pytestmark = pytest.mark.usefixtures("shortcuts_on")
 

@@ -15,7 +15,7 @@ from games.kinds.tictactoe import rules as tictactoe
 from games.messages import SquareMove
 from games.models import Game, Move, Room
 
-from .helpers import records_html, table
+from tests.helpers.web import records_html, table
 from .test_replays import lose, win
 
 pytestmark = pytest.mark.django_db

@@ -36,7 +36,7 @@ from games.kinds.table import (
 from games.messages import CellMove, Message, SquareMove
 from games.models import Game, Room
 
-from .helpers import connect, make_room, receive_until, send
+from tests.helpers.web import connect, make_room, receive_until, send
 
 LIGHTS = "lights"
 START = (True, True, True, True, True)

@@ -15,7 +15,7 @@ from games.messages import CellMove
 from games.models import Room
 from tests.conftest import ORIGIN, session_cookie
 
-from .helpers import SOLVED_SEED, TIMEOUT, make_room, receive_until, retry_after, seeded, send
+from tests.helpers.web import SOLVED_SEED, TIMEOUT, make_room, receive_until, retry_after, seeded, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -15,7 +15,7 @@ from games.kinds.table import Invalid, Refused
 from games.messages import CellMove
 from games.models import Game, Move, Room
 
-from .helpers import (
+from tests.helpers.web import (
     SOLVED_SEED,
     before_echo,
     connect,

@@ -29,7 +29,7 @@ from games.web import on_now
 from games.web.views import live_rooms_context
 from tests.conftest import ORIGIN, session_cookie
 
-from .helpers import (
+from tests.helpers.web import (
     TIMEOUT,
     before_echo,
     connect,

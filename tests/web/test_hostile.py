@@ -19,7 +19,7 @@ from games.live.flood import FLOOD_REASON, SPECTATOR_FLOOD_REASON, SPECTATOR_MES
 from games.models import Game, Move, Room
 from games.web.room_limit import room_reservation
 
-from .helpers import before_echo, connect, make_room, retry_after, send
+from tests.helpers.web import before_echo, connect, make_room, retry_after, send
 
 ROOMS_PER_MINUTE = 10
 

@@ -7,7 +7,7 @@ from games import chat, names, services
 from games.kinds.table import Invalid
 from games.models import Player
 
-from .helpers import make_room
+from tests.helpers.web import make_room
 
 CYRILLIC_HOST = "\u041dost"
 """`Нost`: a Cyrillic capital En where `Host` has a Latin H."""

@@ -14,7 +14,7 @@ from games.kinds.table import Refused
 from games.messages import CellMove
 from games.models import Game, Move
 
-from .helpers import current, hidden_cells, make_room
+from tests.helpers.web import current, hidden_cells, make_room
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the copy is kept on commit
 

@@ -11,7 +11,7 @@ from games.engine import minesweeper as engine
 from games.kinds.minesweeper import render as rendering
 from games.messages import CellMove
 
-from .helpers import make_room
+from tests.helpers.web import make_room
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -18,7 +18,7 @@ from games.messages import CellMove, Command
 from games.models import Player, Room
 from games.web import previews
 
-from .helpers import hidden_cells, make_room
+from tests.helpers.web import hidden_cells, make_room
 
 pytestmark = pytest.mark.django_db
 

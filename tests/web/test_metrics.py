@@ -9,7 +9,7 @@ from prometheus_client import REGISTRY
 
 from games import services
 
-from .helpers import connect, make_room, receive_until, send
+from tests.helpers.web import connect, make_room, receive_until, send
 
 TOKEN = "scrape-me"
 

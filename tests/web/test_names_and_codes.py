@@ -6,7 +6,7 @@ import pytest
 from games import services
 from games.models import Player, Room
 
-from .helpers import make_room
+from tests.helpers.web import make_room
 
 FAMILY = "👩‍👩‍👧‍👦"
 """Seven characters, one grapheme cluster."""

@@ -16,7 +16,7 @@ from games.kinds.tictactoe import rules as tictactoe
 from games.live import autoplay
 from games.models import Game
 
-from .helpers import SOLVED_SEED, connect, receive_until, seeded, send
+from tests.helpers.web import SOLVED_SEED, connect, receive_until, seeded, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -16,7 +16,7 @@ from games import services
 from games.engine import minesweeper as engine
 from games.models import Game
 
-from .helpers import cell_states, connect, make_room, receive_until, send
+from tests.helpers.web import cell_states, connect, make_room, receive_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

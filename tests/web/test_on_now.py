@@ -12,7 +12,7 @@ from games.kinds.race import rules as race_rules
 from games.models import Game, Player, Presence, Room
 from games.web import on_now
 
-from .helpers import current, make_room
+from tests.helpers.web import current, make_room
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ from channels.layers import get_channel_layer
 
 from games import outbox
 
-from .helpers import TIMEOUT
+from tests.helpers.web import TIMEOUT
 
 ROOM_ID = 987_654
 

@@ -17,7 +17,7 @@ from games import services
 from games.live import rosters
 from games.models import Presence, Room
 
-from .helpers import TIMEOUT, connect, presence_after, presence_in, settle, spectators_in
+from tests.helpers.web import TIMEOUT, connect, presence_after, presence_in, settle, spectators_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

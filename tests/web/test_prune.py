@@ -12,7 +12,7 @@ from games import services
 from games.messages import CellMove
 from games.models import Game, Move, Player, Room
 
-from .helpers import make_room
+from tests.helpers.web import make_room
 
 pytestmark = pytest.mark.django_db
 

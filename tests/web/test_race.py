@@ -16,7 +16,7 @@ from games.kinds.race import rules
 from games.live import autoplay, heartbeat
 from games.models import Game, Move, Presence, Room, ServerProcess
 
-from .helpers import connect, receive_until, send
+from tests.helpers.web import connect, receive_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 JSON = "application/json"

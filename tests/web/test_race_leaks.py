@@ -23,7 +23,7 @@ from games.engine import race as engine
 from games.kinds.race import rules
 from games.models import Room
 
-from .helpers import TIMEOUT, connect, send
+from tests.helpers.web import TIMEOUT, connect, send
 from .test_bot_sockets import bot
 
 pytestmark = pytest.mark.django_db(transaction=True)

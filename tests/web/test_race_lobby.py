@@ -11,7 +11,7 @@ from games import services
 from games.kinds.race import rules
 from games.models import Room
 
-from .helpers import connect, receive_until, send
+from tests.helpers.web import connect, receive_until, send
 from .test_race import JSON, api_race, create, fast_forward, move, race_of
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -16,7 +16,7 @@ from games.kinds.race import history as race_history
 from games.kinds.race import rules
 from games.models import GameSummary, Move, Room
 
-from .helpers import racer_safe_hidden, records_html, table
+from tests.helpers.web import racer_safe_hidden, records_html, table
 
 pytestmark = pytest.mark.django_db
 JSON = "application/json"

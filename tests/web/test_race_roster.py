@@ -9,7 +9,7 @@ import pytest
 from games.kinds.race import render
 from games.models import Room
 
-from .helpers import receive_until, send
+from tests.helpers.web import receive_until, send
 from .test_race import _safe_and_mine, api_race, fast_forward, move, race_of
 from .test_race_watch import _racing
 

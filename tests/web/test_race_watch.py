@@ -10,7 +10,7 @@ from asgiref.sync import sync_to_async
 from games import services
 from games.kinds.race import rules
 
-from .helpers import connect, receive_until, send
+from tests.helpers.web import connect, receive_until, send
 from .test_race import _go
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -13,9 +13,9 @@ from channels.layers import get_channel_layer
 
 from games import audiences
 from games.live import relay
-from tests.servers import unique_name
+from tests.helpers.servers import unique_name
 
-from .helpers import TIMEOUT
+from tests.helpers.web import TIMEOUT
 
 GROUP = unique_name("room-relay-test")
 """A run's own group, as its layer prefix is its own: runs sharing one Redis never cross."""

@@ -19,7 +19,7 @@ from games.kinds.tictactoe import rules as tictactoe
 from games.messages import CellMove, SquareMove
 from games.models import Game, GameSummary, Move, Room
 
-from .helpers import make_room, records_html, table
+from tests.helpers.web import make_room, records_html, table
 
 pytestmark = pytest.mark.django_db
 

@@ -12,9 +12,9 @@ from games.live import autoplay
 from games.messages import Command
 from games.models import Game, Move, Room
 
-from . import helpers
-from .flags_helpers import make_flags_room
-from .helpers import receive_until, refused, send, settle
+from tests.helpers import web as helpers
+from tests.helpers.flags import make_flags_room
+from tests.helpers.web import receive_until, refused, send, settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -11,7 +11,7 @@ from games.kinds.table import Invalid, Refused
 from games.messages import CellMove, Command
 from games.models import Game, Move
 
-from .helpers import current, hidden_cells, make_room
+from tests.helpers.web import current, hidden_cells, make_room
 
 
 def replay(game: Game) -> engine.GameState:

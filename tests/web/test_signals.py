@@ -16,8 +16,8 @@ from games.kinds.tictactoe import rules as tictactoe_rules
 from games.live import signals
 from games.models import Game
 
-from .flags_helpers import make_flags_room
-from .helpers import before_echo, connect, receive_until, send
+from tests.helpers.flags import make_flags_room
+from tests.helpers.web import before_echo, connect, receive_until, send
 from .test_bot_sockets import bot, event
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -12,7 +12,7 @@ from games.live import autoplay, consumer, relay, rosters
 from games.models import Player, Room
 from games.outbox import group_name
 
-from .helpers import before_echo, connect, presence_after, receive_until, send, settle
+from tests.helpers.web import before_echo, connect, presence_after, receive_until, send, settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -19,7 +19,7 @@ from games.live import autoplay
 from games.messages import CellMove, Command
 from games.models import Game, Move, Room
 
-from .helpers import (
+from tests.helpers.web import (
     SOLVED_SEED,
     before_echo,
     connect,

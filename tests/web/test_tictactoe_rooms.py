@@ -14,7 +14,7 @@ from games.kinds.tictactoe import rules
 from games.live import autoplay
 from games.models import Game, Move
 
-from .helpers import connect, receive_until, refused, seats_taken_and_watched, send, settle
+from tests.helpers.web import connect, receive_until, refused, seats_taken_and_watched, send, settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -6,7 +6,7 @@ from django.test import Client
 
 from games import services
 
-from .helpers import connect, make_room, receive_until, send
+from tests.helpers.web import connect, make_room, receive_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
