@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 from . import procs
-from .clients import (
+from tests.helpers.clients import (
     Client,
     Tracker,
     close_all,
