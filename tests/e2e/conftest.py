@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Locator, Page
 
-from tests.helpers import servers
 from tests.conftest import skip_or_fail
+from tests.helpers import servers
 from tests.helpers.servers import GameDatabase
 
 CHROMIUM = "/usr/bin/chromium"

@@ -7,8 +7,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from games.kinds.table import COMPUTER_SEAT
-
-from .test_rooms import invite_link, join_room, next_safe_cell, shot, wait_until_live
+from tests.helpers.e2e.rooms import invite_link, join_room, next_safe_cell, shot, wait_until_live
 
 pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 

@@ -24,11 +24,10 @@ from channels_redis.core import RedisChannelLayer
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from games.engine import minesweeper as engine
-from tests.helpers import servers
 from tests.conftest import skip_or_fail
-from tests.helpers.servers import Daphne, GameDatabase, RedisServer
-
+from tests.helpers import servers
 from tests.helpers.clients import HttpSession, LiveClient, api, public_board, replay, running
+from tests.helpers.servers import Daphne, GameDatabase, RedisServer
 
 pytestmark = pytest.mark.integration
 ALONE = pytest.mark.serial

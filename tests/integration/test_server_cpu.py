@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import servers
-from tests.helpers.servers import Daphne
-
 from tests.helpers.clients import HttpSession, LiveClient, running
+from tests.helpers.servers import Daphne
 
 pytestmark = [
     pytest.mark.integration,

@@ -5,7 +5,6 @@ import pytest
 
 from games import chat, log_limit, services
 from games.live import autoplay, flood, hints, rosters
-
 from tests.helpers.web import make_room
 
 

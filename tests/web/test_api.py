@@ -5,7 +5,6 @@ from asgiref.sync import sync_to_async
 
 from games.engine import minesweeper as engine
 from games.models import Game, Room
-
 from tests.helpers.flags import safe
 from tests.helpers.web import cell_states, connect, receive_until
 

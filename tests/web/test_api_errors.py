@@ -11,7 +11,6 @@ from channels.testing import WebsocketCommunicator
 from config.asgi import application
 from games import services
 from games.models import Room
-
 from tests.helpers.web import TIMEOUT, make_room
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -7,7 +7,6 @@ from games import services
 from games.engine import minesweeper as engine
 from games.kinds.minesweeper import rules
 from games.models import Game, Move, Room
-
 from tests.helpers.web import fifty_fifty
 
 GUESS = rules.NO_SAFE_CELL

@@ -9,7 +9,6 @@ from games import chat, services
 from games.kinds.race import rules
 from games.messages import CellMove
 from games.models import ChatMessage, Player
-
 from tests.helpers.web import make_room
 
 pytestmark = pytest.mark.django_db

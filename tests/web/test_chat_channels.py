@@ -6,7 +6,6 @@ import pytest
 
 from games import chat, chat_view, services
 from games.models import ChatMessage, Room
-
 from tests.helpers.web import make_room
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,6 @@ from games import announce, outbox
 from games.engine import minesweeper as engine
 from games.live import rosters
 from games.models import Game, Move
-
 from tests.helpers.web import before_echo, cell_states, connect, receive_until, send, settle
 
 pytestmark = pytest.mark.django_db(transaction=True)

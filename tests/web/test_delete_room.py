@@ -12,9 +12,8 @@ from django.test import Client
 from games import services
 from games.live import autoplay
 from games.models import Game, Room
-
+from tests.helpers.bots import bot, event
 from tests.helpers.web import TIMEOUT, connect, make_room, receive_until, send
-from .test_bot_sockets import bot, event
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -15,7 +15,6 @@ from games.kinds.minesweeper import render as rendering
 from games.kinds.table import Invalid, Refused
 from games.messages import CellMove
 from games.models import Game
-
 from tests.helpers.web import make_room
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -7,7 +7,6 @@ import pytest
 
 from games.engine import flags as engine
 from games.models import Game, Room
-
 from tests.helpers.flags import board, current, mines, safe
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,6 @@ import pytest
 from games import services
 from games.messages import CellMove
 from games.models import Game, Player, Room
-
 from tests.helpers.flags import mines
 
 pytestmark = pytest.mark.django_db

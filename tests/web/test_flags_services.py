@@ -9,7 +9,6 @@ from games.kinds.flags import KIND, rules
 from games.kinds.table import Invalid, Refused, SettingsError
 from games.messages import CellMove, Command, SquareMove
 from games.models import Move
-
 from tests.helpers.flags import board, current, make_flags_room, mines, safe
 
 pytestmark = pytest.mark.django_db

@@ -14,9 +14,8 @@ from games.kinds.flags import rules as flags
 from games.kinds.tictactoe import rules as tictactoe
 from games.messages import SquareMove
 from games.models import Game, Move, Room
-
+from tests.helpers.replays import lose, win
 from tests.helpers.web import records_html, table
-from .test_replays import lose, win
 
 pytestmark = pytest.mark.django_db
 

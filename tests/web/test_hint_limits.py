@@ -14,8 +14,15 @@ from games.live import hints
 from games.messages import CellMove
 from games.models import Room
 from tests.conftest import ORIGIN, session_cookie
-
-from tests.helpers.web import SOLVED_SEED, TIMEOUT, make_room, receive_until, retry_after, seeded, send
+from tests.helpers.web import (
+    SOLVED_SEED,
+    TIMEOUT,
+    make_room,
+    receive_until,
+    retry_after,
+    seeded,
+    send,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

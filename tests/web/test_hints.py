@@ -14,7 +14,6 @@ from games.kinds.minesweeper import rules
 from games.kinds.table import Invalid, Refused
 from games.messages import CellMove
 from games.models import Game, Move, Room
-
 from tests.helpers.web import (
     SOLVED_SEED,
     before_echo,

@@ -28,7 +28,8 @@ from games.web import api as events
 from games.web import on_now
 from games.web.views import live_rooms_context
 from tests.conftest import ORIGIN, session_cookie
-
+from tests.helpers.bots import bot, event
+from tests.helpers.host import HANDLE
 from tests.helpers.web import (
     TIMEOUT,
     before_echo,
@@ -39,8 +40,6 @@ from tests.helpers.web import (
     settle,
     two_seats_and_a_watcher,
 )
-from .test_bot_sockets import bot, event
-from .test_host_messages import HANDLE
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -18,7 +18,6 @@ from games.limits import Limit, TokenBucket
 from games.live.flood import FLOOD_REASON, SPECTATOR_FLOOD_REASON, SPECTATOR_MESSAGES
 from games.models import Game, Move, Room
 from games.web.room_limit import room_reservation
-
 from tests.helpers.web import before_echo, connect, make_room, retry_after, send
 
 ROOMS_PER_MINUTE = 10

@@ -6,7 +6,6 @@ import pytest
 from games import chat, names, services
 from games.kinds.table import Invalid
 from games.models import Player
-
 from tests.helpers.web import make_room
 
 CYRILLIC_HOST = "\u041dost"

@@ -29,8 +29,7 @@ from twisted.web.http import HTTPChannel
 
 from games.live.flood import FLOOD_REASON
 from games.patches import channels_consumer, daphne_close_codes, twisted_backlog
-
-from .test_framed import open_socket
+from tests.helpers.framed import open_socket
 
 
 def daphnes_server_close():

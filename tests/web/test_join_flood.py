@@ -26,9 +26,8 @@ from games.kinds.roster import ROSTER_SHOWN
 from games.models import Player, Room
 from games.patches import daphne_frames
 from games.patches.daphne_frames import MESSAGE_LIMIT_BYTES
-from tests.helpers import servers
 from tests.conftest import ORIGIN
-
+from tests.helpers import servers
 from tests.helpers.web import make_room, retry_after
 
 ROOT = Path(__file__).resolve().parents[2]

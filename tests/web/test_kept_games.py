@@ -13,7 +13,6 @@ from games.engine import minesweeper as engine
 from games.kinds.table import Refused
 from games.messages import CellMove
 from games.models import Game, Move
-
 from tests.helpers.web import current, hidden_cells, make_room
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the copy is kept on commit

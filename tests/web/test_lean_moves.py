@@ -10,7 +10,6 @@ from games import announce, outbox, services
 from games.engine import minesweeper as engine
 from games.kinds.minesweeper import render as rendering
 from games.messages import CellMove
-
 from tests.helpers.web import make_room
 
 pytestmark = pytest.mark.django_db(transaction=True)

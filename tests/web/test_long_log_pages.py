@@ -17,7 +17,6 @@ from games.kinds.race import rules as race_rules
 from games.messages import CellMove, Command
 from games.models import Player, Room
 from games.web import previews
-
 from tests.helpers.web import hidden_cells, make_room
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,6 @@ from django.test import Client
 from prometheus_client import REGISTRY
 
 from games import services
-
 from tests.helpers.web import connect, make_room, receive_until, send
 
 TOKEN = "scrape-me"

@@ -12,7 +12,6 @@ from games.kinds.minesweeper import rules
 from games.kinds.table import Refused
 from games.messages import CellMove
 from games.models import Game, Move
-
 from tests.helpers.web import before_echo, connect, receive_until, send, settle
 
 # Mines at (3, 0) and (3, 1), the second flagged; (4, 0) and (4, 1) are covered and safe.

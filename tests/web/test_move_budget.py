@@ -14,7 +14,6 @@ from games.live import flood
 from games.live.flood import address_key
 from games.models import Room
 from games.web.room_limit import room_reservation
-
 from tests.helpers.web import TIMEOUT, connect, make_room, receive_until, retry_after, send
 
 pytestmark = pytest.mark.django_db(transaction=True)

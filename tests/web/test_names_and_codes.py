@@ -5,7 +5,6 @@ import pytest
 
 from games import services
 from games.models import Player, Room
-
 from tests.helpers.web import make_room
 
 FAMILY = "👩‍👩‍👧‍👦"

@@ -15,7 +15,6 @@ from games.engine import minesweeper as engine
 from games.kinds.tictactoe import rules as tictactoe
 from games.live import autoplay
 from games.models import Game
-
 from tests.helpers.web import SOLVED_SEED, connect, receive_until, seeded, send
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -15,7 +15,6 @@ from django.test import Client
 from games import services
 from games.engine import minesweeper as engine
 from games.models import Game
-
 from tests.helpers.web import cell_states, connect, make_room, receive_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)

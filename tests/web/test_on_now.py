@@ -11,7 +11,6 @@ from games import services
 from games.kinds.race import rules as race_rules
 from games.models import Game, Player, Presence, Room
 from games.web import on_now
-
 from tests.helpers.web import current, make_room
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,6 @@ from games import services
 from games.live import rosters
 from games.models import Player, Presence, Room
 from games.web import on_now
-
 from tests.helpers.web import connect, make_room
 
 pytestmark = pytest.mark.django_db(transaction=True)

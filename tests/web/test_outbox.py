@@ -7,7 +7,6 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 
 from games import outbox
-
 from tests.helpers.web import TIMEOUT
 
 ROOM_ID = 987_654

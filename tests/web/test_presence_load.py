@@ -16,7 +16,6 @@ from django.db import connection
 from games import services
 from games.live import rosters
 from games.models import Presence, Room
-
 from tests.helpers.web import TIMEOUT, connect, presence_after, presence_in, settle, spectators_in
 
 pytestmark = pytest.mark.django_db(transaction=True)

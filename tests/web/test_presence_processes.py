@@ -10,8 +10,7 @@ from games import services
 from games.kinds.race import rules as race_rules
 from games.messages import Command
 from games.models import Move, Player, Presence, Room, ServerProcess
-
-from .test_race import _go
+from tests.helpers.race import go_now
 
 pytestmark = pytest.mark.django_db
 
@@ -95,7 +94,7 @@ def test_a_racer_on_a_killed_process_is_away_once_it_is_swept():
     services.presence_changed(room, ana, +1, "alive")
     services.presence_changed(room, bo, +1, "dead")
     services.play(room, ana, Command("start"))
-    _go(room)
+    go_now(room)
     silent_for("dead", EXPIRY + 1)
     assert services.forget_dead_processes(EXPIRY) == {room.pk: True}
     race = race_rules.load(room.current_game().state)

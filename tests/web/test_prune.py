@@ -11,7 +11,6 @@ from django.utils import timezone
 from games import services
 from games.messages import CellMove
 from games.models import Game, Move, Player, Room
-
 from tests.helpers.web import make_room
 
 pytestmark = pytest.mark.django_db

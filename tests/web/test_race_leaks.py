@@ -22,9 +22,8 @@ from games import services
 from games.engine import race as engine
 from games.kinds.race import rules
 from games.models import Room
-
+from tests.helpers.bots import bot
 from tests.helpers.web import TIMEOUT, connect, send
-from .test_bot_sockets import bot
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

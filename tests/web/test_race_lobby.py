@@ -10,9 +10,8 @@ from asgiref.sync import sync_to_async
 from games import services
 from games.kinds.race import rules
 from games.models import Room
-
+from tests.helpers.race import JSON, api_race, create, fast_forward, move, race_of
 from tests.helpers.web import connect, receive_until, send
-from .test_race import JSON, api_race, create, fast_forward, move, race_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -151,15 +150,14 @@ def test_the_room_page_explains_the_rules_in_three_lines(client, body):
 def test_a_move_that_passes_a_racer_updates_every_racers_place(client, monkeypatch):
     """Every card's place stays true: the mover's status in full, the others' places alone."""
     from games import outbox
-
-    from .test_race import _safe_and_mine
+    from tests.helpers.race import safe_and_mine
 
     code, (ana, bo, cy) = api_race(client, racers=3)
     move(client, code, ana, action="start")
     fast_forward(code)
     sent: list[dict] = []
     monkeypatch.setattr(outbox, "send", lambda room_id, texts, *timing: sent.append(texts))
-    x, y = next(c for c in _safe_and_mine(code, 1)[0])
+    x, y = next(c for c in safe_and_mine(code, 1)[0])
     assert move(client, code, bo, action="reveal", x=x, y=y).status_code == 200
     (texts,) = sent
     for key in ("players", "spectators", "seat:1"):

@@ -14,7 +14,6 @@ from channels.layers import get_channel_layer
 from games import audiences
 from games.live import relay
 from tests.helpers.servers import unique_name
-
 from tests.helpers.web import TIMEOUT
 
 GROUP = unique_name("room-relay-test")

@@ -12,8 +12,7 @@ from games.engine import minesweeper as engine
 from games.messages import CellMove
 from games.models import Game, Move, Room
 from games.web import replays
-
-from .test_replays import replay_data
+from tests.helpers.replays import replay_data
 
 pytestmark = pytest.mark.django_db
 

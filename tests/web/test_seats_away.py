@@ -11,7 +11,6 @@ from games.kinds.tictactoe import rules
 from games.live import autoplay
 from games.messages import Command
 from games.models import Game, Move, Room
-
 from tests.helpers import web as helpers
 from tests.helpers.flags import make_flags_room
 from tests.helpers.web import receive_until, refused, send, settle

@@ -12,7 +12,6 @@ from asgiref.sync import sync_to_async
 
 from games import outbox, services
 from games.server_loop import KnowsItsLoop, server_loop
-
 from tests.helpers.web import connect, make_room, receive_until, send
 
 CALLERS = contextvars.ContextVar("callers", default="none")

@@ -10,7 +10,6 @@ from games.engine import minesweeper as engine
 from games.kinds.table import Invalid, Refused
 from games.messages import CellMove, Command
 from games.models import Game, Move
-
 from tests.helpers.web import current, hidden_cells, make_room
 
 

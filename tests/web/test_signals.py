@@ -15,10 +15,9 @@ from games.kinds.race import rules as race_rules
 from games.kinds.tictactoe import rules as tictactoe_rules
 from games.live import signals
 from games.models import Game
-
+from tests.helpers.bots import bot, event
 from tests.helpers.flags import make_flags_room
 from tests.helpers.web import before_echo, connect, receive_until, send
-from .test_bot_sockets import bot, event
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

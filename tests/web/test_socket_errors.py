@@ -11,7 +11,6 @@ from games import announce, services
 from games.live import autoplay, consumer, relay, rosters
 from games.models import Player, Room
 from games.outbox import group_name
-
 from tests.helpers.web import before_echo, connect, presence_after, receive_until, send, settle
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -18,7 +18,6 @@ from games.kinds.table import COMPUTER_SEAT, Invalid
 from games.live import autoplay
 from games.messages import CellMove, Command
 from games.models import Game, Move, Room
-
 from tests.helpers.web import (
     SOLVED_SEED,
     before_echo,

@@ -13,7 +13,6 @@ from games.kinds.minesweeper import rules as ms_rules
 from games.kinds.tictactoe import rules
 from games.live import autoplay
 from games.models import Game, Move
-
 from tests.helpers.web import connect, receive_until, refused, seats_taken_and_watched, send, settle
 
 pytestmark = pytest.mark.django_db(transaction=True)

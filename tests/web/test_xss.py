@@ -5,7 +5,6 @@ from asgiref.sync import sync_to_async
 from django.test import Client
 
 from games import services
-
 from tests.helpers.web import connect, make_room, receive_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
