@@ -22,7 +22,7 @@ from pathlib import Path
 from picows import WSMsgType
 
 from . import procs
-from tests.helpers.clients import Client, close_all
+from .clients import Client, close_all
 from .scenarios import start_games, steady_moves, watched_expert_room
 
 CLIENTS = 20

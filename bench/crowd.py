@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 from . import procs
-from tests.helpers.clients import (
+from .clients import (
     Client,
     Tracker,
     close_all,

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from . import procs
-from tests.helpers.clients import ERROR, Client, Tracker, percentiles, send_at_pace
+from .clients import ERROR, Client, Tracker, percentiles, send_at_pace
 from .scenarios import Matcher, Room, make_rooms, size_spec, start_games
 
 MOVES_PER_SECOND = 20.0

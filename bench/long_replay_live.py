@@ -27,7 +27,7 @@ import urllib.request
 from pathlib import Path
 
 from . import procs
-from tests.helpers.clients import Tracker, percentiles
+from .clients import Tracker, percentiles
 from .hint_pressure import moves
 from .scenarios import Matcher, make_rooms, size_spec, start_games
 

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from . import procs
-from tests.helpers.clients import Client, close_all
+from .clients import Client, close_all
 from .scenarios import Room, start_games, steady_moves, watched_expert_room
 
 CLIENTS, PLAYERS = 20, 4

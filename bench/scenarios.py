@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import procs
-from tests.helpers.clients import (
+from .clients import (
     Board,
     Client,
     Tracker,

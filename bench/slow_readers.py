@@ -34,7 +34,7 @@ from pathlib import Path
 from games.live.flood import SPECTATOR_MESSAGES
 
 from . import procs
-from tests.helpers.clients import Client, Tracker, percentiles, send_at_pace
+from .clients import Client, Tracker, percentiles, send_at_pace
 from .hint_pressure import moves
 from .scenarios import Matcher, make_rooms, size_spec, start_games
 

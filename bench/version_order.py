@@ -36,8 +36,8 @@ def figures(heard: list[int], final: int) -> dict[str, int]:
 
 async def run(moves: int) -> dict[str, object]:
     from tests.helpers import servers
-    from tests.integration import test_cluster as cluster_test
     from tests.helpers.servers import Daphne, GameDatabase
+    from tests.integration import test_cluster as cluster_test
 
     rounds = max(1, round(moves / (cluster_test.ORDER_PLAYERS * cluster_test.ORDER_BURST)))
     folder = Path(tempfile.mkdtemp(prefix="version-order-"))
