@@ -37,7 +37,8 @@ NODE_DIR = HERE / "node"
 PROBE = HERE / "room_probe.js"
 CLIENTS = (2, 20, 100)
 SHAPES = ("embedded", "production")
-PROBE_DATABASE = "minesweeper_probe"
+PROBE_DATABASE = f"minesweeper_probe_{procs.RUN_ID}" if procs.RUN_ID else "minesweeper_probe"
+"""One per `CI_RUN_ID`, as the bench's: a probe run by someone else meanwhile drops only its own."""
 PROBE_REDIS = "redis://127.0.0.1:6379/10"
 RUN_TIMEOUT = 150.0
 """Seconds one probe run may take (setup, 2 x 160 moves, exit); its own deadline is 240 s."""

@@ -10,20 +10,33 @@ back (`window`). It counts under a key (a socket, a seat, a room, a client addre
 - `Shared`, in the Django cache (Redis in production), so the count holds across every server
   process: `count` per clock window of `window` seconds, or one per `window` from its use
   (`once`).
+- `Budget`, a person's or an address's pace (moves, chat, pings, socket hints): `Buckets` in
+  the embedded shape; with `REDIS_URL`, the `limits` package's moving window in Redis, so two
+  processes count one seat's moves once (`Deployment`).
 
 Every look-up answers a `Decision`: allowed or not, how many are left, and when one more will
 be; `headers` turns it into the HTTP headers a 429 carries.
 """
 
+import asyncio
 import logging
 import math
 import threading
-from collections.abc import Iterator
+import time
+import weakref
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.core.cache import cache
+from limits import RateLimitItemPerSecond
+from limits.aio.storage import RedisStorage as AsyncRedisStorage
+from limits.aio.strategies import MovingWindowRateLimiter as AsyncMovingWindow
+from limits.storage import RedisStorage
+from limits.strategies import MovingWindowRateLimiter
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .log_limit import warn
@@ -67,7 +80,8 @@ class Decision:
     limit: Limit
     allowed: bool
     remaining: int
-    """How many more would be allowed right now."""
+    """How many more would be allowed right now (read on refusals only: a deployment-wide
+    `Budget` that allowed one does not ask Redis how many are left, and says 0)."""
     retry_after: float = 0.0
     """Seconds until one more is allowed (0.0 when this one was)."""
 
@@ -130,6 +144,14 @@ class Buckets:
                 self._forget_full(now)
                 bucket = self.buckets[key] = TokenBucket.full(self.limit, now)
             return bucket.take(now)
+
+    def spent(self, key: object, now: float, below: float = 1) -> bool:
+        """Whether `key` holds fewer than `below` tokens now (none is taken)."""
+        with self.lock:
+            bucket = self.buckets.get(key)
+            if bucket is None:
+                return False
+            return bucket.tokens + (now - bucket.updated) * self.limit.per_second < below
 
     def give_back(self, key: object) -> None:
         """One token back to `key` (what it was refused further on was never given)."""
@@ -233,3 +255,238 @@ class Shared:
                 error,
             )
             return None
+
+
+REDIS_ERRORS = (OSError, RedisError)
+"""What a `Budget` meets with Redis down: it then counts in this process only (`Buckets`)."""
+REDIS_TIMEOUT = 1.0
+"""Seconds a budget waits for Redis: a move must not hang on it (the layer's own sockets wait
+without end; these are one short script each)."""
+
+
+class Deployment:
+    """Budgets counted once for the whole deployment: the `limits` package's moving window on
+    Redis, synchronous for request and database threads, asynchronous (redis.asyncio, one
+    client per event loop: a client belongs to its loop) for the sockets' event loop.
+
+    A moving window of `count` per `window` seconds (a `Limit.rate`'s burst over burst / rate
+    seconds) is the closest of the package's strategies to a token bucket: the same burst, the
+    same pace over any longer stretch; but a burst spent comes back as it aged out (`window`
+    seconds after each), not one token every 1 / rate (docs/operations.md, "Limits")."""
+
+    def __init__(self, url: str, prefix: str) -> None:
+        self.url, self.prefix = url, prefix
+        options = {"socket_timeout": REDIS_TIMEOUT, "socket_connect_timeout": REDIS_TIMEOUT}
+        self.storage = RedisStorage(url, key_prefix=prefix, **options)
+        self.limiter = MovingWindowRateLimiter(self.storage)
+        self.options = options
+        self.by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncMovingWindow] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def async_limiter(self) -> AsyncMovingWindow:
+        loop = asyncio.get_running_loop()
+        limiter = self.by_loop.get(loop)
+        if limiter is None:
+            storage = AsyncRedisStorage(
+                f"async+{self.url}",
+                implementation="redispy",
+                key_prefix=self.prefix,
+                **self.options,
+            )
+            limiter = self.by_loop[loop] = AsyncMovingWindow(storage)
+        return limiter
+
+    @staticmethod
+    def item(limit: Limit) -> RateLimitItemPerSecond:
+        """`limit` as the package counts it: whole seconds (a window under one is one)."""
+        return RateLimitItemPerSecond(limit.count, max(1, round(limit.window)), limit.name)
+
+    def refused(self, limit: Limit, stats_reset: float) -> Decision:
+        return Decision(limit, False, 0, max(0.0, stats_reset - time.time()))
+
+    def take(self, limit: Limit, key: object) -> Decision:
+        item = self.item(limit)
+        if self.limiter.hit(item, str(key)):
+            return Decision(limit, True, 0)
+        return self.refused(limit, self.limiter.get_window_stats(item, str(key)).reset_time)
+
+    async def take_async(self, limit: Limit, key: object) -> Decision:
+        limiter, item = self.async_limiter(), self.item(limit)
+        if await limiter.hit(item, str(key)):
+            return Decision(limit, True, 0)
+        stats = await limiter.get_window_stats(item, str(key))
+        return self.refused(limit, stats.reset_time)
+
+    def test(self, limit: Limit, key: object) -> Decision:
+        item = self.item(limit)
+        if self.limiter.test(item, str(key)):
+            return Decision(limit, True, 0)
+        return self.refused(limit, self.limiter.get_window_stats(item, str(key)).reset_time)
+
+    async def test_async(self, limit: Limit, key: object) -> Decision:
+        limiter, item = self.async_limiter(), self.item(limit)
+        if await limiter.test(item, str(key)):
+            return Decision(limit, True, 0)
+        stats = await limiter.get_window_stats(item, str(key))
+        return self.refused(limit, stats.reset_time)
+
+    def clear(self, limit: Limit, key: object) -> None:
+        self.limiter.clear(self.item(limit), str(key))
+
+    async def clear_async(self, limit: Limit, key: object) -> None:
+        await self.async_limiter().clear(self.item(limit), str(key))
+
+
+_deployment: Deployment | None = None
+
+
+def deployment() -> Deployment | None:
+    """The deployment's counter when `REDIS_URL` is set (its keys under `CACHE_KEY_PREFIX`,
+    as the cache's: test runs and deployments sharing one Redis keep apart), else None."""
+    global _deployment
+    url = settings.REDIS_URL
+    if not url:
+        return None
+    prefix = f"{settings.CACHES['default'].get('KEY_PREFIX', '')}:budgets"
+    if _deployment is None or (_deployment.url, _deployment.prefix) != (url, prefix):
+        _deployment = Deployment(url, prefix)
+    return _deployment
+
+
+def _redis_failed(limit: Limit, error: Exception) -> None:
+    warn(
+        log,
+        "budget_unavailable",
+        "%s counted in this process only, Redis unavailable: %s",
+        limit.name,
+        error,
+    )
+
+
+class Budget:
+    """A `Limit` per key, for a person's or an address's pace: `Buckets` in this process's
+    memory without `REDIS_URL` (the embedded shape: one process, nothing to share); with it,
+    once for the whole deployment (`Deployment`), behind this process's own buckets.
+
+    The local buckets come first, so a flood one process sees is refused there without a trip
+    to Redis (the price of a deployment-wide count is one short Redis script per budget and
+    accepted message). With Redis unavailable the local count alone holds (one process's
+    share, as before Redis counted)."""
+
+    def __init__(self, limit: Limit, kept: int = 10_000) -> None:
+        self.limit = limit
+        self.local = Buckets(limit, kept)
+
+    def take(self, key: object, now: float) -> Decision:
+        """One from `key`'s budget, or the refusal (nothing counted by it)."""
+        decision = self.local.take(key, now)
+        shared = deployment()
+        if shared is None or not decision.allowed:
+            return decision
+        try:
+            counted = shared.take(self.limit, key)
+        except REDIS_ERRORS as error:
+            _redis_failed(self.limit, error)
+            return decision
+        if not counted.allowed:
+            self.local.give_back(key)
+        return counted
+
+    async def take_async(self, key: object, now: float) -> Decision:
+        """`take` for the event loop: the Redis script awaited, never waited on."""
+        decision = self.local.take(key, now)
+        shared = deployment()
+        if shared is None or not decision.allowed:
+            return decision
+        try:
+            counted = await shared.take_async(self.limit, key)
+        except REDIS_ERRORS as error:
+            _redis_failed(self.limit, error)
+            return decision
+        if not counted.allowed:
+            self.local.give_back(key)
+        return counted
+
+    def give_back(self, key: object) -> None:
+        """One back to `key` (what it was taken for was refused further on). A moving window
+        in Redis cannot give one back; a budget of one is cleared instead, which is the same."""
+        self.local.give_back(key)
+        shared = deployment()
+        if shared is not None and self.limit.count == 1:
+            try:
+                shared.clear(self.limit, key)
+            except REDIS_ERRORS as error:
+                _redis_failed(self.limit, error)
+
+    async def give_back_async(self, key: object) -> None:
+        self.local.give_back(key)
+        shared = deployment()
+        if shared is not None and self.limit.count == 1:
+            try:
+                await shared.clear_async(self.limit, key)
+            except REDIS_ERRORS as error:
+                _redis_failed(self.limit, error)
+
+    def reset(self) -> None:
+        """Every key full again, here and in Redis (tests)."""
+        with self.local.lock:
+            self.local.buckets.clear()
+        shared = deployment()
+        if shared is not None:
+            shared.storage.reset()
+
+
+def take_all(budgets: Iterable[tuple[Budget, object]], now: float) -> Decision | None:
+    """One from each budget under its key, or the first refusal with nothing counted: a refusal
+    by a later budget costs the earlier ones nothing. In Redis, each is tested first and then
+    taken (a moving window cannot give one back)."""
+    pairs = list(budgets)
+    if deployment() is not None:
+        for budget, key in pairs:
+            looked = _test(budget, key)
+            if not looked.allowed:
+                return looked
+    taken: list[tuple[Budget, object]] = []
+    for budget, key in pairs:
+        decision = budget.take(key, now)
+        if not decision.allowed:
+            for earlier, its_key in taken:
+                earlier.local.give_back(its_key)
+            return decision
+        taken.append((budget, key))
+    return None
+
+
+async def take_all_async(budgets: Iterable[tuple[Budget, object]], now: float) -> Decision | None:
+    """`take_all` for the event loop."""
+    pairs = list(budgets)
+    shared = deployment()
+    if shared is not None:
+        for budget, key in pairs:
+            try:
+                looked = await shared.test_async(budget.limit, key)
+            except REDIS_ERRORS as error:
+                _redis_failed(budget.limit, error)
+                break
+            if not looked.allowed:
+                return looked
+    taken: list[tuple[Budget, object]] = []
+    for budget, key in pairs:
+        decision = await budget.take_async(key, now)
+        if not decision.allowed:
+            for earlier, its_key in taken:
+                earlier.local.give_back(its_key)
+            return decision
+        taken.append((budget, key))
+    return None
+
+
+def _test(budget: Budget, key: object) -> Decision:
+    shared = deployment()
+    assert shared is not None
+    try:
+        return shared.test(budget.limit, key)
+    except REDIS_ERRORS as error:
+        _redis_failed(budget.limit, error)
+        return allowed(budget.limit)

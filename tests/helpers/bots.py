@@ -9,7 +9,7 @@ from typing import Any
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
-from games.models import Room
+from games.store.models import Room
 from tests.helpers.web import TIMEOUT
 
 

@@ -19,8 +19,8 @@ from games.kinds.table import (
     Refused,
     Rendering,
 )
-from games.messages import Message, SquareMove
-from games.models import Game, Room
+from games.protocol.messages import Message, SquareMove
+from games.store.models import Game, Room
 
 LIGHTS = "lights"
 

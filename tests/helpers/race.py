@@ -5,10 +5,10 @@ helpers from here, never from each other."""
 
 from asgiref.sync import sync_to_async
 
-from games import services
 from games.engine import race as engine
 from games.kinds.race import rules
-from games.models import Room
+from games.rooms import joining, playing
+from games.store.models import Room
 from tests.helpers.web import connect, receive_until, send
 
 JSON = "application/json"
@@ -45,7 +45,7 @@ def fast_forward(code: str, to_ms: int | None = None) -> None:
     shift = due - (to_ms if to_ms is not None else rules.now_ms())
     game.state = _shifted(game.state, shift)
     game.save(update_fields=["state"])
-    assert services.tick(room) is not None
+    assert playing.tick(room) is not None
 
 
 def _shifted(state: dict, shift: int) -> dict:
@@ -86,15 +86,15 @@ def go_now(room: Room) -> None:
     game = room.current_game()
     game.state = _shifted(game.state, engine.due(rules.load(game.state)) - rules.now_ms())  # type: ignore[operator]
     game.save(update_fields=["state"])
-    services.tick(room)
+    playing.tick(room)
 
 
 async def racing_pair():
     """A race under way, Ana (seat 0) and Bo (seat 1) each on a socket of this process."""
     settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
-    room = await sync_to_async(services.create_room)("race", settings)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    bo = await sync_to_async(services.join_room)(room, "Bo")
+    room = await sync_to_async(joining.create_room)("race", settings)
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    bo = await sync_to_async(joining.join_room)(room, "Bo")
     a, b = await connect(room, ana), await connect(room, bo)
     b.player = bo
     await send(a, action="start")
@@ -110,9 +110,9 @@ DELAY = 3
 async def racing():
     """Ana and Bo racing, past Go, in a room whose spectators watch DELAY seconds behind."""
     settings = rules.validate_settings(9, 9, 10, True, spectator_delay=DELAY)
-    room = await sync_to_async(services.create_room)("race", settings)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    bo = await sync_to_async(services.join_room)(room, "Bo")
+    room = await sync_to_async(joining.create_room)("race", settings)
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    bo = await sync_to_async(joining.join_room)(room, "Bo")
     a, b = await connect(room, ana), await connect(room, bo)
     await send(a, action="start")
     await receive_until(b, 'data-phase="countdown"')

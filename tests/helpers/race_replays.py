@@ -9,10 +9,10 @@ import re
 
 from django.test import Client
 
-from games import services
 from games.engine import race as engine
 from games.kinds.race import rules
-from games.models import Move, Room
+from games.rooms import playing
+from games.store.models import Move, Room
 from tests.helpers.web import racer_safe_hidden
 
 JSON = "application/json"
@@ -52,7 +52,7 @@ def go(code: str) -> None:
     start = Move.objects.get(game=game, action="start")
     start.created_at -= datetime.timedelta(milliseconds=shift)
     start.save(update_fields=["created_at"])
-    assert services.tick(Room.objects.get(code=code)) is not None
+    assert playing.tick(Room.objects.get(code=code)) is not None
 
 
 def safe_hidden(code: str, seat: int) -> list[tuple[int, int]]:

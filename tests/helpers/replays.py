@@ -6,10 +6,10 @@ each other."""
 import json
 import re
 
-from games import services
 from games.engine import minesweeper as engine
-from games.messages import CellMove
-from games.models import Room
+from games.protocol.messages import CellMove
+from games.rooms import dispatch
+from games.store.models import Room
 
 
 def state_of(room: Room) -> engine.GameState:
@@ -17,7 +17,7 @@ def state_of(room: Room) -> engine.GameState:
 
 
 def play(room: Room, player, action: str, x: int, y: int) -> None:
-    services.play(room, player, CellMove(action, x, y))
+    dispatch.play(room, player, CellMove(action, x, y))
 
 
 def safe_cells(room: Room) -> list[tuple[int, int]]:

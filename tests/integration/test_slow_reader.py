@@ -19,7 +19,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from games.live.flood import SPECTATOR_MESSAGES
+from games.protocol.flood import SPECTATOR_MESSAGES
 from tests.conftest import skip_or_fail
 from tests.helpers import servers
 from tests.helpers.clients import api, open_non_reading_socket

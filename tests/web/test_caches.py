@@ -5,14 +5,15 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import hint_cache, services
 from games.engine import minesweeper as engine
 from games.engine import solver
 from games.engine.grid import Grid
 from games.kinds.flags import render as flags_render
 from games.kinds.minesweeper import history as minesweeper_history
 from games.kinds.minesweeper import rules as minesweeper_rules
-from games.messages import CellMove
+from games.protocol.messages import CellMove
+from games.rooms import joining
+from games.store import hint_cache
 from tests.helpers.replays import win
 from tests.helpers.web import make_room
 
@@ -37,7 +38,7 @@ def test_a_hint_is_kept_per_game_and_version_and_nothing_provable_is_kept_too():
 
 def test_a_finished_games_banner_figures_read_its_log_once_per_version():
     room = make_room()
-    win(room, services.join_room(room, "Ana"))
+    win(room, joining.join_room(room, "Ana"))
     game = room.current_game()
     minesweeper_history._kept.clear()  # the winning move's banner already kept them
     with CaptureQueriesContext(connection) as first:

@@ -9,11 +9,12 @@ import re
 import pytest
 from django.test import Client
 
-from games import history, services
 from games.engine import race as engine
 from games.kinds.race import history as race_history
 from games.kinds.race import rules
-from games.models import GameSummary, Move, Room
+from games.rooms import playing
+from games.store.models import GameSummary, Move, Room
+from games.web import history
 from tests.helpers.race_replays import api_race, go, race_of, replay_data, safe_hidden, send
 from tests.helpers.web import records_html, table
 
@@ -225,7 +226,7 @@ def test_a_person_who_beats_the_solver_bot_in_a_race_keeps_the_record(client: Cl
     go(code)
     finish(client, code, ana, 0)
     shift_all(code, 61_000)  # the bot races on until the time limit puts it out
-    while services.tick(Room.objects.get(code=code)) is not None and not race_of(code).is_over:
+    while playing.tick(Room.objects.get(code=code)) is not None and not race_of(code).is_over:
         pass
     game = Room.objects.get(code=code).current_game()
     assert game.status == "won" and race_of(code).winner == 0

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from games.kinds.race import render
-from games.models import Room
+from games.store.models import Room
 from tests.helpers.race import api_race, fast_forward, move, race_of, racing, safe_and_mine
 from tests.helpers.web import receive_until, send
 

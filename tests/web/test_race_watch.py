@@ -7,8 +7,8 @@ import time
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import services
 from games.kinds.race import rules
+from games.rooms import joining
 from tests.helpers.race import DELAY, racing
 from tests.helpers.web import connect, receive_until, send
 
@@ -43,8 +43,8 @@ async def test_a_racers_session_on_the_watch_link_sees_the_racers_view_not_the_s
 
 async def test_a_lobby_with_live_spectators_says_a_rivals_friends_could_coach():
     settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
-    room = await sync_to_async(services.create_room)("race", settings)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
+    room = await sync_to_async(joining.create_room)("race", settings)
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
     a = await connect(room, ana)
     assert "a rival's friends watching could coach" in a.snapshot.replace("&#x27;", "'")
     await a.disconnect()

@@ -37,7 +37,9 @@ KIND = GameKind(
     ),
     clock=Clock(due=rules.due, tick=rules.tick),
     per_seat_boards=PerSeatBoards(
-        viewer_snapshot_html=render.viewer_snapshot_html, spectator_delay=render.spectator_delay
+        viewer_snapshot_html=render.viewer_snapshot_html,
+        spectator_delay=render.spectator_delay,
+        watching=rules.watching,
     ),
     commands=rules.COMMANDS,
     presence=rules.presence,

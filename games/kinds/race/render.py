@@ -4,7 +4,9 @@ Three views of one race:
 - a racer: their own board in full (`#board`, cells `cell-X-Y`); while they race, every racer
   as a progress card (`board-SEAT`: share of safe cells open, mines hit, standing) and no cells
   at all: the boards share one seed, so even a rival's "opened" cell is a known-safe cell.
-  Once the race is over, or once this racer is out of it, the rivals' boards in full;
+  Once the race is over, or once this racer is out of it, the rivals' boards in full: while
+  others still race, as late as the spectators see them (`audiences.LATE`), so that someone who
+  stopped cannot coach those still racing;
 - a seated player who is not racing (joined late): the progress cards alone (they share the
   players' chat with the racers, so they could pass on anything they saw);
 - a spectator: every board in full, a few seconds late (`spectator_delay`).
@@ -12,7 +14,8 @@ Three views of one race:
 A move is rendered at most three times (`move_html`): the mover's text (`seat:N`), everyone
 seated (`players`) and the spectators; the mover's text is the players' one plus their own
 cells, so a racer gets exactly one text per version. A racer who is out gets the players' text
-plus every changed board in full. Timed events that change several boards at once (Go, a
+plus every changed board in full, behind `audiences.LATE`: their sockets hear it, and all that
+follows until the race is over, as late as the spectators'. Timed events that change several boards at once (Go, a
 computer racer's move) add one text per racer whose own board changed. Cells are written here
 rather than through the template engine: a cascade or a snapshot has thousands.
 """
@@ -28,8 +31,8 @@ from games.engine import minesweeper as ms
 from games.engine import race as engine
 from games.engine.stats import seconds
 
-from ... import audiences
-from ...models import Game, Room
+from ...protocol import audiences
+from ...store.models import Game, Room
 from ..roster import roster_cut, spectators
 from ..table import COMPUTER_SEAT, Applied, MoveNews, NewGame
 from . import rules
@@ -318,6 +321,15 @@ def _freeze(racer: engine.Racer | None, now: int) -> str:
     return f'<div id="freeze" class="freeze" role="status"{attrs} hx-swap-oob="true">{text}</div>'
 
 
+def _mines_left(racer: engine.Racer) -> str:
+    """The racer's own counter (mines minus their flags), sent to them alone with each change of
+    their board: the race bar drew it once at Go and no move redrew it (issue 35)."""
+    return (
+        f'<output id="mines-left" class="lcd" aria-label="Mines left" hx-swap-oob="true">'
+        f"{racer.board.mines_left:03d}</output>"
+    )
+
+
 def _results(race: engine.Race, names: Mapping[int, Name], room: Room, game: Game) -> str:
     if not race.is_over:
         return '<section id="results" class="results" hidden hx-swap-oob="true"></section>'
@@ -349,8 +361,23 @@ def _narration(text: str) -> str:
 
 
 def viewer_snapshot_html(room: Room, game: Game, seat: int | None, narration: str = "") -> str:
-    """The whole race as `seat` (None: a spectator) may see it."""
+    """The whole race as `seat` (None: a spectator) may see it; for a seat, with the sign that
+    says whether its sockets hear it at once or, out of a race still running, late."""
     race = rules.load(game.state)
+    html = _viewer_html(room, game, race, seat, narration)
+    return html if seat is None else signed(race, seat, html)
+
+
+def signed(race: engine.Race, seat: int, html: str) -> str:
+    """`html` for `seat`'s screens, late while the seat is out of a race others still run."""
+    if seat in rules.stopped(race):
+        return audiences.LATE + html
+    return audiences.LIVE + html
+
+
+def _viewer_html(
+    room: Room, game: Game, race: engine.Race, seat: int | None, narration: str = ""
+) -> str:
     names = names_of(room)
     now = rules.now_ms()
     me = race.racer(seat) if seat is not None else None
@@ -380,13 +407,14 @@ def viewer_snapshot_html(room: Room, game: Game, seat: int | None, narration: st
 def snapshot_html(room: Room, game: Game) -> str:
     """Everyone's snapshot, where the shell wants one text: a seated non-racer's view, which
     shows no board (only progress)."""
-    return viewer_snapshot_html(room, game, -1)
+    return _viewer_html(room, game, rules.load(game.state), -1)
 
 
 def _per_viewer(room: Room, game: Game, narration: str) -> dict[str, str]:
     """Every racer's own snapshot, the seated non-racers' and the spectators'."""
     race = rules.load(game.state)
     texts = {audiences.seat(s): viewer_snapshot_html(room, game, s, narration) for s in race.seats}
+    # Signed too: in a rematch's lobby the last race's racers, late while it ran, take this.
     texts[audiences.PLAYERS] = viewer_snapshot_html(room, game, -1, narration)
     texts[audiences.SPECTATORS] = viewer_snapshot_html(room, game, None, narration)
     return texts
@@ -469,18 +497,18 @@ def move_html(news: MoveNews) -> dict[str, str]:
         assert racer is not None
         extra = own.setdefault(seat, [])
         extra.append(_freeze(racer, now))
-        if not racer.is_racing:  # out or finished just now: the bar says so, rivals in full
+        extra.append(_mines_left(racer))
+        if not racer.is_racing:  # out or finished just now: the bar says so
             extra.append(_race_bar(room, race, racer, True, now))
-            extra.append(_rivals(race, names, now, full=True))
     players_text, full_text = "".join(common), "".join(full)
     texts = {audiences.PLAYERS: players_text, audiences.SPECTATORS: players_text + full_text}
     for seat, extra in own.items():
         if seat != COMPUTER_SEAT:
             texts[audiences.seat(seat)] = players_text + "".join(extra)
-    for racer in race.racers:  # out of the race: the rivals' boards follow in full
-        if not racer.is_racing and racer.seat != COMPUTER_SEAT and full_text:
-            key = audiences.seat(racer.seat)
-            texts[key] = texts.get(key, players_text) + full_text
+    for seat in rules.stopped(race):  # out while others race: the rivals' boards, late
+        key = audiences.seat(seat)
+        boards = _rivals(race, names, now, full=True) if seat in changed else full_text
+        texts[key] = texts.get(key, players_text) + audiences.LATE + boards
     return texts
 
 

@@ -16,7 +16,7 @@ from games.engine import race as engine
 from games.engine.errors import EngineError, GenerationError
 from games.engine.stats import rounded
 
-from ...messages import CellMove, Message
+from ...protocol.messages import CellMove, Message
 from ..table import (
     COMPUTER_SEAT,
     Applied,
@@ -150,6 +150,19 @@ def playing_seats(state: Mapping[str, Any], params: Mapping[str, Any]) -> frozen
     where every seat is about to race."""
     race = load(state)
     return None if race.phase is engine.Phase.LOBBY else frozenset(race.seats)
+
+
+def stopped(race: engine.Race) -> frozenset[int]:
+    """The seats out of a race that others still run (gave up, out, finished): they see the
+    rivals' boards, so they watch with the spectators, as late, and talk in their channel."""
+    if race.phase is not engine.Phase.RACING:
+        return frozenset()
+    return frozenset(r.seat for r in race.racers if not r.is_racing and r.seat != COMPUTER_SEAT)
+
+
+def watching(state: Mapping[str, Any], params: Mapping[str, Any]) -> frozenset[int]:
+    """`stopped`, from a game's state (`PerSeatBoards.watching`)."""
+    return stopped(load(state))
 
 
 def load(state: Mapping[str, Any]) -> engine.Race:
