@@ -35,9 +35,9 @@ def figures(heard: list[int], final: int) -> dict[str, int]:
 
 
 async def run(moves: int) -> dict[str, object]:
-    from tests import servers
+    from tests.helpers import servers
+    from tests.helpers.servers import Daphne, GameDatabase
     from tests.integration import test_cluster as cluster_test
-    from tests.servers import Daphne, GameDatabase
 
     rounds = max(1, round(moves / (cluster_test.ORDER_PLAYERS * cluster_test.ORDER_BURST)))
     folder = Path(tempfile.mkdtemp(prefix="version-order-"))

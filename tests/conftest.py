@@ -109,8 +109,8 @@ def shortcuts_on(settings):
 
 
 def pytest_sessionfinish() -> None:
-    """The template databases `tests/servers.py` migrated for this process go with the session."""
-    from tests import servers
+    """The template databases `tests/helpers/servers.py` migrated for this process go with the session."""
+    from tests.helpers import servers
 
     servers.drop_templates()
 

@@ -65,3 +65,42 @@ def test_the_engine_imports_only_the_standard_library_and_itself(graph):
         if imported not in engine and imported.split(".")[0] not in sys.stdlib_module_names
     }
     assert not outside, sorted(outside)
+
+
+def imports_of_test_modules(graph: grimp.ImportGraph) -> list[str]:
+    """Each import, anywhere under tests/, of a module of tests/ that is not a shared helper
+    (`tests.helpers…`) or a conftest: a test module that imports another runs the other's
+    module-level set-up, breaks when the other is renamed or split, and hides what it shares."""
+
+    def shared(module: str) -> bool:
+        return (
+            module == "tests" or module.startswith("tests.helpers") or module.endswith(".conftest")
+        )
+
+    return sorted(
+        f"{module} imports {imported}"
+        for module in graph.modules
+        if module.startswith("tests.") or module == "tests"
+        for imported in graph.find_modules_directly_imported_by(module)
+        if imported.startswith("tests.") and not shared(imported)
+    )
+
+
+def test_no_test_module_imports_another():
+    graph = grimp.build_graph("tests", cache_dir=None)
+    assert not imports_of_test_modules(graph)
+
+
+def test_an_import_of_one_test_module_from_another_is_found():
+    graph = grimp.ImportGraph()
+    for importer, imported in [
+        ("tests.web.test_a", "tests.helpers.web"),  # shared: fine
+        ("tests.e2e.test_b", "tests.e2e.conftest"),  # a conftest: fine
+        ("tests.web.test_c", "tests.web.test_a"),  # another test module
+        ("tests.helpers.race", "tests.web.helpers"),  # a helpers.py left in a test folder
+    ]:
+        graph.add_import(importer=importer, imported=imported)
+    assert imports_of_test_modules(graph) == [
+        "tests.helpers.race imports tests.web.helpers",
+        "tests.web.test_c imports tests.web.test_a",
+    ]

@@ -18,7 +18,7 @@ from games.limits import (
     take_all_async,
 )
 from tests.conftest import skip_or_fail
-from tests.servers import free_port
+from tests.helpers.servers import free_port
 
 
 def test_a_limit_says_its_pace_in_words():

@@ -28,8 +28,7 @@ def test_an_unknown_shortcut_stops_the_start():
 def test_off_a_room_message_takes_daphnes_own_path(settings):
     """The framed send declines, and the consumer sends through Channels and Daphne."""
     from games.patches import daphne_frames
-
-    from .web.test_framed import open_socket
+    from tests.helpers.web import open_socket
 
     protocol, wire = open_socket()
     settings.SPEED_SHORTCUTS = frozenset()

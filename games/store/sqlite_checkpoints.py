@@ -17,10 +17,13 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
 
 INTERVAL_SECONDS = 1.0
+STOP_SECONDS = 5.0
+"""How long a server's shutdown waits for a checkpoint under way (SQLite's busy timeout)."""
 
 log = logging.getLogger(__name__)
 
@@ -31,32 +34,57 @@ Result = tuple[int, int, int]
 
 
 def start_in_server() -> None:
-    """The checkpointing thread, once per process, when the process is a server (Daphne's
-    reactor is running it) and the database is a SQLite file."""
-    if "twisted.internet.reactor" not in sys.modules or _started.is_set():
+    """The checkpointing thread, once per process, when the process is a server and the
+    database is a SQLite file. A server is a process whose Twisted reactor runs (Daphne's): the
+    thread starts when the reactor does and ends, its connection closed, before the reactor
+    stops. Importing Twisted is not serving: the tests import it with `config.asgi`, and a thread
+    started at that import outlived the test database it checkpointed, warning "unable to open
+    database file" at the end of every test run (issue 34)."""
+    reactor = sys.modules.get("twisted.internet.reactor")  # importing it would install one
+    if reactor is None or _started.is_set():
         return
     settings = connections[DEFAULT_DB_ALIAS].settings_dict
     if settings["ENGINE"] != "django.db.backends.sqlite3":
         return
     _started.set()
-    args = (Path(settings["NAME"]), INTERVAL_SECONDS, threading.Event())
-    threading.Thread(
-        target=checkpoint_every, args=args, name="sqlite-checkpoints", daemon=True
-    ).start()
+    reactor.callWhenRunning(_run_while_serving, reactor, Path(settings["NAME"]))
+
+
+def _run_while_serving(reactor: Any, path: Path) -> None:
+    stop = threading.Event()
+    thread = threading.Thread(
+        target=checkpoint_every,
+        args=(path, INTERVAL_SECONDS, stop),
+        name="sqlite-checkpoints",
+        daemon=True,
+    )
+    thread.start()
+
+    def end() -> None:
+        stop.set()
+        thread.join(timeout=STOP_SECONDS)
+
+    reactor.addSystemEventTrigger("before", "shutdown", end)
 
 
 def checkpoint_every(
     path: Path, seconds: float, stop: threading.Event, done: Callable[[Result], None] | None = None
 ) -> None:
-    """A PASSIVE checkpoint of the database at `path` every `seconds` until `stop` is set;
+    """A PASSIVE checkpoint of the database at `path` every `seconds` until `stop` is set or the
+    file it opened is gone (deleted, or another file in its place: a test database destroyed);
     `done` hears each one's result."""
     database: sqlite3.Connection | None = None
+    opened: tuple[int, int] | None = None
     failing = False
     try:
         while not stop.wait(seconds):
+            if opened is not None and _identity(path) != opened:
+                log.info("SQLite checkpoints end: %s is gone", path)
+                return
             try:
                 if database is None:  # mode=rw: never create a file the server has not made
                     database = sqlite3.connect(f"{path.as_uri()}?mode=rw", uri=True, timeout=5)
+                    opened = _identity(path)
                 result = database.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
             except sqlite3.Error as error:  # locked, or not there yet: the next round tries again
                 if not failing:
@@ -69,3 +97,12 @@ def checkpoint_every(
     finally:
         if database is not None:
             database.close()
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Which file `path` names now (device, inode), or None when it names none."""
+    try:
+        found = path.stat()
+    except FileNotFoundError:
+        return None
+    return found.st_dev, found.st_ino

@@ -1,7 +1,7 @@
 """Browser tests: Debian's chromium driven by Playwright against a real Daphne subprocess.
 
 pytest-django's `live_server` is WSGI and cannot carry websockets, so the session starts Daphne
-itself (see `tests/servers.py`), on a free port and its own database: a fresh `<name>_e2e_...`
+itself (see `tests/helpers/servers.py`), on a free port and its own database: a fresh `<name>_e2e_...`
 PostgreSQL database when DATABASE_URL is set (as in CI), else a SQLite file in a temporary folder.
 REDIS_URL passes through, so CI runs these tests on channels-redis too.
 
@@ -26,9 +26,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Locator, Page
 
-from tests import servers
 from tests.conftest import skip_or_fail
-from tests.servers import GameDatabase
+from tests.helpers import servers
+from tests.helpers.servers import GameDatabase
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

@@ -10,61 +10,16 @@ up once; motion is reduced so no animation is caught half-way (axe would measure
 a banner still fading in).
 """
 
-import json
 import re
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
-from tests.e2e.conftest import screenshot
-
-from .test_race import create_race, join
-from .test_rooms import cell, create_room, invite_link, reveal_all, wait_until_live
+from tests.helpers.e2e.accessibility import audit, calm_page
+from tests.helpers.e2e.race import create_race, join
+from tests.helpers.e2e.rooms import cell, create_room, invite_link, reveal_all, wait_until_live
 
 pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
-
-BLOCKING = {"critical", "serious"}
-SCHEMES = ("light", "dark")
-AXE = Axe()
-
-
-def violations(page: Page) -> list[dict]:
-    """axe's violations on the page as it is now (every rule axe runs by default)."""
-    return AXE.run(page).response["violations"]
-
-
-def report(found: list[dict]) -> str:
-    lines = []
-    for violation in found:
-        lines.append(f"{violation['id']} ({violation['impact']}): {violation['help']}")
-        for node in violation["nodes"]:
-            lines.append(f"    {json.dumps(node['target'])}")
-            for check in node["any"] + node["all"] + node["none"]:
-                lines.append(f"        {check['message']}")
-    return "\n".join(lines)
-
-
-def audit(page: Page, screenshots, name: str) -> None:
-    """No critical or serious violation in light or in dark mode; a screenshot of each."""
-    failures = []
-    for scheme in SCHEMES:
-        page.emulate_media(color_scheme=scheme, reduced_motion="reduce")
-        page.mouse.move(0, 0)
-        found = violations(page)
-        suffix = "" if scheme == "light" else "-dark"
-        screenshot(page, screenshots / f"a11y-{name}{suffix}.png", animations="disabled")
-        if found:
-            print(f"\n--- axe, {name}, {scheme} ---\n{report(found)}")
-        blocking = [v for v in found if v["impact"] in BLOCKING]
-        if blocking:
-            failures.append(f"{name}, {scheme} mode:\n{report(blocking)}")
-    page.emulate_media(color_scheme="light", reduced_motion="reduce")
-    assert not failures, "axe found critical or serious violations:\n" + "\n".join(failures)
-
-
-def calm_page(new_context) -> Page:
-    return new_context(reduced_motion="reduce").new_page()
 
 
 def test_home_page_and_its_form_error(new_context, screenshots):

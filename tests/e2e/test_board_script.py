@@ -11,12 +11,13 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from .test_flags import a_number, hidden_mines
-from .test_flags import cell as flags_cell
-from .test_flags import create_room as create_flags
-from .test_race import create_race, join, live, safe_cells
-from .test_race_keyboard import focused_cell, tab_to
-from .test_rooms import PHONE, cell, create_room
+from tests.helpers.e2e.flags import a_number, hidden_mines
+from tests.helpers.e2e.flags import cell as flags_cell
+from tests.helpers.e2e.flags import create_room as create_flags
+from tests.helpers.e2e.keyboard import focused_cell, tab_to
+from tests.helpers.e2e.race import create_race, join, live, safe_cells
+from tests.helpers.e2e.rooms import PHONE, cell, create_room
+from tests.helpers.e2e.touch import touch
 
 pytestmark = pytest.mark.e2e
 
@@ -34,14 +35,6 @@ def start_race(host: Page, racers: list[Page]) -> None:
 def a_hidden_cell(page: Page) -> tuple[int, int]:
     hidden = page.locator('#board .cell[data-state="hidden"]').first
     return int(hidden.get_attribute("data-x") or 0), int(hidden.get_attribute("data-y") or 0)
-
-
-def touch(cdp, locator, kind: str) -> None:
-    """A finger on the middle of `locator` (touchStart) or lifted (touchEnd), through CDP."""
-    box = locator.bounding_box()
-    point = {"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2}
-    points = [point] if kind == "touchStart" else []
-    cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
 
 
 ANDROID_CONTEXTMENU = """(cell) => cell.dispatchEvent(

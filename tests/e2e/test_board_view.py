@@ -12,9 +12,9 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests import servers
 from tests.e2e.conftest import EXPECTED_CONSOLE_ERRORS, screenshot
-from tests.e2e.test_rooms import create_room, invite_link, join_room, wait_until_live
+from tests.helpers import servers
+from tests.helpers.e2e.rooms import create_room, invite_link, join_room, wait_until_live
 
 pytestmark = pytest.mark.e2e
 
@@ -527,7 +527,7 @@ def test_phone_shows_the_computers_whole_name(new_context, screenshots):
 
 def test_a_racer_on_a_phone_gets_tap_sized_cells_and_tap_to_flag(new_context):
     """Issue 25, item 13, in a race: the same minimum size and the same toggle as co-op."""
-    from tests.e2e.test_race import create_race, join
+    from tests.helpers.e2e.race import create_race, join
 
     ana = phone(new_context)
     invite = create_race(ana, "Ana")

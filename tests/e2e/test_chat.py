@@ -5,20 +5,14 @@ and dark, and the panel folds on a phone."""
 import re
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
-from .test_accessibility import audit, calm_page
-from .test_race import create_race
-from .test_rooms import create_room, invite_link, join_room, wait_until_live
+from tests.helpers.e2e.accessibility import audit, calm_page
+from tests.helpers.e2e.chat import say
+from tests.helpers.e2e.race import create_race
+from tests.helpers.e2e.rooms import create_room, invite_link, join_room, wait_until_live
 
 pytestmark = pytest.mark.e2e
-
-
-def say(page: Page, text: str) -> None:
-    """Typed and sent with the keyboard alone."""
-    page.locator("#chat-text").fill(text)
-    page.locator("#chat-text").press("Enter")
-    expect(page.locator("#chat-text")).to_have_value("")
 
 
 def test_two_players_and_a_spectator_chat(new_context, screenshots):

@@ -7,7 +7,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
-from .test_rooms import shot, wait_until_live
+from tests.helpers.e2e.rooms import shot, wait_until_live
 
 pytestmark = pytest.mark.e2e
 

@@ -11,66 +11,13 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import screenshot
+from tests.helpers.e2e.flags import a_number, cell, create_room, hidden_mines, wait_until_live
+from tests.helpers.e2e.narration import narrated, record_narration
 
 pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 
 PHONE = {"width": 390, "height": 844}
 FINISHED = '#board[data-status="won"]'
-
-
-def create_room(
-    page: Page, nickname: str, x: str, o: str, mines: int | None = None, timer: int = 0
-) -> str:
-    page.goto("/")
-    page.locator('input[name="game"][value="flags"]').check()
-    expect(page.locator("#flags-fields")).to_be_visible()
-    page.get_by_label("Your nickname").fill(nickname)
-    fields = page.locator("#flags-fields")
-    fields.locator('select[name="x"]').select_option(x)
-    fields.locator('select[name="o"]').select_option(o)
-    if mines is not None:
-        fields.locator('input[name="mines"]').fill(str(mines))
-    fields.locator('select[name="turn_seconds"]').select_option(str(timer))
-    page.get_by_role("button", name="Create room").click()
-    expect(page).to_have_url(re.compile(r"/r/[\w-]+/$"))
-    wait_until_live(page)
-    return page.locator(".room").get_attribute("data-room")
-
-
-def wait_until_live(page: Page) -> None:
-    expect(page.locator("#connection")).to_have_attribute("data-state", "live")
-    expect(page.locator("#board")).to_be_visible()
-
-
-def cell(page: Page, at: tuple[int, int]):
-    return page.locator(f"#cell-{at[0]}-{at[1]}")
-
-
-def hidden_mines(game_db, code: str) -> list[tuple[int, int]]:
-    """Mines nobody has claimed yet, in cell order."""
-    state = game_db.state(code)
-    claimed = {c for cells in state["claimed"].values() for c in cells}
-    width = state["width"]
-    return [(c % width, c // width) for c in state["field"] if c not in claimed]
-
-
-def a_number(game_db, code: str) -> tuple[int, int]:
-    """A hidden safe cell next to a mine: revealing it opens it alone and passes the turn."""
-    state = game_db.state(code)
-    width, height = state["width"], state["height"]
-    mines = set(state["field"])
-    opened = set(state["revealed"])
-    for cell_ in range(width * height):
-        x, y = cell_ % width, cell_ // width
-        near = {
-            (y + dy) * width + x + dx
-            for dx in (-1, 0, 1)
-            for dy in (-1, 0, 1)
-            if 0 <= x + dx < width and 0 <= y + dy < height
-        }
-        if cell_ not in mines and cell_ not in opened and near & mines:
-            return x, y
-    raise AssertionError("no numbered cell left")
 
 
 def play(page: Page, at: tuple[int, int]) -> None:
@@ -189,9 +136,10 @@ def test_a_person_plays_the_computer_on_a_phone(new_context, game_db, screenshot
     expect(page.locator('.contender[data-mark="O"]')).to_contain_text("Computer")
     # A number passes the turn: the computer thinks, moves, and it is Ana's turn again
     # (or the computer claimed its way to a win).
+    record_narration(page)  # the computer's line may be followed by the next game's
     play(page, a_number(game_db, code))
     expect(page.locator(f".room.my-turn, {FINISHED}").first).to_be_attached(timeout=20_000)
-    expect(page.locator("#narration")).to_contain_text("Computer (easy)")
+    narrated(page, "Computer (easy)")
     assert int(page.locator("#game-meta").get_attribute("data-version")) >= 2
     # The board fits the phone's width: no sideways scrolling.
     width = page.evaluate("document.documentElement.scrollWidth")
@@ -211,7 +159,7 @@ def test_a_person_plays_the_computer_on_a_phone(new_context, game_db, screenshot
 
 
 def test_a_flags_room_passes_axe_mid_game_and_at_the_end(new_context, game_db, screenshots):
-    from .test_accessibility import audit
+    from tests.helpers.e2e.accessibility import audit
 
     ana = new_context().new_page()
     code = create_room(ana, "Ana", x="human", o="human", mines=9, timer=60)

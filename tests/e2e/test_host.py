@@ -8,13 +8,14 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests import servers
+from tests.helpers import servers
+from tests.helpers.e2e.accessibility import audit
+from tests.helpers.e2e.chat import say
+from tests.helpers.e2e.rooms import PHONE, cell, wait_until_live
+from tests.helpers.e2e.signals import HOLD_MS, ping_on
+from tests.helpers.e2e.touch import touch
 
 from .conftest import EXPECTED_CONSOLE_ERRORS
-from .test_accessibility import audit
-from .test_chat import say
-from .test_rooms import PHONE, cell, wait_until_live
-from .test_signals import ping_on
 
 pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 

@@ -6,7 +6,14 @@ import re
 
 from playwright.sync_api import expect
 
-from .test_rooms import cell, create_room, invite_link, join_room, mines_on_the_edge, next_safe_cell
+from tests.helpers.e2e.rooms import (
+    cell,
+    create_room,
+    invite_link,
+    join_room,
+    mines_on_the_edge,
+    next_safe_cell,
+)
 
 
 def test_a_lean_move_updates_the_cell_in_place_and_the_page_derives_the_rest(new_context, game_db):

@@ -7,8 +7,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from .test_replays import at_move, scrub, shot
-from .test_rooms import PHONE
+from tests.helpers.e2e.replays import at_move, scrub, shot
+from tests.helpers.e2e.rooms import PHONE
 
 pytestmark = pytest.mark.e2e
 

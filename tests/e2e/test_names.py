@@ -3,8 +3,8 @@
 import pytest
 from playwright.sync_api import Page, expect
 
-from .test_flags import create_room as create_flags_room
-from .test_rooms import create_room
+from tests.helpers.e2e.flags import create_room as create_flags_room
+from tests.helpers.e2e.rooms import create_room
 
 pytestmark = pytest.mark.e2e
 

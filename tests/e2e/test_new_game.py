@@ -6,8 +6,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import screenshot
-
-from .test_rooms import cell, create_room, invite_link, join_room, wait_until_live
+from tests.helpers.e2e.rooms import cell, create_room, invite_link, join_room, wait_until_live
 
 pytestmark = pytest.mark.e2e
 

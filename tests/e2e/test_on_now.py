@@ -6,8 +6,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.test_accessibility import audit
-from tests.e2e.test_rooms import PHONE, cell, create_room, next_safe_cell, shot
+from tests.helpers.e2e.accessibility import audit
+from tests.helpers.e2e.rooms import PHONE, cell, create_room, next_safe_cell, shot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 

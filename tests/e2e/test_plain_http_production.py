@@ -12,11 +12,11 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Playwright, expect
 
-from tests import servers
 from tests.conftest import skip_or_fail
+from tests.helpers import servers
+from tests.helpers.e2e.rooms import create_room
 
 from .conftest import CHROMIUM, CHROMIUM_ARGS
-from .test_rooms import create_room
 
 pytestmark = pytest.mark.e2e
 

@@ -8,7 +8,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from games.engine.race import COUNTDOWN_MS
-from tests.e2e.conftest import own_site, screenshot
+from tests.e2e.conftest import own_site
+from tests.helpers.e2e.race import create_race, join, live, safe_cells, shot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 
@@ -16,43 +17,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make te
 site = own_site("race", RACE_COUNTDOWN_SECONDS=str(COUNTDOWN_MS / 1000))
 """A server of this module's own that counts the production 3 s down: the session's counts half
 a second, too short to watch every racer's countdown one after the other."""
-
-
-def create_race(page: Page, nickname: str, screenshots=None, scheme: str = "") -> str:
-    page.goto("/")
-    page.locator('input[name="game"][value="minesweeper"]').check()
-    page.locator('input[name="mode"][value="race"]').check()
-    expect(page.locator("#race-fields")).to_be_visible()
-    expect(page.locator('#minesweeper-fields input[name="no_guess"]')).to_be_checked()
-    if screenshots is not None:
-        shot(page, screenshots, f"race-home-{scheme}")
-    page.get_by_label("Your nickname").fill(nickname)
-    page.get_by_role("button", name="Create room").click()
-    expect(page).to_have_url(re.compile(r"/r/[\w-]+/$"))
-    live(page)
-    return page.locator("#invite-link").input_value()
-
-
-def live(page: Page) -> None:
-    expect(page.locator("#connection")).to_have_attribute("data-state", "live")
-
-
-def join(page: Page, invite: str, nickname: str) -> None:
-    page.goto(invite)
-    page.get_by_label("Nickname").fill(nickname)
-    page.get_by_role("button", name=re.compile("Join")).click()
-    live(page)
-
-
-def safe_cells(game_db, code: str, seat: int) -> list[tuple[int, int]]:
-    state = game_db.game(code)["state"]
-    width, height = state["width"], state["height"]
-    mines = set(state["field"])
-    racer = next(r for r in state["racers"] if r["seat"] == seat)
-    done = set(racer["revealed"])
-    return [
-        (c % width, c // width) for c in range(width * height) if c not in mines and c not in done
-    ]
 
 
 def mine_cell(game_db, code: str) -> tuple[int, int]:
@@ -66,11 +30,6 @@ def reveal(page: Page, x: int, y: int) -> None:
     if cell.get_attribute("data-state") == "hidden":
         cell.click()
         expect(cell).not_to_have_attribute("data-state", "hidden")
-
-
-def shot(page: Page, screenshots, name: str) -> None:
-    page.mouse.move(0, 0)
-    screenshot(page, screenshots / f"{name}.png", animations="disabled", full_page=True)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

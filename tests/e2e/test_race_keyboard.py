@@ -6,27 +6,12 @@ each screen."""
 import pytest
 from playwright.sync_api import Page, expect
 
-from .test_accessibility import audit
-from .test_race import create_race, join, live, safe_cells, shot
+from tests.helpers.e2e.accessibility import audit
+from tests.helpers.e2e.keyboard import focused_cell, tab_to
+from tests.helpers.e2e.race import create_race, join, live, safe_cells, shot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 PHONE = {"width": 390, "height": 844}
-
-
-def tab_to(page: Page, selector: str, limit: int = 60) -> None:
-    """Tab until `selector` has the focus, as a keyboard user would."""
-    target = page.locator(selector)
-    for _ in range(limit):
-        page.keyboard.press("Tab")
-        if target.evaluate_all("(els) => els.includes(document.activeElement)"):
-            return
-    raise AssertionError(f"{selector} never took the focus")
-
-
-def focused_cell(page: Page) -> tuple[int, int]:
-    focused = page.locator("#board .cell:focus")
-    expect(focused).to_have_count(1)
-    return int(focused.get_attribute("data-x") or 0), int(focused.get_attribute("data-y") or 0)
 
 
 def reveal_by_keys(page: Page, x: int, y: int) -> None:

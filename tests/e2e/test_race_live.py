@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from .test_race import create_race, join, safe_cells
+from tests.helpers.e2e.race import create_race, join, safe_cells
 
 pytestmark = pytest.mark.e2e
 

@@ -2,7 +2,7 @@
 
 The gap, flood (1008) and consumer-error tests use the session's Daphne. The others, and
 the close codes a server gives by going away (1006, 1012) or coming back without the room
-(4404), need servers they can stop: two Daphnes of their own (tests/servers.py) sharing a fresh
+(4404), need servers they can stop: two Daphnes of their own (tests/helpers/servers.py) sharing a fresh
 database and a private redis-server, so the page's server can go away while moves go on through
 the other one, and Redis can die without touching the shared one. Every wait is an auto-waiting
 `expect` (on attributes the test scripts set, never `wait_for_function`: its polling evaluates a
@@ -22,10 +22,10 @@ from playwright.sync_api import Page, expect
 
 from games.engine import minesweeper as engine
 from games.protocol.flood import FLOOD_REASON
-from tests import servers
 from tests.conftest import skip_or_fail
 from tests.e2e.conftest import EXPECTED_CONSOLE_ERRORS, screenshot
-from tests.servers import Daphne, GameDatabase, RedisServer
+from tests.helpers import servers
+from tests.helpers.servers import Daphne, GameDatabase, RedisServer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 

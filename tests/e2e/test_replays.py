@@ -3,15 +3,14 @@ the end banner, scrubbed, stepped, played at 8x and shared; the rewind of a game
 room's history and the records page. Screenshots (`make screenshot`) go to artifacts/screenshots/."""
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import own_site, screenshot
-
-from .test_accessibility import audit
-from .test_rooms import (
+from tests.e2e.conftest import own_site
+from tests.helpers.e2e.accessibility import audit
+from tests.helpers.e2e.replays import at_move, scrub, shot
+from tests.helpers.e2e.rooms import (
     PHONE,
     cell,
     create_room,
@@ -31,24 +30,8 @@ game in its database, and another module's faster games could push this one's ou
 HIDDEN_MINE = re.compile(r"^(mine|exploded|wrong-flag)$")
 
 
-def shot(page: Page, screenshots: Path, name: str, **options) -> None:
-    screenshot(page, screenshots / f"{name}.png", animations="disabled", **options)
-
-
 def board_states(page: Page) -> list[str]:
     return page.locator("#board > *").evaluate_all("(cells) => cells.map((c) => c.dataset.state)")
-
-
-def at_move(page: Page, k: int) -> None:
-    expect(page.locator("#board")).to_have_attribute("data-k", str(k))
-
-
-def scrub(page: Page, k: int) -> None:
-    page.locator("#replay-scrubber").evaluate(
-        "(el, k) => { el.value = String(k); el.dispatchEvent(new Event('input', {bubbles: true})); }",
-        k,
-    )
-    at_move(page, k)
 
 
 def test_a_lost_game_replays_from_the_banner_and_its_link_opens_at_the_move(

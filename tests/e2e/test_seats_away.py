@@ -7,9 +7,9 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests import servers
-from tests.e2e.test_accessibility import audit
-from tests.e2e.test_tictactoe import create_room, square, wait_until_live
+from tests.helpers import servers
+from tests.helpers.e2e.accessibility import audit
+from tests.helpers.e2e.tictactoe import create_room, square, wait_until_live
 
 pytestmark = pytest.mark.e2e
 

@@ -5,20 +5,23 @@ pages stay axe-clean with a ping on show, light and dark."""
 import pytest
 from playwright.sync_api import Page, expect
 
-from .test_accessibility import BLOCKING, report, violations
-from .test_board_script import touch
-from .test_flags import cell as flags_cell
-from .test_flags import create_room as create_flags
-from .test_rooms import PHONE, cell, create_room, invite_link, join_room, wait_until_live
+from tests.helpers.e2e.accessibility import BLOCKING, report, violations
+from tests.helpers.e2e.flags import cell as flags_cell
+from tests.helpers.e2e.flags import create_room as create_flags
+from tests.helpers.e2e.rooms import (
+    PHONE,
+    cell,
+    create_room,
+    invite_link,
+    join_room,
+    wait_until_live,
+)
+from tests.helpers.e2e.signals import HOLD_MS, ping_on
+from tests.helpers.e2e.touch import touch
 
 pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 
-HOLD_MS = 700
 """A finger resting past the page's 450 ms long press."""
-
-
-def ping_on(page: Page, x: int, y: int, seat: str):
-    return page.locator(f'#signals .ping[data-x="{x}"][data-y="{y}"][data-seat="{seat}"]')
 
 
 def watcher_of(new_context, host: Page) -> Page:

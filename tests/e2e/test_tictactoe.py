@@ -7,32 +7,11 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import screenshot
+from tests.helpers.e2e.tictactoe import create_room, square, wait_until_live
 
 pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 
 FINISHED = '#board:not([data-status="playing"])'
-
-
-def create_room(page: Page, nickname: str, x: str, o: str, home: str = "/") -> None:
-    page.goto(home)
-    page.locator('input[name="game"][value="tictactoe"]').check()
-    expect(page.locator("#tictactoe-fields")).to_be_visible()
-    expect(page.locator("#minesweeper-fields")).to_be_hidden()
-    page.get_by_label("Your nickname").fill(nickname)
-    page.locator('#tictactoe-fields select[name="x"]').select_option(x)
-    page.locator('#tictactoe-fields select[name="o"]').select_option(o)
-    page.get_by_role("button", name="Create room").click()
-    expect(page).to_have_url(re.compile(r"/r/[\w-]+/$"))
-    wait_until_live(page)
-
-
-def wait_until_live(page: Page) -> None:
-    expect(page.locator("#connection")).to_have_attribute("data-state", "live")
-    expect(page.locator("#board")).to_be_visible()
-
-
-def square(page: Page, n: int):
-    return page.locator(f"#square-{n}")
 
 
 def shot(page: Page, screenshots, name: str) -> None:

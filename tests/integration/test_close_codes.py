@@ -7,12 +7,10 @@ import struct
 import pytest
 
 from games.patches.daphne_frames import MESSAGE_LIMIT_BYTES
-from tests import servers
 from tests.conftest import skip_or_fail
-from tests.servers import Daphne
-
-from .clients import api
-from .test_slow_reader import open_non_reading_socket
+from tests.helpers import servers
+from tests.helpers.clients import api, open_non_reading_socket
+from tests.helpers.servers import Daphne
 
 pytestmark = pytest.mark.integration
 

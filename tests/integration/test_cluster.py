@@ -2,7 +2,7 @@
 
 They share one database (PostgreSQL when DATABASE_URL is set, as in CI, else a SQLite file in WAL
 mode) and Redis (REDIS_URL, else 127.0.0.1:6379) under a channel-layer prefix of their own.
-Players get their seats the way browsers do (tests/integration/clients.py), and their sockets
+Players get their seats the way browsers do (tests/helpers/clients.py), and their sockets
 behave like the room page: a board built from fragments, a snapshot after a version gap, and
 htmx's reconnect after 1006/1011/1012/1013. The test that stops Redis starts a private
 redis-server for it; the shared one is never touched.
@@ -24,11 +24,10 @@ from channels_redis.core import RedisChannelLayer
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from games.engine import minesweeper as engine
-from tests import servers
 from tests.conftest import skip_or_fail
-from tests.servers import Daphne, GameDatabase, RedisServer
-
-from .clients import HttpSession, LiveClient, api, public_board, replay, running
+from tests.helpers import servers
+from tests.helpers.clients import HttpSession, LiveClient, api, public_board, replay, running
+from tests.helpers.servers import Daphne, GameDatabase, RedisServer
 
 pytestmark = pytest.mark.integration
 ALONE = pytest.mark.serial

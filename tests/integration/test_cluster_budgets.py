@@ -13,11 +13,10 @@ from urllib.parse import urlsplit
 import pytest
 import websockets
 
-from tests import servers
 from tests.conftest import skip_or_fail
-from tests.servers import Daphne
-
-from .clients import api
+from tests.helpers import servers
+from tests.helpers.clients import api
+from tests.helpers.servers import Daphne
 
 pytestmark = pytest.mark.integration
 

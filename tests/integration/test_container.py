@@ -5,37 +5,17 @@ environment, so the command's options are taken from the Dockerfile itself.
 """
 
 import asyncio
-import json
 
 import pytest
 import websockets
 
-from tests import servers
 from tests.conftest import skip_or_fail
-from tests.servers import Daphne
-
-from .clients import HttpSession, api
+from tests.helpers import servers
+from tests.helpers.clients import HttpSession, api
+from tests.helpers.deploy import dockerfile_daphne_options
+from tests.helpers.servers import Daphne
 
 pytestmark = pytest.mark.integration
-
-
-def dockerfile_daphne_options() -> list[str]:
-    """The CMD's options, without the address, port and application (the test picks those)."""
-    line = next(
-        line
-        for line in (servers.ROOT / "Dockerfile").read_text().splitlines()
-        if line.startswith("CMD ")
-    )
-    command = json.loads(line.removeprefix("CMD "))
-    assert command[0] == "daphne" and command[-1] == "config.asgi:application", command
-    options, rest = [], command[1:-1]
-    while rest:
-        option = rest.pop(0)
-        if option in ("-b", "--bind", "-p", "--port"):
-            rest.pop(0)
-        else:
-            options.append(option)
-    return options
 
 
 @pytest.fixture

@@ -18,11 +18,10 @@ import psycopg
 import pytest
 import websockets
 
-from tests import servers
 from tests.conftest import skip_or_fail
-from tests.servers import Daphne, GameDatabase
-
-from .clients import HttpSession
+from tests.helpers import servers
+from tests.helpers.clients import HttpSession
+from tests.helpers.servers import Daphne, GameDatabase
 
 pytestmark = pytest.mark.integration
 

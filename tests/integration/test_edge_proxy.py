@@ -15,12 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from tests import servers
 from tests.conftest import skip_or_fail
-from tests.servers import Daphne, Nginx
-
-from .clients import HttpSession, LiveClient, running
-from .test_container import dockerfile_daphne_options
+from tests.helpers import servers
+from tests.helpers.clients import HttpSession, LiveClient, running
+from tests.helpers.deploy import dockerfile_daphne_options
+from tests.helpers.servers import Daphne, Nginx
 
 pytestmark = pytest.mark.integration
 

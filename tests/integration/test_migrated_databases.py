@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from tests import servers
 from tests.conftest import skip_or_fail
-from tests.servers import GameDatabase
+from tests.helpers import servers
+from tests.helpers.servers import GameDatabase
 
 pytestmark = pytest.mark.integration
 

@@ -14,11 +14,10 @@ import time
 import pytest
 import websockets
 
-from tests import servers
 from tests.conftest import skip_or_fail
-from tests.servers import Daphne, GameDatabase
-
-from .clients import HttpSession, LiveClient, api, running
+from tests.helpers import servers
+from tests.helpers.clients import HttpSession, LiveClient, api, running
+from tests.helpers.servers import Daphne, GameDatabase
 
 pytestmark = pytest.mark.integration
 

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests import servers
-from tests.servers import Daphne
-
-from .clients import HttpSession, LiveClient, running
+from tests.helpers import servers
+from tests.helpers.clients import HttpSession, LiveClient, running
+from tests.helpers.servers import Daphne
 
 pytestmark = [
     pytest.mark.integration,

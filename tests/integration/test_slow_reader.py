@@ -11,9 +11,7 @@ a good part of the event loop. Now a snapshot waits until the socket's earlier o
 (SNAPSHOT_BACKLOG_BYTES): syncs alone neither grow its output nor get it cut off.
 """
 
-import base64
 import json
-import os
 import socket
 import time
 from pathlib import Path
@@ -22,11 +20,10 @@ import psutil
 import pytest
 
 from games.protocol.flood import SPECTATOR_MESSAGES
-from tests import servers
 from tests.conftest import skip_or_fail
-from tests.servers import Daphne
-
-from .clients import api
+from tests.helpers import servers
+from tests.helpers.clients import api, open_non_reading_socket
+from tests.helpers.servers import Daphne
 
 pytestmark = [pytest.mark.integration, pytest.mark.serial]  # alone: load, memory
 
@@ -78,29 +75,6 @@ def masked_text_frame(text: str) -> bytes:
     payload = text.encode()
     assert len(payload) < 126
     return bytes([0x81, 0x80 | len(payload)]) + b"\0\0\0\0" + payload
-
-
-def open_non_reading_socket(server: Daphne, path: str) -> socket.socket:
-    """A websocket handshake on a socket with a tiny receive buffer; after the response's
-    headers nothing is ever read again."""
-    client = socket.socket()
-    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connect: small window
-    client.connect((servers.HOST, server.port))
-    key = base64.b64encode(os.urandom(16)).decode()
-    client.sendall(
-        (
-            f"GET {path} HTTP/1.1\r\nHost: {servers.HOST}:{server.port}\r\n"
-            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-            f"Origin: {server.url}\r\n\r\n"
-        ).encode()
-    )
-    client.settimeout(10)
-    response = b""
-    while b"\r\n\r\n" not in response:
-        response += client.recv(1)  # one byte at a time: stop right after the headers
-    assert response.startswith(b"HTTP/1.1 101"), response
-    return client
 
 
 def big_room_and_server_rss(daphne):

@@ -7,8 +7,7 @@ from games import log_limit
 from games.live import rosters
 from games.protocol import flood
 from games.rooms import autoplay, chat, hints, joining
-
-from .helpers import make_room
+from tests.helpers.web import make_room
 
 
 @pytest.fixture(autouse=True)

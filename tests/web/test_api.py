@@ -5,9 +5,8 @@ from asgiref.sync import sync_to_async
 
 from games.engine import minesweeper as engine
 from games.store.models import Game, Room
-
-from .flags_helpers import safe
-from .helpers import cell_states, connect, receive_until
+from tests.helpers.flags import safe
+from tests.helpers.web import cell_states, connect, receive_until
 
 pytestmark = pytest.mark.django_db
 

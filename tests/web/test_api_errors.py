@@ -11,8 +11,7 @@ from channels.testing import WebsocketCommunicator
 from config.asgi import application
 from games.rooms import joining
 from games.store.models import Room
-
-from .helpers import TIMEOUT, make_room
+from tests.helpers.web import TIMEOUT, make_room
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

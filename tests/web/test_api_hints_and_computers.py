@@ -7,8 +7,7 @@ from games.engine import minesweeper as engine
 from games.kinds.minesweeper import rules
 from games.rooms import computers
 from games.store.models import Game, Move, Room
-
-from .helpers import fifty_fifty
+from tests.helpers.web import fifty_fifty
 
 GUESS = rules.NO_SAFE_CELL
 

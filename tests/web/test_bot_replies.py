@@ -11,9 +11,8 @@ from django.test import Client
 
 from games.kinds.race import rules as race_rules
 from games.rooms import joining
-
-from .helpers import make_room, send
-from .test_bot_sockets import bot, event
+from tests.helpers.bots import bot, event
+from tests.helpers.web import make_room, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

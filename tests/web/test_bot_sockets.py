@@ -3,49 +3,22 @@
 reach every screen as moves do."""
 
 import asyncio
-import json
 import threading
 import time
 from dataclasses import replace
-from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.testing import WebsocketCommunicator
 
-from config.asgi import application
 from games.kinds import KINDS, kind_of
 from games.kinds.table import COMPUTER_SEAT, Applied, Clock, PerSeatBoards
 from games.rooms import autoplay, joining, playing
 from games.store.models import Move, Room
-
-from .helpers import TIMEOUT, connect, make_room, receive_until, send
-from .test_game_kinds import LIGHTS, LIGHTS_OUT, settings_from, snapshot_html
+from tests.helpers.bots import bot, event
+from tests.helpers.kinds import LIGHTS, LIGHTS_OUT, settings_from, snapshot_html
+from tests.helpers.web import TIMEOUT, connect, make_room, receive_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-async def bot(room: Room, token: str | None, *, how: str = "header") -> WebsocketCommunicator:
-    """A bot's socket, no Origin and no cookie, as a script opens it."""
-    path, headers, subprotocols = f"/ws/r/{room.code}/", [], None
-    if how == "header":
-        headers.append((b"authorization", f"Bearer {token}".encode()))
-        subprotocols = ["json"]
-    else:
-        path += f"?token={token}&format=json" if token else "?format=json"
-    socket = WebsocketCommunicator(application, path, headers=headers, subprotocols=subprotocols)
-    connected, subprotocol = await socket.connect(timeout=TIMEOUT)
-    assert connected
-    assert subprotocol == ("json" if how == "header" else None)
-    return socket
-
-
-async def event(socket: WebsocketCommunicator, kind: str | None = None) -> dict[str, Any]:
-    """The next JSON event (of `kind`, when given); every message a bot gets must be JSON."""
-    while True:
-        received = json.loads(await socket.receive_from(timeout=TIMEOUT))
-        if kind is None or received["type"] == kind:
-            return received
 
 
 async def test_a_bot_plays_co_op_with_its_token_and_reads_json_events():

@@ -12,8 +12,9 @@ from channels.db import database_sync_to_async
 from games.kinds.race import rules
 from games.rooms import chat, joining
 from games.store.models import ChatMessage, Player, Room
-
-from .helpers import (
+from tests.helpers.bots import bot, event
+from tests.helpers.race import racing_pair
+from tests.helpers.web import (
     TIMEOUT,
     before_echo,
     connect,
@@ -23,8 +24,6 @@ from .helpers import (
     settle,
     two_seats_and_a_watcher,
 )
-from .test_bot_sockets import bot, event
-from .test_race import _racing_pair
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -183,7 +182,7 @@ def _over(room: Room) -> bool:
 
 
 async def test_racers_never_hear_the_spectators_while_the_race_runs_and_do_after(settings):
-    room, a, b = await _racing_pair()
+    room, a, b = await racing_pair()
     ana_bot = await bot(room, (await sync_to_async(lambda: room.players.get(number=0))()).token)
     watcher = await connect(room, watch=True)
     await send(watcher, action="chat", text="coach: top left is safe")

@@ -10,8 +10,7 @@ from games.limits import Limit
 from games.protocol.messages import CellMove
 from games.rooms import chat, dispatch, joining
 from games.store.models import ChatMessage, Player
-
-from .helpers import make_room
+from tests.helpers.web import make_room
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,7 @@ import pytest
 from games.broadcast import chat_view
 from games.rooms import chat, joining
 from games.store.models import ChatMessage, Room
-
-from .helpers import make_room
+from tests.helpers.web import make_room
 
 pytestmark = pytest.mark.django_db
 

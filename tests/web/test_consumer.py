@@ -14,8 +14,15 @@ from games.broadcast import announce, outbox
 from games.engine import minesweeper as engine
 from games.live import rosters
 from games.store.models import Game, Move
-
-from .helpers import before_echo, cell_states, connect, fifty_fifty, receive_until, send, settle
+from tests.helpers.web import (
+    before_echo,
+    cell_states,
+    connect,
+    fifty_fifty,
+    receive_until,
+    send,
+    settle,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -24,8 +24,7 @@ from games.protocol.flood import (
     CONTROL_FRAMES,
 )
 from tests.conftest import ORIGIN
-
-from .helpers import TIMEOUT, connect, make_room, open_socket
+from tests.helpers.web import TIMEOUT, connect, make_room, open_socket
 
 PING, PONG, CLOSE = 0x9, 0xA, 0x8
 ORIGIN_HEADER = [(b"origin", ORIGIN.encode())]

@@ -12,9 +12,8 @@ from django.test import Client
 from games.live import rosters
 from games.rooms import autoplay, joining
 from games.store.models import Game, Room
-
-from .helpers import TIMEOUT, connect, make_room, receive_until, send
-from .test_bot_sockets import bot, event
+from tests.helpers.bots import bot, event
+from tests.helpers.web import TIMEOUT, connect, make_room, receive_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

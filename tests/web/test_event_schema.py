@@ -19,13 +19,12 @@ from games.kinds.race import rules as race_rules
 from games.kinds.tictactoe.options import TicTacToeOptions
 from games.rooms import joining
 from games.store.models import Room
-
-from .flags_helpers import make_flags_room
-from .flags_helpers import mines as flags_mines
-from .flags_helpers import safe as flags_safe
-from .helpers import TIMEOUT, current, make_room, racer_safe_hidden
-from .test_bot_sockets import bot
-from .test_race import _go
+from tests.helpers.bots import bot
+from tests.helpers.flags import make_flags_room
+from tests.helpers.flags import mines as flags_mines
+from tests.helpers.flags import safe as flags_safe
+from tests.helpers.race import go_now
+from tests.helpers.web import TIMEOUT, current, make_room, racer_safe_hidden
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -121,7 +120,7 @@ async def play_race(seen: list[dict[str, Any]]) -> None:
     a, b = await recorder(room, ana.token, seen), await recorder(room, bo.token, seen)
     watcher = await recorder(room, None, seen)
     await a.ask(action="start")
-    await sync_to_async(_go)(room)
+    await sync_to_async(go_now)(room)
     await a.next("snapshot")
     while cells := await sync_to_async(race_cells)(room, ana.number):
         answer = await a.ask(action="reveal", x=cells[0][0], y=cells[0][1])

@@ -16,8 +16,7 @@ from games.kinds.table import Invalid, Refused
 from games.protocol.messages import CellMove
 from games.rooms import dispatch, joining
 from games.store.models import Game
-
-from .helpers import make_room
+from tests.helpers.web import make_room
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -7,8 +7,7 @@ import pytest
 
 from games.engine import flags as engine
 from games.store.models import Game, Room
-
-from .flags_helpers import board, current, mines, safe
+from tests.helpers.flags import board, current, mines, safe
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,7 @@ import pytest
 from games.protocol.messages import CellMove
 from games.rooms import dispatch
 from games.store.models import Game, Player, Room
-
-from .flags_helpers import mines
+from tests.helpers.flags import mines
 
 pytestmark = pytest.mark.django_db
 

@@ -12,9 +12,8 @@ from games.kinds.flags import render, rules
 from games.protocol.messages import CellMove
 from games.rooms import autoplay, dispatch, joining, playing
 from games.store.models import Game, Move
-
-from .flags_helpers import current, make_flags_room, mines, safe
-from .helpers import connect, receive_until, refused, seats_taken_and_watched, send
+from tests.helpers.flags import current, make_flags_room, mines, safe
+from tests.helpers.web import connect, receive_until, refused, seats_taken_and_watched, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -241,7 +240,7 @@ async def test_without_a_timer_nothing_is_timed(room, ana, bo):
 
 async def test_a_bot_on_the_websocket_plays_flags_from_json_events(room, ana, bo):
     """A bot with Bo's token reads JSON: its side, whose turn, the scores and claimed cells."""
-    from .test_bot_sockets import bot, event
+    from tests.helpers.bots import bot, event
 
     socket = await bot(room, bo.token)
     snapshot = await event(socket)

@@ -9,8 +9,7 @@ from games.kinds.table import Invalid, Refused, SettingsError
 from games.protocol.messages import CellMove, Command, SquareMove
 from games.rooms import base, computers, dispatch, joining
 from games.store.models import Move
-
-from .flags_helpers import board, current, make_flags_room, mines, safe
+from tests.helpers.flags import board, current, make_flags_room, mines, safe
 
 pytestmark = pytest.mark.django_db
 
@@ -140,7 +139,7 @@ def test_other_kinds_moves_are_invalid_here(room, ana):
 
 
 def test_minesweeper_rooms_refuse_a_bomb():
-    from .helpers import make_room
+    from tests.helpers.web import make_room
 
     minesweeper = make_room()
     player = joining.join_room(minesweeper, "Ana")

@@ -21,8 +21,7 @@ from twisted.internet.testing import StringTransport
 from config.asgi import application
 from games.live import sockets as live_sockets
 from games.patches import daphne_frames as framed
-
-from .helpers import ORIGIN, TIMEOUT, open_socket
+from tests.helpers.web import ORIGIN, TIMEOUT, open_socket
 
 pytestmark = pytest.mark.usefixtures("shortcuts_on")
 

@@ -15,9 +15,8 @@ from games.protocol.messages import SquareMove
 from games.rooms import computers, dispatch, joining
 from games.store.models import Game, Move, Room
 from games.web import history
-
-from .helpers import records_html, table
-from .test_replays import lose, win
+from tests.helpers.replays import lose, win
+from tests.helpers.web import records_html, table
 
 pytestmark = pytest.mark.django_db
 

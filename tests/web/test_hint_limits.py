@@ -14,8 +14,15 @@ from games.rooms import dispatch, hints, joining, playing
 from games.rooms import hints as rooms_hints
 from games.store.models import Room
 from tests.conftest import ORIGIN, session_cookie
-
-from .helpers import SOLVED_SEED, TIMEOUT, make_room, receive_until, retry_after, seeded, send
+from tests.helpers.web import (
+    SOLVED_SEED,
+    TIMEOUT,
+    make_room,
+    receive_until,
+    retry_after,
+    seeded,
+    send,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -14,8 +14,7 @@ from games.kinds.table import Invalid, Refused
 from games.protocol.messages import CellMove
 from games.rooms import dispatch, hints, joining
 from games.store.models import Game, Move, Room
-
-from .helpers import (
+from tests.helpers.web import (
     SOLVED_SEED,
     before_echo,
     connect,

@@ -27,8 +27,9 @@ from games.store.models import ChatMessage, Player, Room
 from games.web import on_now
 from games.web.views import live_rooms_context
 from tests.conftest import ORIGIN, session_cookie
-
-from .helpers import (
+from tests.helpers.bots import bot, event
+from tests.helpers.host import HANDLE
+from tests.helpers.web import (
     TIMEOUT,
     before_echo,
     connect,
@@ -38,8 +39,6 @@ from .helpers import (
     settle,
     two_seats_and_a_watcher,
 )
-from .test_bot_sockets import bot, event
-from .test_host_messages import HANDLE
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

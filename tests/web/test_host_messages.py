@@ -6,8 +6,8 @@ import re
 import pytest
 
 from games.protocol.messages import BadMessage, HostCommand, host_command
+from tests.helpers.host import HANDLE
 
-HANDLE = "0123456789ab"
 """A spectator's handle as `host.handle` makes them: twelve characters."""
 
 

@@ -19,8 +19,7 @@ from games.protocol.flood import FLOOD_REASON, SPECTATOR_FLOOD_REASON, SPECTATOR
 from games.rooms import joining
 from games.store.models import Game, Move, Room
 from games.web.room_limit import room_reservation
-
-from .helpers import before_echo, connect, make_room, retry_after, send
+from tests.helpers.web import before_echo, connect, make_room, retry_after, send
 
 ROOMS_PER_MINUTE = 10
 

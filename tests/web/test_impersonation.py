@@ -7,8 +7,7 @@ from games.kinds.table import Invalid
 from games.rooms import chat, joining, nicknames
 from games.rooms import nicknames as names
 from games.store.models import Player
-
-from .helpers import make_room
+from tests.helpers.web import make_room
 
 CYRILLIC_HOST = "\u041dost"
 """`Нost`: a Cyrillic capital En where `Host` has a Latin H."""

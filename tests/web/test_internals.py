@@ -30,8 +30,7 @@ from twisted.web.http import HTTPChannel
 from games.patches import channels_consumer, daphne_close_codes, django_orm, twisted_backlog
 from games.protocol.flood import FLOOD_REASON
 from games.store.models import Game, Move
-
-from .test_framed import open_socket
+from tests.helpers.web import open_socket
 
 
 def daphnes_server_close():

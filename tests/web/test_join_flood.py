@@ -26,10 +26,9 @@ from games.patches import daphne_frames
 from games.patches.daphne_frames import MESSAGE_LIMIT_BYTES
 from games.rooms import joining
 from games.store.models import Player, Room
-from tests import servers
 from tests.conftest import ORIGIN
-
-from .helpers import make_room, retry_after
+from tests.helpers import servers
+from tests.helpers.web import make_room, retry_after
 
 ROOT = Path(__file__).resolve().parents[2]
 ATTEMPTS = 300

@@ -14,8 +14,7 @@ from games.protocol.messages import CellMove
 from games.rooms import dispatch, joining, playing
 from games.store import kept_games
 from games.store.models import Game, Move
-
-from .helpers import current, hidden_cells, make_room
+from tests.helpers.web import current, hidden_cells, make_room
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the copy is kept on commit
 

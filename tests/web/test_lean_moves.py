@@ -11,8 +11,7 @@ from games.engine import minesweeper as engine
 from games.kinds.minesweeper import render as rendering
 from games.protocol.messages import CellMove
 from games.rooms import dispatch, joining
-
-from .helpers import make_room
+from tests.helpers.web import make_room
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

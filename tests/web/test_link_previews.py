@@ -24,8 +24,7 @@ from games.store.models import Game, Move, Player, Room
 from games.templatetags.figures import figure
 from games.web import history, preview_image, preview_words, previews
 from games.web.preview_words import Page
-
-from .test_race_replays import api_race, go, race_of, safe_hidden, send
+from tests.helpers.race_replays import api_race, go, race_of, safe_hidden, send
 
 pytestmark = pytest.mark.django_db
 CRAWLER = {"User-Agent": "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"}

@@ -17,8 +17,7 @@ from games.protocol.messages import CellMove, Command
 from games.rooms import dispatch, joining, playing
 from games.store.models import Player, Room
 from games.web import history, previews
-
-from .helpers import hidden_cells, make_room
+from tests.helpers.web import hidden_cells, make_room
 
 pytestmark = pytest.mark.django_db
 

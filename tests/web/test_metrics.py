@@ -8,8 +8,7 @@ from django.test import Client
 from prometheus_client import REGISTRY
 
 from games.rooms import joining
-
-from .helpers import connect, make_room, receive_until, send
+from tests.helpers.web import connect, make_room, receive_until, send
 
 TOKEN = "scrape-me"
 

@@ -12,8 +12,7 @@ from games.kinds.table import Refused
 from games.protocol.messages import CellMove
 from games.rooms import dispatch
 from games.store.models import Game, Move
-
-from .helpers import before_echo, connect, receive_until, send, settle
+from tests.helpers.web import before_echo, connect, receive_until, send, settle
 
 # Mines at (3, 0) and (3, 1), the second flagged; (4, 0) and (4, 1) are covered and safe.
 BOARD = """

@@ -15,8 +15,7 @@ from games.protocol import flood
 from games.protocol.flood import address_key
 from games.store.models import Room
 from games.web.room_limit import room_reservation
-
-from .helpers import TIMEOUT, connect, make_room, receive_until, retry_after, send
+from tests.helpers.web import TIMEOUT, connect, make_room, receive_until, retry_after, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -5,8 +5,7 @@ import pytest
 
 from games.rooms import joining, nicknames
 from games.store.models import Player, Room
-
-from .helpers import make_room
+from tests.helpers.web import make_room
 
 FAMILY = "👩‍👩‍👧‍👦"
 """Seven characters, one grapheme cluster."""

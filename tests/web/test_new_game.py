@@ -15,8 +15,7 @@ from games.engine import minesweeper as engine
 from games.kinds.tictactoe import rules as tictactoe
 from games.rooms import autoplay, joining
 from games.store.models import Game
-
-from .helpers import SOLVED_SEED, connect, receive_until, seeded, send
+from tests.helpers.web import SOLVED_SEED, connect, receive_until, seeded, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

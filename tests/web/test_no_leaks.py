@@ -15,8 +15,7 @@ from django.test import Client
 from games.engine import minesweeper as engine
 from games.rooms import joining
 from games.store.models import Game
-
-from .helpers import cell_states, connect, make_room, receive_until, send
+from tests.helpers.web import cell_states, connect, make_room, receive_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

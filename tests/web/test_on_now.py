@@ -14,8 +14,7 @@ from games.rooms import joining, playing
 from games.store.models import Game, Player, Presence, Room
 from games.web import on_now
 from games.web.views import LIVE_ROOMS_SHOWN
-
-from .helpers import current, make_room
+from tests.helpers.web import current, make_room
 
 pytestmark = pytest.mark.django_db
 

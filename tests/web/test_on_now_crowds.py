@@ -9,8 +9,7 @@ from games.live import rosters
 from games.rooms import joining
 from games.store.models import Player, Presence, Room
 from games.web import on_now
-
-from .helpers import connect, make_room
+from tests.helpers.web import connect, make_room
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -7,8 +7,7 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 
 from games.broadcast import outbox
-
-from .helpers import TIMEOUT
+from tests.helpers.web import TIMEOUT
 
 ROOM_ID = 987_654
 

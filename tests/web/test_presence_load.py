@@ -16,8 +16,7 @@ from django.db import connection
 from games.live import rosters
 from games.rooms import joining
 from games.store.models import Presence, Room
-
-from .helpers import TIMEOUT, connect, presence_after, presence_in, settle, spectators_in
+from tests.helpers.web import TIMEOUT, connect, presence_after, presence_in, settle, spectators_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -10,8 +10,7 @@ from games.kinds.race import rules as race_rules
 from games.protocol.messages import Command
 from games.rooms import dispatch, joining, presence
 from games.store.models import Move, Player, Presence, Room, ServerProcess
-
-from .test_race import _go
+from tests.helpers.race import go_now
 
 pytestmark = pytest.mark.django_db
 
@@ -95,7 +94,7 @@ def test_a_racer_on_a_killed_process_is_away_once_it_is_swept():
     presence.presence_changed(room, ana, +1, "alive")
     presence.presence_changed(room, bo, +1, "dead")
     dispatch.play(room, ana, Command("start"))
-    _go(room)
+    go_now(room)
     silent_for("dead", EXPIRY + 1)
     assert presence.forget_dead_processes(EXPIRY) == {room.pk: True}
     race = race_rules.load(room.current_game().state)

@@ -11,8 +11,7 @@ from django.utils import timezone
 from games.protocol.messages import CellMove
 from games.rooms import dispatch, joining, playing
 from games.store.models import Game, Move, Player, Room
-
-from .helpers import make_room
+from tests.helpers.web import make_room
 
 pytestmark = pytest.mark.django_db
 

@@ -16,71 +16,25 @@ from games.kinds.race import rules
 from games.live import heartbeat
 from games.rooms import autoplay, joining, playing
 from games.store.models import Game, Move, Presence, Room, ServerProcess
-
-from .helpers import connect, receive_until, send
+from tests.helpers.race import (
+    JSON,
+    api_race,
+    create,
+    fast_forward,
+    go_now,
+    move,
+    race_of,
+    racing_pair,
+    safe_and_mine,
+)
+from tests.helpers.web import connect, receive_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
-JSON = "application/json"
-
-
-def create(client, **body):
-    body = {"game": "minesweeper", "mode": "race", "width": 9, "height": 9, "mines": 10, **body}
-    return client.post("/api/rooms", body, content_type=JSON)
-
-
-def api_race(client, racers=2, **body):
-    created = create(client, name="Ana", **body)
-    assert created.status_code == 201, created.content
-    code = created.json()["code"]
-    tokens = [created.json()["player_token"]]
-    for n in range(1, racers):
-        joined = client.post(f"/api/rooms/{code}/join", {"name": f"R{n}"}, content_type=JSON)
-        tokens.append(joined.json()["player_token"])
-    return code, tokens
-
-
-def move(client, code, token, **body):
-    headers = {"Authorization": f"Bearer {token}"}
-    return client.post(f"/api/rooms/{code}/moves", body, content_type=JSON, headers=headers)
 
 
 def read(client, code, token=None):
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     return client.get(f"/api/rooms/{code}", headers=headers).json()
-
-
-def fast_forward(code: str, to_ms: int | None = None) -> None:
-    """Bring the race's next timed event to now (the clock would fire it), then tick."""
-    room = Room.objects.get(code=code)
-    game = room.current_game()
-    race = rules.load(game.state)
-    due = engine.due(race)
-    assert due is not None
-    shift = due - (to_ms if to_ms is not None else rules.now_ms())
-    game.state = _shifted(game.state, shift)
-    game.save(update_fields=["state"])
-    assert playing.tick(room) is not None
-
-
-def _shifted(state: dict, shift: int) -> dict:
-    """Every time in the race moved `shift` ms earlier."""
-    out = dict(state)
-    for key in ("go_at", "ended_at"):
-        if out[key] is not None:
-            out[key] -= shift
-    racers = []
-    for racer in out["racers"]:
-        racer = dict(racer)
-        for key in ("frozen_until", "away_since", "finished_at", "next_at"):
-            if racer[key] is not None:
-                racer[key] -= shift
-        racers.append(racer)
-    out["racers"] = racers
-    return out
-
-
-def race_of(code: str) -> engine.Race:
-    return rules.load(Room.objects.get(code=code).current_game().state)
 
 
 def test_a_race_is_created_by_game_and_mode_with_no_guess_on_by_default(client):
@@ -132,25 +86,12 @@ def test_one_racer_alone_cannot_start(client):
     assert refused.status_code == 409 and "two racers" in refused.json()["error"]
 
 
-def _safe_and_mine(code: str, seat: int) -> tuple[list[tuple[int, int]], tuple[int, int]]:
-    race = race_of(code)
-    racer = race.racer(seat)
-    assert race.field is not None and racer is not None
-    grid = race.grid
-    safe = [
-        grid.xy(c)
-        for c in range(grid.size)
-        if c not in race.field.mines and c not in racer.board.revealed
-    ]
-    return safe, grid.xy(min(race.field.mines))
-
-
 def test_a_racer_moves_only_their_own_board_and_a_mine_freezes_it(client):
     code, (ana, bo) = api_race(client)
     move(client, code, ana, action="start")
     fast_forward(code)
     before = read(client, code, bo)["board"]
-    safe, mine = _safe_and_mine(code, 0)
+    safe, mine = safe_and_mine(code, 0)
     x, y = safe[0]
     answer = move(client, code, ana, action="reveal", x=x, y=y)
     assert answer.status_code == 200 and answer.json()["changed"]
@@ -181,7 +122,7 @@ def test_a_whole_race_to_the_results_and_a_rematch(client):
     code, (ana, bo) = api_race(client)
     move(client, code, ana, action="start")
     fast_forward(code)
-    for x, y in _safe_and_mine(code, 1)[0]:
+    for x, y in safe_and_mine(code, 1)[0]:
         if race_of(code).racer(1).is_racing:  # type: ignore[union-attr]
             assert move(client, code, bo, action="reveal", x=x, y=y).status_code in (200, 409)
     assert race_of(code).racer(1).standing is engine.Standing.FINISHED  # type: ignore[union-attr]
@@ -213,13 +154,13 @@ def test_a_race_replays_from_its_seed_and_move_log(client, settings):
     # The real countdown: a replay checks the times the log holds, so nothing is shifted here.
     time.sleep(max(0, engine.due(race_of(code)) - rules.now_ms()) / 1000)  # type: ignore[operator]
     assert playing.tick(Room.objects.get(code=code)) is not None
-    safe, mine = _safe_and_mine(code, 0)
+    safe, mine = safe_and_mine(code, 0)
     move(client, code, ana, action="flag", x=mine[0], y=mine[1])
     move(client, code, bo, action="reveal", x=mine[0], y=mine[1])  # a penalty for Bo
     for x, y in safe[:4]:
         move(client, code, ana, action="reveal", x=x, y=y)
     move(client, code, bo, action="give_up")
-    for x, y in _safe_and_mine(code, 0)[0]:
+    for x, y in safe_and_mine(code, 0)[0]:
         move(client, code, ana, action="reveal", x=x, y=y)
     game = Room.objects.get(code=code).current_game()
     rows = [
@@ -277,7 +218,7 @@ async def test_racers_and_a_spectator_each_get_their_own_view_over_the_websocket
     for socket in (a, b, watcher):
         text = await receive_until(socket, 'data-phase="countdown"')
         assert 'id="board-0"' in text and 'id="board-1"' in text
-    await sync_to_async(_go)(room)
+    await sync_to_async(go_now)(room)
     mine = await receive_until(a, 'data-phase="racing"')
     assert re.search(
         r'id="cell-\d+-\d+" data-x="\d+" data-y="\d+" data-state="revealed" data-count', mine
@@ -307,13 +248,6 @@ async def test_racers_and_a_spectator_each_get_their_own_view_over_the_websocket
         await socket.disconnect()
 
 
-def _go(room: Room) -> None:
-    game = room.current_game()
-    game.state = _shifted(game.state, engine.due(rules.load(game.state)) - rules.now_ms())  # type: ignore[operator]
-    game.save(update_fields=["state"])
-    playing.tick(room)
-
-
 async def test_a_racer_whose_socket_closes_is_away_and_back_when_it_opens_again():
     settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
     room = await sync_to_async(joining.create_room)("race", settings)
@@ -322,7 +256,7 @@ async def test_a_racer_whose_socket_closes_is_away_and_back_when_it_opens_again(
     a, b = await connect(room, ana), await connect(room, bo)
     await send(a, action="start")
     await receive_until(a, 'data-phase="countdown"')
-    await sync_to_async(_go)(room)
+    await sync_to_async(go_now)(room)
     await receive_until(a, 'data-phase="racing"')
     await b.disconnect()
     away = await receive_until(a, 'id="status-1"[^>]*data-away="true"')
@@ -345,7 +279,7 @@ async def test_a_racer_whose_socket_closes_is_out_after_the_grace_with_no_furthe
     """The away move wakes the room's clock: the grace period is timed by itself, not only
     once someone moves again (grace shortened here; 60 s in play)."""
     monkeypatch.setattr(engine, "GRACE_MS", 300)
-    room, a, b = await _racing_pair()
+    room, a, b = await racing_pair()
     await b.disconnect()
     await receive_until(a, 'id="status-1"[^>]*data-away="true"')
     await receive_until(a, "did not finish")
@@ -359,28 +293,13 @@ async def test_a_racer_swept_from_a_killed_process_is_out_after_the_grace_by_its
     """After kill -9, the survivor's sweep marks the racer away and wakes the room's clock, so
     the race ends them after the grace period with no further move (issue 26, item 2)."""
     monkeypatch.setattr(engine, "GRACE_MS", 300)
-    room, a, b = await _racing_pair()
+    room, a, b = await racing_pair()
     await sync_to_async(_moved_to_a_dead_process)(room, b)
     await heartbeat.sweep(autoplay.schedule)
     await receive_until(a, 'id="status-1"[^>]*data-away="true"')
     await receive_until(a, "did not finish")
     for socket in (a, b):
         await socket.disconnect()
-
-
-async def _racing_pair():
-    """A race under way, Ana (seat 0) and Bo (seat 1) each on a socket of this process."""
-    settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
-    room = await sync_to_async(joining.create_room)("race", settings)
-    ana = await sync_to_async(joining.join_room)(room, "Ana")
-    bo = await sync_to_async(joining.join_room)(room, "Bo")
-    a, b = await connect(room, ana), await connect(room, bo)
-    b.player = bo
-    await send(a, action="start")
-    await receive_until(a, 'data-phase="countdown"')
-    await sync_to_async(_go)(room)
-    await receive_until(a, 'data-phase="racing"')
-    return room, a, b
 
 
 def _moved_to_a_dead_process(room: Room, socket) -> None:
@@ -427,7 +346,7 @@ async def test_a_racers_pointer_reaches_nobody():
 
 
 async def test_a_bot_races_on_the_websocket_with_its_token_and_reads_only_its_own_board():
-    from .test_bot_sockets import bot, event
+    from tests.helpers.bots import bot, event
 
     settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
     room = await sync_to_async(joining.create_room)("race", settings)
@@ -439,7 +358,7 @@ async def test_a_bot_races_on_the_websocket_with_its_token_and_reads_only_its_ow
     assert first["game"] == "race" and first["race"]["phase"] == "lobby"
     await send(page, action="start")
     await receive_until(page, 'data-phase="countdown"')
-    await sync_to_async(_go)(room)
+    await sync_to_async(go_now)(room)
     go = await event(socket, "snapshot")  # a timed event: each bot reads its own board again
     assert go["race"]["phase"] == "racing" and go["race"]["you"]["seat"] == robo.number
     race = await sync_to_async(race_of)(room.code)
@@ -474,7 +393,7 @@ def test_a_move_is_rendered_as_three_texts_whatever_the_number_of_screens(client
     assert refused.status_code == 409 and "next one" in refused.json()["error"]
     sent: list[dict] = []
     monkeypatch.setattr(outbox, "send", lambda room_id, texts, *timing: sent.append(texts))
-    x, y = _safe_and_mine(code, 1)[0][0]
+    x, y = safe_and_mine(code, 1)[0][0]
     assert move(client, code, bo, action="reveal", x=x, y=y).status_code == 200
     (texts,) = sent
     html = {key for key in texts if not key.startswith(("json", "resync"))}
@@ -494,7 +413,7 @@ def test_the_time_limit_shows_and_ends_the_race_for_everyone_still_racing(client
     left = int(re.search(r'id="race-limit"[^>]*data-ms="(\d+)"', page)[1])  # type: ignore[index]
     assert 55_000 < left <= 60_000
     for seat, token in enumerate((ana, bo)):  # a move shows a racer is here (no socket: a bot)
-        x, y = _safe_and_mine(code, seat)[0][0]
+        x, y = safe_and_mine(code, seat)[0][0]
         assert move(client, code, token, action="reveal", x=x, y=y).status_code == 200
     assert all(r.away_since is None for r in race_of(code).racers)
     fast_forward(code)  # the limit
@@ -526,7 +445,7 @@ async def test_when_the_host_has_left_the_others_may_start():
 async def test_a_racers_mines_left_counts_their_own_flags():
     """Issue 35: the counter stayed at 010 after flags; each flag (and unflag) of the racer's own
     board sends them the counter again, and no rival's screen gets it."""
-    room, a, b = await _racing_pair()
+    room, a, b = await racing_pair()
     race = await sync_to_async(lambda: rules.load(room.current_game().state))()
     hidden = [c for c in range(race.grid.size) if c not in race.racer(0).board.revealed]
     for n, cell in enumerate(hidden[:4], start=1):

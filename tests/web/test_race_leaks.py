@@ -22,9 +22,8 @@ from games.engine import race as engine
 from games.kinds.race import rules
 from games.rooms import joining
 from games.store.models import Room
-
-from .helpers import TIMEOUT, connect, send
-from .test_bot_sockets import bot
+from tests.helpers.bots import bot
+from tests.helpers.web import TIMEOUT, connect, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

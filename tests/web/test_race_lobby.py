@@ -11,9 +11,8 @@ from games.kinds import table
 from games.kinds.race import rules
 from games.rooms import joining, presence
 from games.store.models import Room
-
-from .helpers import connect, receive_until, send
-from .test_race import JSON, api_race, create, fast_forward, move, race_of
+from tests.helpers.race import JSON, api_race, create, fast_forward, move, race_of
+from tests.helpers.web import connect, receive_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -152,15 +151,14 @@ def test_the_room_page_explains_the_rules_in_three_lines(client, body):
 def test_a_move_that_passes_a_racer_updates_every_racers_place(client, monkeypatch):
     """Every card's place stays true: the mover's status in full, the others' places alone."""
     from games.broadcast import outbox
-
-    from .test_race import _safe_and_mine
+    from tests.helpers.race import safe_and_mine
 
     code, (ana, bo, cy) = api_race(client, racers=3)
     move(client, code, ana, action="start")
     fast_forward(code)
     sent: list[dict] = []
     monkeypatch.setattr(outbox, "send", lambda room_id, texts, *timing: sent.append(texts))
-    x, y = next(c for c in _safe_and_mine(code, 1)[0])
+    x, y = next(c for c in safe_and_mine(code, 1)[0])
     assert move(client, code, bo, action="reveal", x=x, y=y).status_code == 200
     (texts,) = sent
     for key in ("players", "spectators", "seat:1"):

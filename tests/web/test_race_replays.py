@@ -4,7 +4,6 @@ under way is never rewound; a finished race's winner lands on the race winners' 
 board, an unfinished race nowhere."""
 
 import datetime
-import json
 import re
 
 import pytest
@@ -16,11 +15,10 @@ from games.kinds.race import rules
 from games.rooms import playing
 from games.store.models import GameSummary, Move, Room
 from games.web import history
-
-from .helpers import racer_safe_hidden, records_html, table
+from tests.helpers.race_replays import api_race, go, race_of, replay_data, safe_hidden, send
+from tests.helpers.web import records_html, table
 
 pytestmark = pytest.mark.django_db
-JSON = "application/json"
 HIDDEN = re.compile(r'data-state="(mine|exploded|flagged|wrong-flag|revealed)"')
 
 
@@ -29,47 +27,6 @@ def fresh_timelines():
     history.forget_timelines()  # ids come again in a flushed database
     yield
     history.forget_timelines()
-
-
-def api_race(client: Client, names=("Ana", "Bo"), **body) -> tuple[str, list[str]]:
-    body = {"game": "minesweeper", "mode": "race", "preset": "beginner", "public": True, **body}
-    created = client.post("/api/rooms", {**body, "name": names[0]}, content_type=JSON)
-    assert created.status_code == 201, created.content
-    code = created.json()["code"]
-    tokens = [created.json()["player_token"]]
-    for name in names[1:]:
-        joined = client.post(f"/api/rooms/{code}/join", {"name": name}, content_type=JSON)
-        tokens.append(joined.json()["player_token"])
-    return code, tokens
-
-
-def send(client: Client, code: str, token: str, **body) -> int:
-    headers = {"Authorization": f"Bearer {token}"}
-    answer = client.post(f"/api/rooms/{code}/moves", body, content_type=JSON, headers=headers)
-    return answer.status_code
-
-
-def race_of(code: str) -> engine.Race:
-    return rules.load(Room.objects.get(code=code).current_game().state)
-
-
-def go(code: str) -> None:
-    """Go now: the countdown, the start's log row included, moved back to have run out (the log
-    stays one the race replays from, as if the host had started it three seconds ago)."""
-    game = Room.objects.get(code=code).current_game()
-    state = dict(game.state)
-    shift = state["go_at"] - rules.now_ms()
-    state["go_at"] -= shift
-    game.state = state
-    game.save(update_fields=["state"])
-    start = Move.objects.get(game=game, action="start")
-    start.created_at -= datetime.timedelta(milliseconds=shift)
-    start.save(update_fields=["created_at"])
-    assert playing.tick(Room.objects.get(code=code)) is not None
-
-
-def safe_hidden(code: str, seat: int) -> list[tuple[int, int]]:
-    return racer_safe_hidden(race_of(code), seat)
 
 
 def a_mine(code: str) -> tuple[int, int]:
@@ -105,12 +62,6 @@ def played_race(client: Client, **body) -> tuple[str, list[engine.Race]]:
     seen.append(race_of(code))
     assert race_of(code).is_over
     return code, seen
-
-
-def replay_data(html: str) -> dict:
-    found = re.search(r'<script id="replay-data" type="application/json">(.*?)</script>', html)
-    assert found is not None
-    return json.loads(found[1])
 
 
 def test_each_racers_board_at_every_step_is_the_board_the_race_had_then(client: Client):

@@ -8,10 +8,8 @@ import pytest
 
 from games.kinds.race import render
 from games.store.models import Room
-
-from .helpers import receive_until, send
-from .test_race import _safe_and_mine, api_race, fast_forward, move, race_of
-from .test_race_watch import _racing
+from tests.helpers.race import api_race, fast_forward, move, race_of, racing, safe_and_mine
+from tests.helpers.web import receive_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,7 +25,7 @@ def _presence(roster: str, seat: int) -> str:
 
 
 async def test_the_roster_says_a_racer_who_gave_up_is_out_not_racing():
-    _, _, (a, b) = await _racing()
+    _, _, (a, b) = await racing()
     await send(b, action="give_up")
     roster = await receive_until(a, r"Bo is out")  # the give-up's own frame
     assert _presence(roster, 1) == "out · online" and _presence(roster, 0) == "racing · online"
@@ -39,7 +37,7 @@ def test_the_winner_is_placed_once_and_the_roster_says_finished(client):
     code, (ana, bo) = api_race(client)
     move(client, code, ana, action="start")
     fast_forward(code)
-    for x, y in _safe_and_mine(code, 1)[0]:
+    for x, y in safe_and_mine(code, 1)[0]:
         if race_of(code).racer(1).is_racing:  # type: ignore[union-attr]
             move(client, code, bo, action="reveal", x=x, y=y)
     room = Room.objects.prefetch_related("players").get(code=code)

@@ -26,8 +26,7 @@ from games.kinds.race import rules
 from games.rooms import joining
 from games.store.models import ChatMessage, Player, Room
 from tests.conftest import ORIGIN, session_cookie
-
-from .helpers import TIMEOUT, send
+from tests.helpers.web import TIMEOUT, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

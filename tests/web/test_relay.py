@@ -14,9 +14,8 @@ from channels.layers import get_channel_layer
 from games.broadcast import local
 from games.live import relay
 from games.protocol import audiences
-from tests.servers import unique_name
-
-from .helpers import TIMEOUT
+from tests.helpers.servers import unique_name
+from tests.helpers.web import TIMEOUT
 
 GROUP = unique_name("room-relay-test")
 """A run's own group, as its layer prefix is its own: runs sharing one Redis never cross."""

@@ -21,8 +21,7 @@ from games.live import consumer, sockets
 from games.live.presence import forget_presence
 from games.store.models import Move, Player, Room
 from games.web.room_limit import room_reservation
-
-from .helpers import connect, receive_until, send, settle
+from tests.helpers.web import connect, receive_until, send, settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -12,8 +12,7 @@ from games.protocol.messages import CellMove
 from games.rooms import dispatch
 from games.store.models import Game, Move, Room
 from games.web import history, replays
-
-from .test_replays import replay_data
+from tests.helpers.replays import replay_data
 
 pytestmark = pytest.mark.django_db
 

@@ -1,7 +1,6 @@
 """Replays, statistics, the room's history and the records (issue 16), through the real pages,
 the API and the service that plays moves."""
 
-import json
 import re
 from dataclasses import replace
 
@@ -17,10 +16,10 @@ from games.kinds import kind_of
 from games.kinds.tictactoe import rules as tictactoe
 from games.protocol.messages import CellMove, SquareMove
 from games.rooms import computers, dispatch, joining, playing
-from games.store.models import Game, GameSummary, Move, Room
+from games.store.models import Game, GameSummary, Move
 from games.web import history
-
-from .helpers import make_room, records_html, table
+from tests.helpers.replays import lose, mines, play, replay_data, safe_cells, state_of, win
+from tests.helpers.web import make_room, records_html, table
 
 pytestmark = pytest.mark.django_db
 
@@ -32,54 +31,6 @@ def fresh_timelines():
     history.forget_timelines()  # ids come again in a flushed database
     yield
     history.forget_timelines()
-
-
-def state_of(room: Room) -> engine.GameState:
-    return engine.from_dict(room.current_game().state)
-
-
-def play(room: Room, player, action: str, x: int, y: int) -> None:
-    dispatch.play(room, player, CellMove(action, x, y))
-
-
-def safe_cells(room: Room) -> list[tuple[int, int]]:
-    state = state_of(room)
-    assert state.field is not None
-    return [state.grid.xy(c) for c in range(state.grid.size) if c not in state.field.mines]
-
-
-def mines(room: Room) -> list[tuple[int, int]]:
-    state = state_of(room)
-    assert state.field is not None
-    return sorted(state.grid.xy(c) for c in state.field.mines)
-
-
-def win(room: Room, *players) -> None:
-    """Reveal every safe cell, the players taking turns; the first reveal places the mines."""
-    play(room, players[0], "reveal", 4, 4)
-    turn = 1
-    for x, y in safe_cells(room):
-        state = state_of(room)
-        if state.is_over:
-            break
-        if state.grid.index(x, y) not in state.revealed:
-            play(room, players[turn % len(players)], "reveal", x, y)
-            turn += 1
-    assert room.current_game().status == "won"
-
-
-def lose(room: Room, player) -> None:
-    play(room, player, "reveal", 4, 4)
-    if room.current_game().status == "won":  # the first cascade cleared it: no mine to hit
-        return
-    play(room, player, "reveal", *mines(room)[0])
-    assert room.current_game().status == "lost"
-
-
-def replay_data(html: str) -> dict:
-    found = re.search(r'<script id="replay-data" type="application/json">(.*?)</script>', html)
-    assert found is not None
-    return json.loads(found[1])
 
 
 def test_the_end_banner_of_a_won_game_shows_its_statistics_and_the_replay_link(room, ana, bo):

@@ -7,9 +7,8 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from games.store.models import Room
-
-from .helpers import TIMEOUT, connect, receive_until, send
-from .test_bot_sockets import bot, event
+from tests.helpers.bots import bot, event
+from tests.helpers.web import TIMEOUT, connect, receive_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -10,10 +10,9 @@ from games.kinds.tictactoe import rules
 from games.protocol.messages import Command
 from games.rooms import autoplay, dispatch, joining, playing, presence
 from games.store.models import Game, Move, Room
-
-from . import helpers
-from .flags_helpers import make_flags_room
-from .helpers import receive_until, refused, send, settle
+from tests.helpers import web as helpers
+from tests.helpers.flags import make_flags_room
+from tests.helpers.web import receive_until, refused, send, settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -13,8 +13,7 @@ from asgiref.sync import sync_to_async
 from games.broadcast import outbox
 from games.rooms import joining
 from games.server_loop import KnowsItsLoop, server_loop
-
-from .helpers import connect, make_room, receive_until, send
+from tests.helpers.web import connect, make_room, receive_until, send
 
 CALLERS = contextvars.ContextVar("callers", default="none")
 """Something of the caller's that a task in a fresh context must not see."""

@@ -11,8 +11,7 @@ from games.protocol.messages import CellMove, Command
 from games.rooms import base, dispatch, joining, nicknames
 from games.store import kept_games, rowsql
 from games.store.models import Game, Move
-
-from .helpers import current, hidden_cells, make_room
+from tests.helpers.web import current, hidden_cells, make_room
 
 
 def replay(game: Game) -> engine.GameState:

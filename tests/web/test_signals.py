@@ -14,10 +14,9 @@ from games.kinds.race import rules as race_rules
 from games.kinds.tictactoe import rules as tictactoe_rules
 from games.rooms import joining, signals
 from games.store.models import Game
-
-from .flags_helpers import make_flags_room
-from .helpers import before_echo, connect, receive_until, send
-from .test_bot_sockets import bot, event
+from tests.helpers.bots import bot, event
+from tests.helpers.flags import make_flags_room
+from tests.helpers.web import before_echo, connect, receive_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

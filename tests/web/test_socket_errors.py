@@ -12,8 +12,7 @@ from games.broadcast.outbox import group_name
 from games.live import consumer, rosters
 from games.rooms import autoplay, dispatch
 from games.store.models import Player, Room
-
-from .helpers import before_echo, connect, presence_after, receive_until, send, settle
+from tests.helpers.web import before_echo, connect, presence_after, receive_until, send, settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

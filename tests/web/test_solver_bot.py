@@ -17,8 +17,7 @@ from games.kinds.table import COMPUTER_SEAT, Invalid
 from games.protocol.messages import CellMove, Command
 from games.rooms import autoplay, computers, dispatch, hints, joining
 from games.store.models import Game, Move, Room
-
-from .helpers import (
+from tests.helpers.web import (
     SOLVED_SEED,
     before_echo,
     connect,

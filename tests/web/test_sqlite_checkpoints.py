@@ -2,8 +2,10 @@
 pays for the checkpoint (`games.store.sqlite_checkpoints`). On SQLite files of the tests' own, so
 these run whichever database the suite uses (PostgreSQL in CI)."""
 
+import os
 import queue
 import sqlite3
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -87,8 +89,27 @@ def test_a_missing_file_is_never_created_and_is_retried(tmp_path, caplog):
     assert caplog.text.count("SQLite checkpoint failed") == 1  # said once, not every round
 
 
+def test_the_thread_ends_when_its_database_is_gone(logged_database, caplog):
+    """A test database destroyed under it (issue 34: `make test-fast` ended with "SQLite
+    checkpoint failed … unable to open database file")."""
+    results: queue.Queue[sqlite_checkpoints.Result] = queue.Queue()
+    thread, stop = run_checkpoints(logged_database, results.put)
+    try:
+        results.get(timeout=10)
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{logged_database}{suffix}").unlink(missing_ok=True)
+        thread.join(timeout=10)
+        assert not thread.is_alive()
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+    assert "SQLite checkpoint failed" not in caplog.text
+
+
 def test_only_a_server_on_sqlite_starts_the_thread_and_only_once(monkeypatch, tmp_path):
-    started = []
+    """Under Daphne the reactor runs the thread's start (and its end); the real reactor is in
+    `test_a_serving_reactor_runs_the_thread_and_its_shutdown_ends_it`."""
+    started, calls = [], []
 
     class Thread:
         def __init__(self, **kwargs):
@@ -96,6 +117,10 @@ def test_only_a_server_on_sqlite_starts_the_thread_and_only_once(monkeypatch, tm
 
         def start(self):
             started.append(self.kwargs)
+
+    class Reactor:
+        def callWhenRunning(self, function, *args):  # noqa: N802 (Twisted's name)
+            calls.append((function, args))
 
     def database(engine: str) -> dict:
         settings = {"ENGINE": engine, "NAME": str(tmp_path / "db.sqlite3")}
@@ -105,18 +130,50 @@ def test_only_a_server_on_sqlite_starts_the_thread_and_only_once(monkeypatch, tm
     monkeypatch.setattr(sqlite_checkpoints.threading, "Thread", Thread)
     monkeypatch.setattr(sqlite_checkpoints, "connections", database("django.db.backends.sqlite3"))
     monkeypatch.delitem(sys.modules, "twisted.internet.reactor", raising=False)
-    sqlite_checkpoints.start_in_server()  # tests, management commands: no reactor
-    assert started == []
-    monkeypatch.setitem(sys.modules, "twisted.internet.reactor", object())  # under Daphne
+    sqlite_checkpoints.start_in_server()  # management commands: no reactor
+    assert calls == []
+    reactor = Reactor()
+    monkeypatch.setitem(sys.modules, "twisted.internet.reactor", reactor)  # imported, not run
     monkeypatch.setattr(
         sqlite_checkpoints, "connections", database("django.db.backends.postgresql")
     )
     sqlite_checkpoints.start_in_server()
-    assert started == []
+    assert calls == []
     monkeypatch.setattr(sqlite_checkpoints, "connections", database("django.db.backends.sqlite3"))
     sqlite_checkpoints.start_in_server()
     sqlite_checkpoints.start_in_server()
-    assert len(started) == 1
-    assert started[0]["target"] is sqlite_checkpoints.checkpoint_every
-    assert started[0]["args"][:2] == (tmp_path / "db.sqlite3", sqlite_checkpoints.INTERVAL_SECONDS)
-    assert started[0]["daemon"]
+    assert started == [] and len(calls) == 1  # nothing until the reactor runs
+    assert calls[0][1] == (reactor, tmp_path / "db.sqlite3")
+
+
+SERVING = """
+import sys, threading
+import django
+django.setup()
+from twisted.internet import reactor
+from games.store import sqlite_checkpoints
+sqlite_checkpoints.INTERVAL_SECONDS = 0.01
+sqlite_checkpoints.start_in_server()
+print("imported", [t.name for t in threading.enumerate()])
+reactor.callLater(0.3, lambda: (print("serving", [t.name for t in threading.enumerate()]), reactor.stop()))
+reactor.run()
+print("stopped", [t.name for t in threading.enumerate()])
+"""
+
+
+def test_a_serving_reactor_runs_the_thread_and_its_shutdown_ends_it(logged_database):
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "SQLITE_PATH": str(logged_database),
+    }
+    env.pop("DATABASE_URL", None)
+    ran = subprocess.run(
+        [sys.executable, "-c", SERVING], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert ran.returncode == 0, ran.stderr
+    threads = dict(line.split(" ", 1) for line in ran.stdout.splitlines())
+    assert "sqlite-checkpoints" not in threads["imported"]  # Twisted imported: not serving
+    assert "sqlite-checkpoints" in threads["serving"]
+    assert "sqlite-checkpoints" not in threads["stopped"]  # ended with the server
+    assert "SQLite checkpoint failed" not in ran.stderr

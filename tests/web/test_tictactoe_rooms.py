@@ -14,8 +14,7 @@ from games.protocol import messages
 from games.rooms import autoplay, dispatch, joining
 from games.rooms import computers as rooms_computers
 from games.store.models import Game, Move
-
-from .helpers import connect, receive_until, refused, seats_taken_and_watched, send, settle
+from tests.helpers.web import connect, receive_until, refused, seats_taken_and_watched, send, settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

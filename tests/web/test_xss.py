@@ -5,8 +5,7 @@ from asgiref.sync import sync_to_async
 from django.test import Client
 
 from games.rooms import joining
-
-from .helpers import connect, make_room, receive_until, send
+from tests.helpers.web import connect, make_room, receive_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Self
 from urllib.parse import urlsplit, urlunsplit
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
 START_SECONDS = 30
 WEBSOCKET_LIMITS = [

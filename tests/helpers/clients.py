@@ -27,6 +27,8 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 
 from games.engine import minesweeper as engine
+from tests.helpers import servers
+from tests.helpers.servers import Daphne
 
 META = re.compile(r'id="game-meta"[^>]*data-game="(\d+)" data-version="(\d+)"')
 CELL = re.compile(
@@ -330,3 +332,26 @@ def replay(state: dict[str, Any], seed: int, moves: list[tuple]) -> dict[str, An
     config = engine.Config(state["width"], state["height"], state["mines"], state["no_guess"])
     log = [engine.Move(engine.Action(action), x, y, seat) for _, seat, action, x, y in moves]
     return json.loads(json.dumps(engine.to_dict(engine.replay(config, seed, log))))
+
+
+def open_non_reading_socket(server: Daphne, path: str) -> socket.socket:
+    """A websocket handshake on a socket with a tiny receive buffer; after the response's
+    headers nothing is ever read again."""
+    client = socket.socket()
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connect: small window
+    client.connect((servers.HOST, server.port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    client.sendall(
+        (
+            f"GET {path} HTTP/1.1\r\nHost: {servers.HOST}:{server.port}\r\n"
+            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+            f"Origin: {server.url}\r\n\r\n"
+        ).encode()
+    )
+    client.settimeout(10)
+    response = b""
+    while b"\r\n\r\n" not in response:
+        response += client.recv(1)  # one byte at a time: stop right after the headers
+    assert response.startswith(b"HTTP/1.1 101"), response
+    return client

@@ -1,0 +1,91 @@
+"""The caches docs/caches.md lists that no other test watched: each keeps what it says, under the
+key it says, and lets go when it says (docs/caches.md names the tests of the others)."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from games.engine import minesweeper as engine
+from games.engine import solver
+from games.engine.grid import Grid
+from games.kinds.flags import render as flags_render
+from games.kinds.minesweeper import history as minesweeper_history
+from games.kinds.minesweeper import rules as minesweeper_rules
+from games.protocol.messages import CellMove
+from games.rooms import joining
+from games.store import hint_cache
+from tests.helpers.replays import win
+from tests.helpers.web import make_room
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_hint_is_kept_per_game_and_version_and_nothing_provable_is_kept_too():
+    hint_cache.clear()
+    assert hint_cache.get(7, 3) is hint_cache.MISSING
+    hint_cache.put(7, 3, (2, 5))
+    hint_cache.put(7, 4, None)  # "nothing can be proved" is an answer, not a miss
+    assert hint_cache.get(7, 3) == (2, 5)
+    assert hint_cache.get(7, 4) is None
+    assert hint_cache.get(7, 5) is hint_cache.MISSING  # the next version asks the solver again
+    assert hint_cache.get(8, 3) is hint_cache.MISSING
+    for version in range(hint_cache.SIZE):  # bounded: the least recently used goes first
+        hint_cache.put(9, version, (0, 0))
+    assert hint_cache.get(7, 3) is hint_cache.MISSING
+    hint_cache.clear()
+    assert hint_cache.get(9, hint_cache.SIZE - 1) is hint_cache.MISSING
+
+
+def test_a_finished_games_banner_figures_read_its_log_once_per_version():
+    room = make_room()
+    win(room, joining.join_room(room, "Ana"))
+    game = room.current_game()
+    minesweeper_history._kept.clear()  # the winning move's banner already kept them
+    with CaptureQueriesContext(connection) as first:
+        figures = minesweeper_history.end_stats(game)
+    with CaptureQueriesContext(connection) as again:
+        assert minesweeper_history.end_stats(game) is figures
+    assert len(first) == 1 and len(again) == 0
+    game.version += 1  # another version (a game's id and seed alike): read again
+    with CaptureQueriesContext(connection) as other:
+        minesweeper_history.end_stats(game)
+    assert len(other) == 1
+
+
+def test_the_next_move_starts_from_the_board_the_last_move_made():
+    """The stored form a move wrote is the key (by identity): the next move of the room, which
+    starts from that very form (`kept_games`), does not load the board again; an equal copy,
+    as a read of the row gives, does."""
+    room = make_room()
+    game = room.current_game()
+    applied = minesweeper_rules.apply(game.state, CellMove("reveal", 4, 4), 0)
+    assert minesweeper_rules._board_of(applied.state) is applied.board
+    copy = {**applied.state}
+    assert minesweeper_rules._board_of(copy) is not applied.board
+    assert minesweeper_rules._board_of(copy) == applied.board
+
+
+def test_a_flags_cells_markup_is_rendered_once_per_look():
+    cell = {"x": 3, "y": 4, "state": "hidden", "count": None, "seat": None, "fresh": False}
+    flags_render._kept.clear()
+    first = flags_render.cells_html([cell], oob=True)
+    key = (3, 4, "hidden", None, None, False, True)
+    kept = flags_render._kept[key]
+    assert kept in first
+    assert flags_render.cells_html([dict(cell)], oob=True) == first
+    assert flags_render._kept[key] is kept and len(flags_render._kept) == 1
+    flags_render.cells_html([cell], oob=False)  # another look: its own entry
+    assert len(flags_render._kept) == 2
+
+
+def test_the_engines_memos_share_one_minefield_per_layout_and_one_table_per_grid():
+    """Pure functions of their arguments, kept least recently used first: never stale."""
+    grid = Grid(9, 9)
+    mines = (0, 10, 20)
+    field = engine._stored_field(grid, mines)
+    assert engine._stored_field(Grid(9, 9), (0, 10, 20)) is field  # an equal layout
+    assert engine._stored_field(grid, (0, 10, 21)) is not field
+    assert engine._stored_field.cache_info().maxsize == 256
+    table = solver._neighbour_table(grid)
+    assert solver._neighbour_table(Grid(9, 9)) is table
+    assert table[0] == tuple(grid.neighbours(0))
