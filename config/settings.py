@@ -72,15 +72,15 @@ MIDDLEWARE = [
 ]
 
 # django-axes counts failed sign-ins (/admin/, /accounts/login/, POST /api/accounts/token) per
-# client address and per username, each on its own: after AXES_FAILURE_LIMIT of them the
-# address (or the username, from anywhere) is refused, right password or not, for
+# client address and, but for /admin/, per username, each on its own: after AXES_FAILURE_LIMIT
+# of them the address (or the username, from anywhere) is refused, right password or not, for
 # AXES_COOLOFF_TIME. The address is REMOTE_ADDR, which Daphne's --proxy-headers takes from the
 # X-Forwarded-For that deploy/nginx.conf sets to the peer (docs/operations.md, "Admin").
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
-AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_LOCKOUT_PARAMETERS = "games.players.lockout.lockout_parameters"  # /admin/: the address alone
 AXES_LOCKOUT_CALLABLE = "games.players.lockout.locked_out"
 AXES_FAILURE_LIMIT = int(os.environ.get("ADMIN_LOGIN_FAILURES", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("ADMIN_LOGIN_COOLOFF_MINUTES", "15")))

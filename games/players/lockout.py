@@ -23,3 +23,11 @@ def locked_out(
         answer = render(request, "players/locked.html", {"message": message}, status=429)
     answer["Retry-After"] = str(seconds)
     return answer
+
+
+def lockout_parameters(request_or_attempt: object, credentials: dict | None) -> list[str]:
+    """What failed sign-ins count under (`AXES_LOCKOUT_PARAMETERS`): the address, and for
+    accounts the username too, each on its own. /admin/ counts the address alone, so a guesser
+    cannot lock an operator out from elsewhere (docs/operations.md, "Admin")."""
+    path = str(getattr(request_or_attempt, "path_info", "") or "")
+    return ["ip_address"] if path.startswith("/admin/") else ["ip_address", "username"]
