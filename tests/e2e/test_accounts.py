@@ -84,8 +84,12 @@ def test_a_signed_in_player_joins_a_guests_invite_by_name_and_finds_the_game(
     page.goto(f"/@/{username}/")
     expect(page.locator("#games-played")).to_have_text("1")
     expect(page.locator("#games-won")).to_have_text("0")
+    expect(page.locator(".recent-games .chip")).to_have_text("lost")  # Ana won, not Bo
     page.get_by_role("link", name="Tic-tac-toe · game 1").click()
     expect(page.get_by_role("region", name="Tic-tac-toe · game 1 Ana won")).to_be_visible()
     page.goto(f"/@/{username}/")
     no_blocking_violations(page)
+    assert page.evaluate(
+        "document.documentElement.scrollWidth <= window.innerWidth"
+    )  # no sideways scroll
     shots(page, screenshots, f"profile-{screen}")
