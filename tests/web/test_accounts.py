@@ -389,3 +389,24 @@ def test_a_profile_shows_games_played_won_and_their_replays(client):
 def test_an_unknown_username_is_a_404(client):
     assert client.get("/@/nobody_here/").status_code == 404
     assert client.get("/api/players/nobody_here").status_code == 404
+
+
+@pytest.mark.django_db(transaction=True)  # the game is kept on commit, as a server keeps it
+def test_a_signed_in_seats_move_reads_nothing_more_than_a_guests():
+    """The account is read where a page or the roster names it, never on a move's path."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from games.messages import CellMove
+
+    from .helpers import hidden_cells
+
+    room = make_room()
+    user = accounts.sign_up("Vi_v", PASSWORD)
+    seat = services.join_room(room, "Vi_v", user)
+    services.play(room, seat, CellMove("reveal", 4, 4))
+    x, y = hidden_cells(room)[0]
+    with CaptureQueriesContext(connection) as queries:
+        services.play(room, seat, CellMove("flag", x, y))
+    reads = [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith("SELECT")]
+    assert reads == [], reads
