@@ -28,5 +28,7 @@ USER app
 EXPOSE 8000
 # The websocket limits, both ways: autobahn applies them to outgoing messages too, and the largest
 # snapshot is about 0.5 MB (games/patches/daphne_frames.py, MESSAGE_LIMIT_BYTES; docker-compose.yml
-# says the same). Incoming messages are capped lower by games/messages.py and the rate limit.
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--proxy-headers", "--websocket-max-message-size", "1048576", "--websocket-max-frame-size", "1048576", "config.asgi:application"]
+# says the same). Incoming messages are capped lower by games/protocol/messages.py and the rate limit.
+# No --proxy-headers: it believes X-Forwarded-For from anyone, so a Daphne exposed directly let
+# every client pick its address. The app believes it only from TRUSTED_PROXIES (config/asgi.py).
+CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--websocket-max-message-size", "1048576", "--websocket-max-frame-size", "1048576", "config.asgi:application"]

@@ -27,6 +27,8 @@ SERVER_PIN = $(if $(filter off,$(SERVER_CPU)),,$(if $(filter auto,$(SERVER_CPU))
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput -v 0
+	$(if $(SERVER_PIN),@echo "make run: the server keeps to one CPU ($(strip $(SERVER_PIN))); \
+	make run SERVER_CPU=off leaves it to the scheduler")
 	$(strip $(SERVER_PIN) $(VENV)/bin/daphne) -b $(HOST) -p $(PORT) $(WEBSOCKET_LIMITS) config.asgi:application
 
 # Two passes: everything but the `serial` tests on three workers (pytest-xdist's `load`, which hands

@@ -5,7 +5,7 @@
     python -m bench.capacity redis  [--rates 50000 200000] [--subscribers 2]
 
 pg: pgbench (C, so the client is not the limit) plays a move's two round trips as services.play
-sends them (games/rowsql.py): the unlocked read of the room's current game, then one statement
+sends them (games/store/rowsql.py): the unlocked read of the room's current game, then one statement
 that updates the game (a 2.6 KB mid-game 32x16 state) and inserts the move, each committed on its
 own; 10,000 rooms, 16 connections, open loop at each rate (`--rate`), and the p50/p99 of a move's
 database time from pgbench's per-transaction log. Tables `cap_game`/`cap_move` (LIKE the app's,

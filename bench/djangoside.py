@@ -18,32 +18,32 @@ import json
 import os
 import sys
 
+from games.rooms import joining
+
 
 def _uncapped(room):
     """The room with the host's player cap at its highest (a new room takes 8): a scenario
     seats as many players as it asks for, up to the hard cap of 50."""
-    from games import services
 
-    room.player_cap = services.MAX_PLAYERS_PER_ROOM
+    room.player_cap = joining.MAX_PLAYERS_PER_ROOM
     room.save(update_fields=["player_cap"])
     return room
 
 
 def make_rooms(specs: list[dict[str, int]]) -> list[str]:
-    from games import services
     from games.kinds.minesweeper import rules as minesweeper
 
     codes = []
     for spec in specs:
         settings = minesweeper.validate_settings(spec["width"], spec["height"], spec["mines"])
-        room = services.create_room("minesweeper", settings, is_public=False)
+        room = joining.create_room("minesweeper", settings, is_public=False)
         codes.append(_uncapped(room).code)
     return codes
 
 
 def publish(codes: list[str]) -> int:
     """Make rooms public: the home page's "On now" features only public rooms (`bench.crowd`)."""
-    from games.models import Room
+    from games.store.models import Room
 
     return Room.objects.filter(code__in=codes).update(is_public=True)
 
@@ -85,7 +85,6 @@ def home_cost(code: str) -> dict[str, object]:
 
 
 def make_races(specs: list[dict[str, int]]) -> list[str]:
-    from games import services
     from games.kinds.race import rules
 
     codes = []
@@ -93,13 +92,13 @@ def make_races(specs: list[dict[str, int]]) -> list[str]:
         settings = rules.validate_settings(
             spec["width"], spec["height"], spec["mines"], True, spectator_delay=spec["delay"]
         )
-        codes.append(_uncapped(services.create_room("race", settings, is_public=False)).code)
+        codes.append(_uncapped(joining.create_room("race", settings, is_public=False)).code)
     return codes
 
 
 def race_boards(codes: list[str]) -> dict[str, dict[str, object]]:
     """Each racer's board of the room's race (one room), by seat, as `boards` gives a game's."""
-    from games.models import Room
+    from games.store.models import Room
 
     state = Room.objects.get(code=codes[0]).current_game().state
     return {
@@ -115,7 +114,7 @@ def race_boards(codes: list[str]) -> dict[str, dict[str, object]]:
 
 
 def boards(codes: list[str]) -> dict[str, dict[str, object]]:
-    from games.models import Room
+    from games.store.models import Room
 
     found = {}
     for room in Room.objects.filter(code__in=codes):

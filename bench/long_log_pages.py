@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 
 from bench.long_replay import flagging
 from bench.replay_page import percentile, run, stored_game
+from games.rooms import joining
 
 RACERS = 8
 STEP_MS = 50
@@ -36,16 +37,15 @@ def shown(racer, cell: int) -> bool:
 def stored_race(rows_wanted: int):
     """An expert race under way whose log holds `rows_wanted` rows: the start, Go, and racers
     in turn toggling a flag on a covered cell of their board (a race can grow long this way)."""
-    from games import services
     from games.engine import minesweeper as ms
     from games.engine import race as engine
     from games.kinds.race import rules as race_rules
-    from games.models import Game, Move
+    from games.store.models import Game, Move
 
     settings = race_rules.validate_settings(30, 16, 99, False, penalty=0)
-    room = services.create_room("race", settings, is_public=True)
+    room = joining.create_room("race", settings, is_public=True)
     for seat in range(RACERS):
-        services.join_room(room, f"Racer {seat + 1}")
+        joining.join_room(room, f"Racer {seat + 1}")
     rules = race_rules.rules_of({**room.current_game().params, "penalty": 0})
     seed = 7
     now = int(time.time() * 1000) - STEP_MS * (rows_wanted + 100) - 10_000
@@ -82,13 +82,13 @@ def stored_race(rows_wanted: int):
 
 
 def another_flag(room, game) -> None:
-    """One more flag toggle, stored as `services.play` stores a move: the new state, the bumped
+    """One more flag toggle, stored as `dispatch.play` stores a move: the new state, the bumped
     version and the log row, in one transaction."""
     from django.db import transaction
 
     from games.engine import minesweeper as ms
     from games.engine import race as engine
-    from games.models import Game, Move
+    from games.store.models import Game, Move
 
     version = game.version + 1
     if room.kind == "race":

@@ -45,7 +45,7 @@ def after_a_move(room, game, requests: int) -> dict[str, list[float]]:
     from django.test import Client
 
     from games.engine import minesweeper as engine
-    from games.models import Game, Move
+    from games.store.models import Game, Move
 
     client = Client()
     state = engine.from_dict(game.state)

@@ -5,16 +5,17 @@ from collections import Counter
 from pathlib import Path
 
 WATCHED = (
-    "receive (games/live/consumer.py)",
-    "play (games/services.py)",
-    "_lock_current_game (games/services.py)",
-    "_record (games/services.py)",
-    "move (games/announce.py)",
+    "receive (games/live/receiving.py)",
+    "play (games/rooms/dispatch.py)",
+    "play_move (games/rooms/playing.py)",
+    "lock_current_game (games/rooms/playing.py)",
+    "record (games/rooms/playing.py)",
+    "move (games/broadcast/announce.py)",
     "move_html (games/kinds/minesweeper/render.py)",
     "roster (games/kinds/minesweeper/render.py)",
     "snapshot_html (games/kinds/minesweeper/render.py)",
     "close_old_connections (django/db/__init__.py)",
-    "_deliver (games/outbox.py)",
+    "_deliver (games/broadcast/outbox.py)",
     "group_send (channels_redis/core.py)",
     "group_send (channels_redis/pubsub.py)",
     "RedisChannelLayer.receive (channels_redis/core.py)",

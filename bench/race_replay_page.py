@@ -14,6 +14,7 @@ import sys
 from datetime import UTC, datetime
 
 from bench.replay_page import TARGET_MS, run, summary, timed_views
+from games.rooms import joining
 
 RACERS = 8
 STEP_MS = 60
@@ -54,15 +55,14 @@ def play(rows_wanted: int):
 
 
 def stored_race(rows_wanted: int):
-    from games import services
     from games.engine import race as engine
     from games.kinds.race import rules as race_rules
-    from games.models import Game, Move
+    from games.store.models import Game, Move
 
     settings = race_rules.validate_settings(30, 16, 99, False, penalty=0)
-    room = services.create_room("race", settings, is_public=True)
+    room = joining.create_room("race", settings, is_public=True)
     for seat in range(RACERS - 1):
-        services.join_room(room, f"Racer {seat + 2}")
+        joining.join_room(room, f"Racer {seat + 2}")
     rules, seed, race, log = play(rows_wanted)
     game = room.current_game()
     stamp = lambda ms: datetime.fromtimestamp(ms / 1000, UTC)  # noqa: E731
@@ -84,7 +84,7 @@ def stored_race(rows_wanted: int):
 
 
 def measure(rows_wanted: int, requests: int) -> dict[str, object]:
-    from games import history
+    from games.web import history
 
     room, game, race = stored_race(rows_wanted)
     timeline = history.timeline_of(room, game)

@@ -12,6 +12,8 @@ import sys
 import tempfile
 import time
 
+from games.rooms import dispatch, joining
+
 REPEATS = 30
 KINDS = ("snapshot", "move", "midgame move")
 """`games.kinds.minesweeper.render`'s fast renderings, all switched on, then all off."""
@@ -26,10 +28,9 @@ def cpu_ms(render, repeats: int = REPEATS) -> float:
 
 
 def measure() -> list[dict[str, object]]:
-    from games import services
     from games.engine import minesweeper as engine
     from games.kinds.minesweeper import rules as minesweeper
-    from games.messages import CellMove
+    from games.protocol.messages import CellMove
 
     rows = []
     for name, (width, height, mines) in {
@@ -37,15 +38,15 @@ def measure() -> list[dict[str, object]]:
         "expert": (30, 16, 99),
         "custom 50x50": (50, 50, 500),
     }.items():
-        room = services.create_room(
+        room = joining.create_room(
             "minesweeper", minesweeper.validate_settings(width, height, mines)
         )
-        player = services.join_room(room, "Ada")
-        services.play(room, player, CellMove("reveal", width // 2, height // 2))
+        player = joining.join_room(room, "Ada")
+        dispatch.play(room, player, CellMove("reveal", width // 2, height // 2))
         state = engine.from_dict(room.current_game().state)
         first, hidden = [c for c in range(width * height) if c not in state.revealed][:2]
         # A mid-game move, as most are: the first move of a game also starts its clock.
-        services.play(room, player, CellMove("flag", first % width, first // width))
+        dispatch.play(room, player, CellMove("flag", first % width, first // width))
         game = room.current_game()
         applied = minesweeper.apply(
             game.state, CellMove("flag", hidden % width, hidden // width), 0, game.params
@@ -99,7 +100,7 @@ def main() -> int:
 
     django.setup()
     call_command("migrate", verbosity=0)
-    from games import outbox
+    from games.broadcast import outbox
 
     outbox.send = lambda room_id, html, started=None: None  # rendering only: nobody listens
     json.dump(measure(), sys.stdout)

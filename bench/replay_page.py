@@ -4,7 +4,7 @@ service stores games (Game + 500 Move rows), read through the replay page and th
     python -m bench.replay_page [--moves 500] [--requests 60]   (also run by `python -m bench`)
 
 Times, in wall-clock ms on a throwaway SQLite database:
-  - the timeline built from the move log (`games.history.timeline_of`, kept cache cleared):
+  - the timeline built from the move log (`games.web.history.timeline_of`, kept cache cleared):
     read 500 rows, replay them with the engine, diff each move;
   - GET /r/<code>/games/1/?move=k for random k, the first view of the game (nothing kept) and
     later views (the finished game's timeline kept per process): the whole Django response,
@@ -25,6 +25,8 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
+
+from games.rooms import joining
 
 TARGET_MS = 50.0
 
@@ -49,19 +51,18 @@ def stored_game(moves_wanted: int, play: Callable[[int, int], list] | None = Non
     from django.utils import timezone
 
     from bench.engine_replay import play as played
-    from games import services
     from games.engine import minesweeper as engine
     from games.kinds.minesweeper import rules
-    from games.models import Game, Move
+    from games.store.models import Game, Move
 
     play = play or played
     seed, moves = 1, play(1, moves_wanted)
     while len(moves) < moves_wanted:
         seed += 1
         moves = play(seed, moves_wanted)
-    room = services.create_room("minesweeper", rules.validate_settings(30, 16, 99), is_public=True)
+    room = joining.create_room("minesweeper", rules.validate_settings(30, 16, 99), is_public=True)
     for seat in range(4):
-        services.join_room(room, f"Player {seat + 1}")
+        joining.join_room(room, f"Player {seat + 1}")
     state = engine.new_game(engine.EXPERT, seed)
     for logged in moves:
         state, _ = engine.apply_move(state, logged.move())
@@ -99,7 +100,7 @@ def timed_views(room, game, steps: int, requests: int) -> dict:
     API's game view (`api`); and the page's size at its last step (`page_bytes`)."""
     from django.test import Client
 
-    from games import history
+    from games.web import history
 
     client = Client()
     rng = random.Random(0)
@@ -168,7 +169,7 @@ def django_for_bench() -> Iterator[None]:
 
     django.setup()
     call_command("migrate", verbosity=0)
-    from games import outbox
+    from games.broadcast import outbox
 
     outbox.send = lambda *args, **kwargs: None  # nobody listens
     from django.test.utils import override_settings

@@ -5,7 +5,7 @@ the render, on SQLite (`make run`) and PostgreSQL.
 
 For each database: a fresh one (a temp SQLite file; PostgreSQL's minesweeper_bench, dropped and
 migrated), a 32x16 room with 20 mines and one player, the first reveal, then `--moves` flag
-toggles through `services.play` (what the consumer calls), each timed and its statements counted
+toggles through `dispatch.play` (what the consumer calls), each timed and its statements counted
 (Django's CaptureQueriesContext), with the broadcast switched off; then as many again, each after
 a 10 ms pause (a player's moves come apart, not in a loop); then the move fragment's render timed
 alone. About 30 s.
@@ -19,6 +19,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from games.rooms import dispatch, joining
 
 from . import procs
 
@@ -34,17 +36,17 @@ def inner(moves: int) -> dict[str, object]:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from games import outbox, services
+    from games.broadcast import outbox
     from games.engine import minesweeper as engine
     from games.kinds.minesweeper import render, rules
     from games.kinds.table import MoveNews
-    from games.messages import CellMove
+    from games.protocol.messages import CellMove
 
     outbox.send = lambda *args, **kwargs: None  # the write and the render alone, no fan-out
     settings = rules.validate_settings(32, 16, 20, False)
-    room = services.create_room("minesweeper", settings)
-    player = services.join_room(room, "alice")
-    services.play(room, player, CellMove("reveal", 16, 8))
+    room = joining.create_room("minesweeper", settings)
+    player = joining.join_room(room, "alice")
+    dispatch.play(room, player, CellMove("reveal", 16, 8))
     state = engine.from_dict(room.current_game().state)
     hidden = next(i for i in range(32 * 16) if i not in state.revealed)
     x, y = hidden % 32, hidden // 32
@@ -52,7 +54,7 @@ def inner(moves: int) -> dict[str, object]:
     for _ in range(moves):
         with CaptureQueriesContext(connection) as queries:
             started = time.perf_counter()
-            outcome = services.play(room, player, CellMove("flag", x, y))
+            outcome = dispatch.play(room, player, CellMove("flag", x, y))
             times.append(1000 * (time.perf_counter() - started))
         counts.append(len(queries))
         for query in queries.captured_queries:
@@ -62,7 +64,7 @@ def inner(moves: int) -> dict[str, object]:
     for _ in range(moves):
         time.sleep(PAUSE_S)
         started = time.perf_counter()
-        services.play(room, player, CellMove("flag", x, y))
+        dispatch.play(room, player, CellMove("flag", x, y))
         paused.append(1000 * (time.perf_counter() - started))
     news = MoveNews(room, outcome.game, outcome.applied, player, None)
     render_ms = []
@@ -109,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             if done.returncode:
                 raise RuntimeError(done.stderr[-3000:])
             rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    print("One move before any socket: a flag toggle through services.play, broadcast off")
+    print("One move before any socket: a flag toggle through dispatch.play, broadcast off")
     print(
         f"{'database':<11} {'statements':>10} {'play p50':>8} {'p99':>6} "
         f"{'paused p50':>10} {'p99':>6} {'render':>7}  kinds"

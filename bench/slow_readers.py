@@ -31,7 +31,7 @@ import threading
 import time
 from pathlib import Path
 
-from games.live.flood import SPECTATOR_MESSAGES
+from games.protocol.flood import SPECTATOR_MESSAGES
 
 from . import procs
 from .clients import Client, Tracker, percentiles, send_at_pace
@@ -53,8 +53,9 @@ def sync_frame() -> bytes:
     return bytes([0x81, 0x80 | len(payload)]) + b"\0\0\0\0" + payload
 
 
-def non_reading_socket(port: int, code: str) -> socket.socket:
-    """A spectator's websocket with a tiny receive window; nothing is read after the headers."""
+def non_reading_socket(port: int, code: str, source: str = "") -> socket.socket:
+    """A spectator's websocket with a tiny receive window; nothing is read after the headers.
+    `source`: an `X-Forwarded-For` address, a client behind the proxy (`bench.ping_flood`)."""
     client = socket.socket()
     client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     client.connect((procs.HOST, port))
@@ -64,7 +65,9 @@ def non_reading_socket(port: int, code: str) -> socket.socket:
             f"GET /ws/r/{code}/?watch=1 HTTP/1.1\r\nHost: {procs.HOST}:{port}\r\n"
             "Upgrade: websocket\r\nConnection: Upgrade\r\n"
             f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-            f"Origin: http://{procs.HOST}:{port}\r\n\r\n"
+            f"Origin: http://{procs.HOST}:{port}\r\n"
+            + (f"X-Forwarded-For: {source}\r\n" if source else "")
+            + "\r\n"
         ).encode()
     )
     client.settimeout(10)

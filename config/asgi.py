@@ -15,30 +15,41 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.conf import settings  # noqa: E402
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware  # noqa: E402
 
-from games import patches, sqlite_checkpoints  # noqa: E402
+from games import patches  # noqa: E402
 from games.live import glibc_malloc, shutdown  # noqa: E402
 from games.live.origin import SameOriginValidator  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
 from games.live.socket_session import ReadOnlySessionStack  # noqa: E402
+from games.protocol import flood  # noqa: E402
 from games.server_loop import KnowsItsLoop  # noqa: E402
+from games.store import sqlite_checkpoints  # noqa: E402
 
-patches.install()
+patches.install(flood.ControlFrames)
 shutdown.install()
 glibc_malloc.keep_large_blocks_mapped()
 sqlite_checkpoints.start_in_server()
 
 # Outermost: work handed to the database thread knows the server's loop (`games.server_loop`).
+# Then the client's address and scheme, for pages and sockets alike: the peer's own, unless the
+# peer is one of TRUSTED_PROXIES, whose X-Forwarded-For and X-Forwarded-Proto are believed
+# (uvicorn's middleware; Daphne's --proxy-headers would believe them from anyone, and let every
+# client of a Daphne reached directly pick the address its limits count).
 application = KnowsItsLoop(
-    ProtocolTypeRouter(
-        {
-            "http": django_asgi_app,
-            # Scheme, host and port of the page must be the site's own (Channels' own check
-            # compares host names only).
-            "websocket": SameOriginValidator(
-                ReadOnlySessionStack(URLRouter(websocket_urlpatterns))
-            ),
-        }
+    ProxyHeadersMiddleware(
+        ProtocolTypeRouter(
+            {
+                "http": django_asgi_app,
+                # Scheme, host and port of the page must be the site's own (Channels' own check
+                # compares host names only).
+                "websocket": SameOriginValidator(
+                    ReadOnlySessionStack(URLRouter(websocket_urlpatterns))
+                ),
+            }
+        ),
+        trusted_hosts=settings.TRUSTED_PROXIES,
     )
 )
 

@@ -6,6 +6,7 @@ schemes stop at start), `REDIS_URL` to channels-redis, so several Daphne process
 room together.
 """
 
+import ipaddress
 import os
 import tempfile
 from datetime import timedelta
@@ -57,6 +58,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First, so that it sees every answer: errors under /api/ as JSON.
     "games.web.api_errors.JsonErrors",
+    # Next, so that it compresses what every inner layer wrote: GET answers only, DEBUG too
+    # (games/web/compress.py says why that is safe against BREACH).
+    "games.web.compress.Compress",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -74,8 +78,8 @@ MIDDLEWARE = [
 # django-axes counts failed sign-ins (/admin/, /accounts/login/, POST /api/accounts/token) per
 # client address and, but for /admin/, per username, each on its own: after AXES_FAILURE_LIMIT
 # of them the address (or the username, from anywhere) is refused, right password or not, for
-# AXES_COOLOFF_TIME. The address is REMOTE_ADDR, which Daphne's --proxy-headers takes from the
-# X-Forwarded-For that deploy/nginx.conf sets to the peer (docs/operations.md, "Admin").
+# AXES_COOLOFF_TIME. The address is REMOTE_ADDR: the peer's, or the X-Forwarded-For of a peer in
+# TRUSTED_PROXIES, which deploy/nginx.conf sets to its own peer (docs/operations.md, "Admin").
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
@@ -109,7 +113,7 @@ TEMPLATES = [
 
 SQLITE_PATH = os.environ.get("SQLITE_PATH", str(BASE_DIR / "db.sqlite3"))
 SQLITE_WAL_AUTOCHECKPOINT_PAGES = 10_000
-"""A server checkpoints the log from a thread of its own (`games.sqlite_checkpoints`); a commit
+"""A server checkpoints the log from a thread of its own (`games.store.sqlite_checkpoints`); a commit
 does it itself only past this many pages (about 40 MB), not SQLite's 1,000."""
 SQLITE_OPTIONS = {
     # Without IMMEDIATE a read-then-write transaction can fail at once with "database is locked".
@@ -277,7 +281,7 @@ RATE_WINDOW_SECONDS = int(os.environ.get("RATE_WINDOW_SECONDS", "60"))
 """The "minute" of the per-address limits above (rooms, joins, hints, replays, previews): their
 counters start again every this many seconds of the clock (games/web/room_limit.py). Tests
 lengthen it, so a burst need not wait for a fresh minute."""
-# Move budgets (games/live/flood.py): per seat, its websockets and the API together, one person's
+# Move budgets (games/protocol/flood.py): per seat, its websockets and the API together, one person's
 # pace; per client address across its seats. A burst, then so many a second.
 MOVES_BURST = int(os.environ.get("MOVES_BURST", "40"))
 MOVES_PER_SECOND = float(os.environ.get("MOVES_PER_SECOND", "20"))
@@ -285,14 +289,14 @@ ADDRESS_MOVES_BURST = int(os.environ.get("ADDRESS_MOVES_BURST", "100"))
 ADDRESS_MOVES_PER_SECOND = float(os.environ.get("ADDRESS_MOVES_PER_SECOND", "50"))
 HINT_ROOM_SECONDS = float(os.environ.get("HINT_ROOM_SECONDS", "1"))
 """The API's hint budget: per client address and minute, and one hint per room this often (the
-sockets' own budget is `games.live.hints`)."""
+sockets' own budget is `games.rooms.hints`)."""
 SOCKET_OUTPUT_LIMIT_BYTES = int(os.environ.get("SOCKET_OUTPUT_LIMIT_BYTES", str(2 * 1024 * 1024)))
 """A room socket whose peer leaves this much unread is cut off (docs/operations.md, Limits)."""
 PRESENCE_HEARTBEAT_SECONDS = float(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "5"))
 PRESENCE_EXPIRY_SECONDS = float(os.environ.get("PRESENCE_EXPIRY_SECONDS", "20"))
 """A process with sockets beats this often; one silent for the expiry is taken for dead and its
 sockets leave the presence counts (docs/operations.md, "Presence after a crash")."""
-# Host controls (games.host): how long a host may be away before the seat passes on by itself,
+# Host controls (games.rooms.host): how long a host may be away before the seat passes on by itself,
 # how long a kicked person stays out.
 HOST_AWAY_SECONDS = float(os.environ.get("HOST_AWAY_SECONDS", "60"))
 HOST_KICK_SECONDS = float(os.environ.get("HOST_KICK_SECONDS", "600"))
@@ -385,6 +389,27 @@ if BEHIND_TLS:
         )
         if not enabled
     ]
+
+
+def trusted_proxies(value: str) -> list[str]:
+    """TRUSTED_PROXIES: the addresses or networks (comma-separated) whose `X-Forwarded-For` and
+    `X-Forwarded-Proto` name the client (config/asgi.py); anyone else's peer address is the
+    client's. Empty, the default: no proxy is believed, so a Daphne reached directly cannot be
+    told another address. A name that is no address stops the start rather than match nothing."""
+    entries = [entry.strip() for entry in value.split(",") if entry.strip()]
+    for entry in entries:
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"TRUSTED_PROXIES: {entry!r} is no IP address or network (e.g. 172.30.57.10, "
+                "10.0.0.0/8)."
+            ) from None
+    return entries
+
+
+# docs/operations.md, "Client addresses".
+TRUSTED_PROXIES = trusted_proxies(os.environ.get("TRUSTED_PROXIES", ""))
 
 LOGGING = {
     "version": 1,

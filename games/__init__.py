@@ -1,15 +1,18 @@
-"""Minesweeper Live's one Django app, grouped by role. Each folder's docstring says what lives
-there and what it may import; `make lint` checks the layers (import-linter, pyproject.toml):
+"""Minesweeper Live's one Django app, a folder per feature. Each folder's docstring says what
+lives there and what it may import; `make lint` checks the layers (import-linter,
+pyproject.toml), from the top:
 
-    web/       pages, forms, urls and the JSON API            -> live, services, kinds, models
-    live/      the room websocket: consumer, fan-out, framing -> services, kinds, models
-    services   the one place where rooms and games are written (`play`), then `announce`
-    announce   what a room hears after a commit, rendered through its kind; `outbox` sends it
-    kinds/     the game-kind table: per kind, rules, rendering and its create form
-    models     Room, Player, Game, Move (and `fields`, `palette`, `rowsql` beside them)
-    metrics, hint_cache   small helpers every layer may use; they import nothing of games
-    engine/    pure rules, standard library only
+    web/ management/   pages, the JSON API, previews; the terminal games   -> everything below
+    live/       the websocket transport: connect, read, write, fan-out, presence bookkeeping
+    rooms/      the write side, one module per family of actions (`dispatch.play` routes)
+    broadcast/  who hears what after a commit: announce, outbox, local delivery, bot events
+    kinds/      the game-kind table: per kind, rules, rendering, options, history
+    protocol/   messages parsed at the edge, audience keys, message budgets   | store/  models,
+                                                                               rowsql, caches
+    patches/    every touch of a library's private parts, one module each
+    engine/     pure rules, standard library only
 
-Django's own places stay where it expects them: models.py, migrations/, admin.py, apps.py and
-management/commands/ (the terminal games, which play the engine directly, and `prune`).
+Four loose modules every layer may use (they import no folder): `limits`, `log_limit`,
+`metrics`, `server_loop`. Django's own places stay where it expects them: models.py (naming
+`store.models`), migrations/, admin.py, apps.py, templatetags/ and management/commands/.
 """

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import Game, Move, Player, Room
+from .store.models import Game, Move, Player, Room
 
 
 class PlayerInline(admin.TabularInline):

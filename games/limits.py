@@ -145,6 +145,14 @@ class Buckets:
                 bucket = self.buckets[key] = TokenBucket.full(self.limit, now)
             return bucket.take(now)
 
+    def spent(self, key: object, now: float, below: float = 1) -> bool:
+        """Whether `key` holds fewer than `below` tokens now (none is taken)."""
+        with self.lock:
+            bucket = self.buckets.get(key)
+            if bucket is None:
+                return False
+            return bucket.tokens + (now - bucket.updated) * self.limit.per_second < below
+
     def give_back(self, key: object) -> None:
         """One token back to `key` (what it was refused further on was never given)."""
         with self.lock:

@@ -4,7 +4,7 @@ A database call made through `sync_to_async` (Channels' `database_sync_to_async`
 handler for a view) runs on a worker thread, in a copy of the calling task's context: asgiref
 documents that it copies contextvars both ways. Announcing a move from that thread must not wait
 for the channel layer, so `outbox` hands the message to the server's loop instead, and
-`live.autoplay.wake` starts computer players there; without the loop they would send on a loop of
+`rooms.autoplay.wake` starts computer players there; without the loop they would send on a loop of
 their own in that thread (a Redis round trip on the one database thread of the process), and
 the in-memory layer's queues, which belong to the server's loop and are not thread-safe, would be
 written from another thread.

@@ -78,9 +78,9 @@ def fresh_channel_layer():
 
 @pytest.fixture(autouse=True)
 def fresh_kept_games():
-    """Each test starts with no game kept in memory (`games.kept_games`): a database emptied
+    """Each test starts with no game kept in memory (`games.store.kept_games`): a database emptied
     between tests hands the same ids to other rooms."""
-    from games import kept_games
+    from games.store import kept_games
 
     kept_games.forget_all()
     yield

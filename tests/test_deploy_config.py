@@ -2,6 +2,7 @@
 docker-compose.yml's interpolation, and the settings each BEHIND_TLS value gives.
 (tests/integration/test_edge_proxy.py runs the same nginx.conf for real.)"""
 
+import ipaddress
 import json
 import os
 import re
@@ -10,11 +11,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 NGINX_CONF = ROOT / "deploy" / "nginx.conf"
 COMPOSE = ROOT / "docker-compose.yml"
+ENV = {"SECRET_KEY": "x", "POSTGRES_PASSWORD": "p"}
+"""What compose requires of the environment (.env)."""
 
 
 def nginx_directives(text: str) -> list[list[str]]:
@@ -52,8 +56,13 @@ def test_the_proxy_passes_a_balancers_scheme_only_behind_tls():
     assert re.search(r"default\s+\$scheme;", mapping.group(1))
 
 
+class MissingVariable(Exception):
+    """A `${VAR:?message}` whose variable is unset or empty: compose refuses to start."""
+
+
 def interpolate(value: str, env: dict[str, str]) -> str:
-    """Compose's `${VAR}`, `${VAR:-default}` (defaults may nest) and `$$`, the forms the file uses."""
+    """Compose's `${VAR}`, `${VAR:-default}` (defaults may nest), `${VAR:?message}` and `$$`,
+    the forms the file uses."""
     out, i = [], 0
     while i < len(value):
         if value.startswith("$$", i):
@@ -66,8 +75,15 @@ def interpolate(value: str, env: dict[str, str]) -> str:
                     depth, j = depth + 1, j + 2
                 else:
                     depth, j = depth - (value[j] == "}"), j + 1
-            name, _, default = value[i + 2 : j - 1].partition(":-")
-            out.append(env.get(name) or interpolate(default, env))
+            expression = value[i + 2 : j - 1]
+            name, required, message = expression.partition(":?")
+            if required:
+                if not env.get(name):
+                    raise MissingVariable(f"{name}: {message}")
+                out.append(env[name])
+            else:
+                name, _, default = expression.partition(":-")
+                out.append(env.get(name) or interpolate(default, env))
             i = j
         else:
             out.append(value[i])
@@ -99,18 +115,18 @@ def compose_environment(service: str, env: dict[str, str]) -> dict[str, str]:
 
 
 def test_compose_trusts_the_origins_of_the_published_port():
-    web = compose_environment("web1", {"SECRET_KEY": "x", "PORT": "9000"})
+    web = compose_environment("web1", {**ENV, "PORT": "9000"})
     assert web["CSRF_TRUSTED_ORIGINS"].split(",") == [
         "http://localhost:9000",
         "http://127.0.0.1:9000",
     ]
-    default = compose_environment("web1", {"SECRET_KEY": "x"})
+    default = compose_environment("web1", ENV)
     assert "http://localhost:8080" in default["CSRF_TRUSTED_ORIGINS"].split(",")
 
 
 def test_compose_says_whether_tls_is_in_front_to_the_app_and_the_proxy_alike():
     for env, expected in (({}, "false"), ({"BEHIND_TLS": "true"}, "true")):
-        env = {"SECRET_KEY": "x", **env}
+        env = {**ENV, **env}
         assert compose_environment("web1", env)["BEHIND_TLS"] == expected
         assert compose_environment("proxy", env)["BEHIND_TLS"] == expected
     proxy = yaml.safe_load(COMPOSE.read_text())["services"]["proxy"]
@@ -118,7 +134,7 @@ def test_compose_says_whether_tls_is_in_front_to_the_app_and_the_proxy_alike():
 
 
 def test_compose_health_checks_ask_a_host_that_is_always_allowed():
-    web = compose_environment("web1", {"SECRET_KEY": "x", "ALLOWED_HOSTS": "mines.example.org"})
+    web = compose_environment("web1", {**ENV, "ALLOWED_HOSTS": "mines.example.org"})
     assert web["ALLOWED_HOSTS"].split(",") == ["mines.example.org", "127.0.0.1"]
 
 
@@ -183,11 +199,83 @@ def test_the_old_redirect_switch_stops_the_start_rather_than_being_ignored():
     assert done.returncode != 0 and "set BEHIND_TLS instead" in done.stderr
 
 
-def test_the_image_serves_with_proxy_headers():
-    """Without it Daphne would see nginx's address for every client: one shared room limit."""
+def test_daphne_believes_no_forwarded_header_and_compose_trusts_only_its_proxy():
+    """Daphne's --proxy-headers believes X-Forwarded-For from anyone: a Daphne exposed without
+    nginx let every client pick the address its limits count. The app believes it from
+    TRUSTED_PROXIES alone (config/asgi.py), which compose sets to the proxy's fixed address."""
     lines = (ROOT / "Dockerfile").read_text().splitlines()
     command = next(line for line in lines if line.startswith("CMD "))
-    assert "--proxy-headers" in json.loads(command.removeprefix("CMD "))
+    assert "--proxy-headers" not in json.loads(command.removeprefix("CMD "))
+    compose = yaml.safe_load(COMPOSE.read_text())
+    services = compose["services"]
+    assert "--proxy-headers" not in services["web1"]["command"]
+    trusted = compose_environment("web1", ENV)["TRUSTED_PROXIES"]
+    proxy_address = services["proxy"]["networks"]["default"]["ipv4_address"]
+    subnet = compose["networks"]["default"]["ipam"]["config"][0]["subnet"]
+    assert trusted == proxy_address
+    assert ipaddress.ip_address(proxy_address) in ipaddress.ip_network(subnet)
+
+
+def test_a_trusted_proxy_that_is_no_address_stops_the_start():
+    script = "import django; django.setup()"
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "TRUSTED_PROXIES": "proxy"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode != 0 and "TRUSTED_PROXIES: 'proxy' is no IP address" in done.stderr
+
+
+def test_nginx_takes_the_bodies_the_app_takes():
+    """The app refuses past Django's DATA_UPLOAD_MAX_MEMORY_SIZE with a JSON 413; nginx refused
+    past 64 KiB with an HTML one. Its own errors under /api/ are JSON (the integration test
+    test_nginx_answers_its_own_errors_under_the_api_in_json runs them)."""
+    from django.conf import global_settings
+
+    sizes = [
+        w[1] for w in nginx_directives(NGINX_CONF.read_text()) if w[0] == "client_max_body_size"
+    ]
+    assert sizes == ["2560k"] and global_settings.DATA_UPLOAD_MAX_MEMORY_SIZE == 2560 * 1024
+
+
+def test_compose_needs_a_database_password():
+    for service in ("db", "web1"):
+        with pytest.raises(MissingVariable, match="POSTGRES_PASSWORD"):
+            compose_environment(service, {"SECRET_KEY": "x"})
+    db = compose_environment("db", ENV)
+    assert (
+        db["POSTGRES_PASSWORD"] == "p"
+        and ":p@db:" in compose_environment("web1", ENV)["DATABASE_URL"]
+    )
+
+
+def test_the_proxy_waits_for_healthy_web_processes_and_has_a_health_check():
+    services = yaml.safe_load(COMPOSE.read_text())["services"]
+    proxy = services["proxy"]
+    assert {name: dep["condition"] for name, dep in proxy["depends_on"].items()} == {
+        "web1": "service_healthy",
+        "web2": "service_healthy",
+    }
+    assert "/healthz" in " ".join(proxy["healthcheck"]["test"])
+    assert all("healthcheck" in services[name] for name in ("web1", "web2", "db", "redis"))
+
+
+def test_every_service_keeps_a_bounded_log():
+    for name, service in yaml.safe_load(COMPOSE.read_text())["services"].items():
+        logging = service.get("logging", {})
+        assert logging.get("driver") == "json-file", name
+        assert logging["options"]["max-size"] and logging["options"]["max-file"], name
+
+
+def test_every_image_is_pinned_by_digest_or_says_why_not():
+    """No digest could be read where the file was written (no Docker engine): an image by tag
+    alone carries a comment saying how to pin it."""
+    lines = COMPOSE.read_text().splitlines()
+    for number, line in enumerate(lines):
+        image = re.match(r"\s+image: (\S+)", line)
+        if image is None or image[1] == "minesweeper-live":
+            continue
+        comment = lines[number - 1].strip() + lines[number - 2].strip()
+        assert "@sha256:" in image[1] or "imagetools inspect " + image[1] in comment, line
 
 
 def test_the_access_log_format_has_no_query_string():

@@ -1,6 +1,6 @@
-"""games.identity_memo: a value kept by its object's identity, a bounded number of them."""
+"""games.store.identity_memo: a value kept by its object's identity, a bounded number of them."""
 
-from games.identity_memo import IdentityMemo
+from games.store.identity_memo import IdentityMemo
 
 
 def test_a_value_is_found_by_its_very_object_not_an_equal_one():

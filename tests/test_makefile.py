@@ -71,6 +71,19 @@ def run_line(*args: str, env: dict[str, str]) -> str:
     return done.stdout.splitlines()[-1]
 
 
+def pin_notice(*args: str, env: dict[str, str]) -> list[str]:
+    """The line `make run` prints before it starts a pinned server (none when it does not pin)."""
+    done = subprocess.run(
+        ["make", "--no-print-directory", "-n", "run", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return [line for line in done.stdout.splitlines() if "SERVER_CPU=off" in line]
+
+
 @pytest.mark.skipif(
     shutil.which("taskset") is None or len(getattr(os, "sched_getaffinity", set)(0)) < 2,
     reason="needs taskset (util-linux) and two CPUs to choose from",
@@ -87,3 +100,18 @@ def test_make_run_keeps_the_lone_server_on_one_cpu_unless_told_not_to() -> None:
     shared = {**alone, "REDIS_URL": "redis://127.0.0.1:6379/0"}
     assert run_line(env=shared).startswith(daphne)
     assert run_line("SERVER_CPU=1", env=shared).startswith(f"taskset -c 1 {daphne}")
+
+
+@pytest.mark.skipif(
+    shutil.which("taskset") is None or len(getattr(os, "sched_getaffinity", set)(0)) < 2,
+    reason="needs taskset (util-linux) and two CPUs to choose from",
+)
+def test_make_run_says_when_it_pins_the_server_and_how_not_to() -> None:
+    """Three servers started with `make run` on one machine all shared CPU 0, and nothing said so."""
+    alone = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    lowest = min(os.sched_getaffinity(0))
+    [notice] = pin_notice(env=alone)
+    assert f"one CPU (taskset -c {lowest})" in notice
+    assert "make run SERVER_CPU=off leaves it to the scheduler" in notice
+    assert pin_notice("SERVER_CPU=off", env=alone) == []
+    assert pin_notice(env={**alone, "REDIS_URL": "redis://127.0.0.1:6379/0"}) == []

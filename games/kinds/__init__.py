@@ -2,9 +2,10 @@
 
 Each kind is a package: `rules` (settings, moves and computer players over the pure engine),
 `render` (HTML through its templates), `form` (its part of the home page's create form),
-`options` (its API create options) and its `KIND`, the table that the shell looks up. Adding a kind is one such package, its templates, and
-one line below. This layer may import the engine, `games.messages` and `games.models`; never
-the services, the socket or the pages.
+`options` (its API create options) and its `KIND`, the table that the shell looks up. Adding a
+kind is one such package, its templates, and one line below. This layer may import the engine,
+`games.protocol` (the parsed moves its rules take, the audience keys its renderers write) and
+`games.store`; never the actions (`games.rooms`), the broadcast, the socket or the pages.
 """
 
 from . import flags, minesweeper, options, race, tictactoe

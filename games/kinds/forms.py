@@ -5,7 +5,7 @@ from typing import Any
 
 from django import forms
 
-from ..models import MAX_NICKNAME
+from ..store.models import MAX_NICKNAME
 from .table import SettingsError
 
 

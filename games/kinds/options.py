@@ -23,6 +23,8 @@ PRESET_DESCRIPTION = (
     "with 99. Give a preset or width, height and mines; both only when they agree."
 )
 Preset = Literal["beginner", "intermediate", "expert"]
+PRESET_OR_SIZE = {"anyOf": [{"required": ["preset"]}, {"required": ["width", "height", "mines"]}]}
+"""The schema's word for "a preset, or a whole size" (a model's `json_schema_extra`)."""
 
 
 def board_size(
@@ -31,6 +33,13 @@ def board_size(
     """Width, height and mines from a preset or the explicit size; SettingsError when both are
     given and disagree (a preset silently overriding an explicit size misleads a bot)."""
     if preset is None:
+        missing = [key for key, value in given.items() if value is None]
+        if missing:
+            *first, last = given
+            raise SettingsError(
+                f"give a preset, or {', '.join(first)} and {last}: {', '.join(missing)} missing.",
+                missing[0],
+            )
         return dict(given)
     size = presets[preset]
     wrong = [key for key, value in given.items() if value is not None and value != size[key]]

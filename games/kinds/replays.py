@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..models import Game, Move
+from ..store.models import Game, Move
 
 TICK = "tick"
 """A timed event of kinds with a clock (`Move.action`): no player's move, so neither the
@@ -67,6 +67,12 @@ class Step:
     """The new character of each of `cells`, in order."""
     line: str
     """What the move did, after the mover's name: "revealed 14 cells"."""
+    logged: int | None = None
+    """The `Move.seq` of the row this step replays, where the row alone cannot say who moved:
+    a two-sided game logs both sides' computers as one `COMPUTER_SEAT`, and only the replay
+    knows whose turn it was. The API's move log credits the row by it (`history.game_view`)."""
+    side: str | None = None
+    """The side that moved ("X" or "O") in a two-sided game."""
 
 
 @dataclass(frozen=True, slots=True)

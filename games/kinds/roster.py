@@ -9,7 +9,7 @@ room any more (issue 14). The first `ROSTER_SHOWN` seats are listed, the rest co
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
-from ..models import Player, Room
+from ..store.models import Player, Room
 
 ROSTER_SHOWN = 20
 """Seats listed by name; docs/operations.md, "Limits"."""
@@ -26,7 +26,7 @@ def spectators(room: Room, playing: Collection[int] | None) -> int | None:
     """Everyone watching, as pages count them: the room's spectators (the watch link), plus the
     people seated and online who have no part in this game (`playing`: the seats that play;
     None: every seat does), such as a third visitor to a tic-tac-toe room or a late racer.
-    None when the host hid the count (`games.host`)."""
+    None when the host hid the count (`games.rooms.host`)."""
     if not room.spectator_count_shown:
         return None
     if playing is None:

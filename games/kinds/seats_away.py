@@ -23,7 +23,7 @@ from .table import Applied, Lineup, Refused
 AWAY = "away"
 """Key of `Game.state` beside the engine's: the sides whose person is away, by mark."""
 FREED = "seat_free"
-"""`Move.action` of the clock's event that frees a seat (`services.tick` logs a kind's own name)."""
+"""`Move.action` of the clock's event that frees a seat (`rooms.playing.tick` logs a kind's own name)."""
 TAKE = "take_seat"
 """The log's move by which a seated visitor without a side took a free seat."""
 NO_MOVES = ("away", "back", FREED, TAKE)

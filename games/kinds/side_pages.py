@@ -10,7 +10,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from ..models import Game, Player, Room
+from ..store.models import Game, Player, Room
 from .replays import Seat
 from .roster import roster_cut, spectators
 from .seats_away import SeatChanged

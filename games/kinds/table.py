@@ -13,14 +13,14 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..messages import Message
+from ..protocol.messages import Message, whole_floats
 
 if TYPE_CHECKING:  # forms and models are the shell's; the table only names them
     from django import forms
 
-    from ..models import Game, Player, Room
+    from ..store.models import Game, Player, Room
     from .replays import Replays
 
 State = dict[str, Any]
@@ -32,7 +32,7 @@ Settings = dict[str, Any]
 Fragment = str | Mapping[str, str]
 """What a room is told: one HTML text for everyone, or one text per *audience*, so that each
 screen gets only what it may see (a racer never another racer's numbers). The keys, and the
-order in which a socket looks for its own, are `games.audiences`'s: `"seat:N"`, `"players"`,
+order in which a socket looks for its own, are `games.protocol.audiences`'s: `"seat:N"`, `"players"`,
 `"spectators"`, `"all"`, and `"json"`/`"json:seat:N"` for bots on the websocket."""
 
 COMPUTER_SEAT = 2_147_483_647
@@ -69,7 +69,7 @@ class Refused(ValueError):
 
 class HostOnly(Refused):
     """Only the room's host may do this (start a race): HTTP 403, as every "only the host"
-    is (`services.Forbidden`); a socket's sender hears it as any refusal."""
+    is (`rooms.base.Forbidden`); a socket's sender hears it as any refusal."""
 
 
 class Invalid(ValueError):
@@ -78,7 +78,7 @@ class Invalid(ValueError):
 
 NAME_LIMIT = 24
 MAX_SEED = 2**62 - 1
-"""The largest seed the server draws itself (`services.new_seed`); every database's BigInteger
+"""The largest seed the server draws itself (`rooms.joining.new_seed`); every database's BigInteger
 holds it."""
 
 
@@ -114,6 +114,9 @@ class CreateOptions(BaseModel):
         "Later games draw their own. Default: a random one. Not in a race or Flags, where "
         "players compete: whoever chose the seed would know the board.",
     )
+
+    _whole_floats = model_validator(mode="before")(whole_floats)
+    """`"width": 9.0` is a JSON Schema integer: taken as 9 (strict mode alone refuses it)."""
 
     takes_mode: ClassVar[bool] = False
     """Whether the kind is one mode of its `game` that a body must name (a race)."""
@@ -233,7 +236,7 @@ class PerSeatBoards:
     watching: Callable[[State, Params], frozenset[int]] = lambda state, params: frozenset()
     """The seats out of a game others still play (a racer who gave up, is out or finished):
     they see the others' boards, so they watch as late as spectators do and talk in the
-    spectators' channel, which nobody still playing hears (`games.chat`)."""
+    spectators' channel, which nobody still playing hears (`games.rooms.chat`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,7 +261,7 @@ kind's computer can leave it for them."""
 
 @dataclass(frozen=True, slots=True)
 class Computer:
-    """A kind with computer players, driven live from the websocket process (`live.autoplay`).
+    """A kind with computer players, driven live from the websocket process (`rooms.autoplay`).
 
     `move` depends only on its arguments (the rng comes from the seed and version), so drivers in
     several processes agree and a game replays from its move log.
@@ -289,8 +292,8 @@ class Clock:
     """A kind with timed events: a countdown that ends, a turn timer, a penalty or a grace
     period that runs out, a time limit.
 
-    The live driver (`live.autoplay`) keeps one timer per live room at the current game's `due`;
-    when it fires, `services.tick` locks the game and applies `tick`, which logs a move
+    The live driver (`rooms.autoplay`) keeps one timer per live room at the current game's `due`;
+    when it fires, `rooms.playing.tick` locks the game and applies `tick`, which logs a move
     (`action="tick"`, the computer seat) and is announced as one, so pages, bots and replays
     see timed events exactly as they see moves.
     """
@@ -402,7 +405,7 @@ class GameKind:
     """Replays, the room's history and records from the move log (`kinds.replays`)."""
     grid: Callable[[Settings], tuple[int, int]] | None = None
     """(room settings) -> the board's (width, height), whose cells a player may ping
-    (`live.signals`); None: no cell pings (tic-tac-toe's nine squares are always all in view)."""
+    (`rooms.signals`); None: no cell pings (tic-tac-toe's nine squares are always all in view)."""
     playing_seats: Callable[[State, Params], Collection[int] | None] | None = None
     """(state, params) -> the seats that play this game, or None when every seat does (a race's
     lobby); None here: every seat always plays. The others seated only watch, and the pages count

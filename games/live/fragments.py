@@ -3,7 +3,7 @@ pointer outline a player's hover shows the others."""
 
 from django.template.loader import render_to_string
 
-from ..models import Player
+from ..store.models import Player
 
 
 def error_html(message: str) -> str:

@@ -6,7 +6,7 @@ every start; `models.Presence`). While the process has room sockets it beats eve
 counts the sockets of every process that has not beaten for `PRESENCE_EXPIRY_SECONDS`: one killed without a goodbye
 (`kill -9`, out of memory) would otherwise keep its players "online" and its rooms in "Live now"
 for ever. The rooms that changed get a fresh roster. The same beat hands on the host seat of a
-room whose host has been away too long (`games.host`). A clean stop takes its own part out at once
+room whose host has been away too long (`games.rooms.host`). A clean stop takes its own part out at once
 (`shutdown`). Figures: docs/operations.md, "Presence after a crash".
 
 A process that finds itself taken for dead (stalled longer than the expiry) closes its sockets
@@ -22,8 +22,8 @@ from collections.abc import Callable
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from .. import host, services
-from ..models import Room
+from ..rooms import host, presence
+from ..store.models import Room
 from . import rosters
 from .presence import PROCESS, forget_presence
 from .sockets import open_sockets
@@ -76,7 +76,7 @@ async def register(wake: Wake) -> None:
     if not beat.registered:
         global _counted
         _counted = True
-        await database_sync_to_async(services.process_seen)(PROCESS)
+        await database_sync_to_async(presence.process_seen)(PROCESS)
         beat.registered = True
     if beat.task is None:
         beat.task = asyncio.get_running_loop().create_task(_run(beat), name="presence-heartbeat")
@@ -110,7 +110,7 @@ async def _run(beat: _Beat) -> None:
 
 
 async def _beat_once(wake: Wake) -> None:
-    if not await database_sync_to_async(services.process_seen)(PROCESS):
+    if not await database_sync_to_async(presence.process_seen)(PROCESS):
         sockets = open_sockets()
         log.warning("presence: this process was taken for dead; closing %d sockets", len(sockets))
         await asyncio.wait(
@@ -126,7 +126,7 @@ async def sweep(wake: Wake) -> None:
     """Take the sockets of processes taken for dead out of the counts; the rooms that changed
     get a fresh roster, and those that lost a player a look from their clock: a racer marked
     away has a grace period to time, which else would wait for the room's next move."""
-    rooms = await database_sync_to_async(services.forget_dead_processes)(expiry())
+    rooms = await database_sync_to_async(presence.forget_dead_processes)(expiry())
     if rooms:
         log.warning("presence: took a dead process's sockets out of %d rooms", len(rooms))
     for room_id, player in rooms.items():
@@ -134,7 +134,7 @@ async def sweep(wake: Wake) -> None:
     seated = [room_id for room_id, player in rooms.items() if player]
     for room in await database_sync_to_async(_rooms)(seated):
         wake(room)
-    # A host away too long hands the seat on (`games.host`): judged in the database, so
+    # A host away too long hands the seat on (`games.rooms.host`): judged in the database, so
     # whichever process beats first does it, whatever process the host's socket was on.
     await database_sync_to_async(host.pass_from_away_hosts)(host.away_seconds())
 
@@ -145,4 +145,4 @@ def _rooms(ids: list[int]) -> list[Room]:
 
 async def stopped() -> None:
     """A clean stop: this process's row and remaining counts go at once."""
-    await database_sync_to_async(services.process_stopped)(PROCESS)
+    await database_sync_to_async(presence.process_stopped)(PROCESS)

@@ -18,7 +18,7 @@ import weakref
 import redis.asyncio as redis
 from django.conf import settings
 
-from ..outbox import LAYER_ERRORS
+from ..broadcast.outbox import LAYER_ERRORS
 from . import shutdown
 from .sockets import open_sockets
 

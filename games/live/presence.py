@@ -12,7 +12,7 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
-from .. import services
+from games.rooms import presence
 
 PROCESS = uuid.uuid4().hex
 """This process's id in the presence counts (`models.ServerProcess`), new at every start."""
@@ -61,6 +61,6 @@ async def forget_presence(consumers: Iterable[Any]) -> None:
         else:
             players[consumer.player.pk] += 1
     if players or spectators:
-        await database_sync_to_async(services.sockets_closed)(
+        await database_sync_to_async(presence.sockets_closed)(
             dict(players), dict(spectators), PROCESS
         )

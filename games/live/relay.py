@@ -9,12 +9,13 @@ socket of the room in turn. The layer still carries messages between processes (
 production), so a room spread over several Daphnes is served together, and so do messages sent to
 the group from anywhere (`outbox`, the consumers, tests).
 
-A message is one text for every socket, or one per audience (`games.audiences`): each socket
+A message is one text for every socket, or one per audience (`games.protocol.audiences`): each socket
 takes its own, and sockets that take the same text get it one after another, so Daphne frames
 it once (`daphne_frames`).
 
 A room's message sent from this process (a move's, through `outbox`) reaches the room's sockets
-here at once, from the outbox's task (`hearing_here`), instead of going round the layer and back:
+here at once, from the outbox's task (`broadcast.local.hearing_here`, where each room's
+subscription here is registered), instead of going round the layer and back:
 the layer still carries the message to the others (sent first: a crowd's fan-out here takes tens
 of milliseconds that the other processes need not wait for), and the copy that comes back here is
 skipped by its `origin`. That took a queue, a task wake-up and a Redis round trip off the path of this
@@ -34,24 +35,20 @@ reconnect and get a fresh snapshot.
 import asyncio
 import contextlib
 import logging
-import secrets
-import weakref
-from collections.abc import Awaitable
 from typing import Any, Protocol
 
 from channels.layers import get_channel_layer
 
-from .. import audiences, metrics, outbox
+from .. import metrics
+from ..broadcast import local
+from ..broadcast.outbox import LAYER_ERRORS
 from ..log_limit import warn
-from ..outbox import LAYER_ERRORS
+from ..protocol import audiences
 from . import shutdown
 from .reorder import Order, Reorder
 from .snapshots import SnapshotCache
 
 log = logging.getLogger(__name__)
-
-ORIGIN = secrets.token_hex(8)
-"""This process, on the messages whose sockets here it feeds itself (`hear_here`)."""
 
 
 class Socket(Protocol):
@@ -106,7 +103,7 @@ class Subscription:
                 self._retire()
                 await shutdown.close_sockets(list(self.sockets), shutdown.TRY_AGAIN_LATER)
                 return
-            if message.get("origin") != ORIGIN:  # else heard already (`hear_here`)
+            if message.get("origin") != local.ORIGIN:  # else heard already (`local.hear_here`)
                 await self.hear(message)
 
     async def hear(self, message: dict[str, Any]) -> None:
@@ -195,13 +192,8 @@ def _order_of(message: dict[str, Any]) -> Order | None:
     return None if order is None else (int(order[0]), int(order[1]))
 
 
-_rooms_by_loop: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Subscription]]" = (
-    weakref.WeakKeyDictionary()
-)
-
-
 def _rooms() -> dict[str, Subscription]:
-    return _rooms_by_loop.setdefault(asyncio.get_running_loop(), {})
+    return local.rooms_here()
 
 
 async def join(group: str, socket: Socket) -> None:
@@ -233,30 +225,6 @@ async def leave(group: str, socket: Socket) -> None:
         await subscription.close()
 
 
-def hearing_here(group: str, message: dict[str, Any]) -> Awaitable[None] | None:
-    """`message` (sent to `group` from this process) for the room's sockets here: marked now
-    with this process's `ORIGIN`, so that the copy the layer brings back is not heard twice, and
-    handed to them when the returned awaitable runs (None: no socket of the room here). The
-    outbox sends the layer's copy in between, so the other processes need not wait for this
-    one's sockets."""
-    subscription = _rooms().get(group)
-    joined = subscription is not None and subscription.joined.done()
-    if subscription is None or not joined or subscription.joined.exception() is not None:
-        return None
-    message["origin"] = ORIGIN
-    return subscription.hear(message)
-
-
-async def hear_here(group: str, message: dict[str, Any]) -> None:
-    """`message` to the room's sockets here at once (`hearing_here`)."""
-    hearing = hearing_here(group, message)
-    if hearing is not None:
-        await hearing
-
-
-outbox.deliver_locally_with(hearing_here)
-
-
 def snapshots_of(group: str) -> SnapshotCache | None:
     """The room's shared snapshot here, while this process has sockets in the room: only then
     does it hear what would make a kept snapshot stale."""
@@ -264,9 +232,3 @@ def snapshots_of(group: str) -> SnapshotCache | None:
     if subscription is None or not subscription.joined.done():
         return None
     return subscription.snapshots
-
-
-def sockets_in(group: str) -> int:
-    """How many sockets of the room this process feeds (for tests)."""
-    subscription = _rooms().get(group)
-    return 0 if subscription is None else len(subscription.sockets)

@@ -1,7 +1,7 @@
 """A room's moves handed on in version order, whichever process's copy comes first.
 
 With several processes a move reaches a process's sockets two ways: its own moves at once, after
-the commit (`relay.hear_here`), the others' through the channel layer (Redis). A move committed
+the commit (`broadcast.local.hear_here`), the others' through the channel layer (Redis). A move committed
 here just after another process's can overtake that one's copy on its way through Redis, and
 sockets here would hear version 6 before 5: pages and bots take that for a lost message and ask
 for a snapshot (measured: 112 inversions in 6,454 frames in a co-op room on two processes).

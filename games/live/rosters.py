@@ -28,8 +28,10 @@ from collections import Counter
 
 from channels.db import database_sync_to_async
 
-from .. import announce, outbox, services
+from ..broadcast import announce, outbox
 from ..kinds.table import Fragment
+from ..rooms import presence as rooms_presence
+from ..store.models import Room
 from .presence import PROCESS, Arrivals, forget_arrival, leave_crowd
 
 log = logging.getLogger(__name__)
@@ -104,8 +106,12 @@ def tell_presence(
     roster, and leave the pages without that player (and their moves' share of the board with
     no place to go) until the next change."""
     if came or left or crowd is not None:
-        services.spectators_counted(room_id, came, left, PROCESS, crowd)
-    outbox.send(room_id, presence_html(room_id, players))
+        rooms_presence.spectators_counted(room_id, came, left, PROCESS, crowd)
+    try:
+        html = presence_html(room_id, players)
+    except Room.DoesNotExist:
+        return  # deleted since (a bot's DELETE right after its socket closed): nobody to tell
+    outbox.send(room_id, html)
 
 
 def presence_html(room_id: int, players: bool) -> Fragment:

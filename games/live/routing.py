@@ -4,7 +4,7 @@
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.urls import re_path
 
-from .. import bot_events
+from ..broadcast import bot_events
 from . import bot_sockets
 from .consumer import ROOM_NOT_FOUND, RoomConsumer
 

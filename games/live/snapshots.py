@@ -22,8 +22,9 @@ from typing import NamedTuple
 
 from channels.db import database_sync_to_async
 
-from .. import announce, metrics
-from ..models import Room
+from .. import metrics
+from ..broadcast import announce
+from ..store.models import Room
 
 MAX_AGE = 2.0
 """Seconds a snapshot is shared at most, even when the room hears of no change."""

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 def forget_summaries(apps, schema_editor):
     """Summaries are derived data: the ones written before these fields come back with them the
-    next time the history or the records ask (games.history.summaries)."""
+    next time the history or the records ask (games.web.history.summaries)."""
     apps.get_model("games", "GameSummary").objects.all().delete()
 
 

@@ -10,8 +10,8 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from .. import names
 from ..limits import Limit, Shared
+from ..rooms import nicknames
 from .models import ApiToken, NameLook
 
 USERNAME = re.compile(r"[A-Za-z0-9_-]{3,20}")
@@ -29,10 +29,10 @@ def check_username(username: str) -> None:
     if not USERNAME.fullmatch(username):
         raise UsernameError(f"A username is {USERNAME_RULE}")
     try:
-        names.check_reserved(username)
-    except names.NicknameError as error:
+        nicknames.check_reserved(username)
+    except nicknames.NicknameError as error:
         raise UsernameError(str(error)) from None
-    if NameLook.objects.filter(look__in=names.looks(username)).exists():
+    if NameLook.objects.filter(look__in=nicknames.looks(username)).exists():
         raise UsernameError(taken(username))
 
 
@@ -49,7 +49,7 @@ def sign_up(username: str, password: str) -> User:
         with transaction.atomic():
             user = User.objects.create_user(username, password=password)
             NameLook.objects.bulk_create(
-                NameLook(user=user, look=look) for look in names.looks(username)
+                NameLook(user=user, look=look) for look in nicknames.looks(username)
             )
     except IntegrityError:
         raise UsernameError(taken(username)) from None

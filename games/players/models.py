@@ -1,13 +1,13 @@
 """What an account adds to Django's `User`: the looks of its username (so no one can sign up
 as a look-alike) and its API tokens. The seat a signed-in person takes points at the `User`
-itself (`games.models.Player.account`)."""
+itself (`games.store.models.Player.account`)."""
 
 from django.conf import settings
 from django.db import models
 
 
 class NameLook(models.Model):
-    """One skeleton of a username (`games.names.looks`: as written and in small letters).
+    """One skeleton of a username (`games.rooms.nicknames.looks`: as written and in small letters).
     Unique, so two sign-ups at once of `Ana` and `ANA` (or `l1ly` and `I1ly`) cannot both
     succeed: the database refuses the second, whoever checked first."""
 

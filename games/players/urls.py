@@ -26,5 +26,4 @@ urlpatterns = [
     ),
     path("accounts/tokens/", views.new_token, name="new_token"),
     path("accounts/tokens/<int:token_id>/revoke/", views.revoke_token, name="revoke_token"),
-    path("@/<str:username>/", views.player_profile, name="profile"),
 ]

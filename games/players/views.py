@@ -1,5 +1,5 @@
-"""Account pages: sign up, the account page (API tokens) and profiles. Signing in and out and
-changing a password are Django's own views (`urls`), with our templates."""
+"""Account pages: sign up and the account page (API tokens); profiles are `games.web.profile`.
+Signing in and out and changing a password are Django's own views (`urls`), with our templates."""
 
 import time
 
@@ -12,11 +12,10 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ..limits import headers
-from ..live.flood import address_key
+from ..protocol.flood import address_key
 from . import accounts
 from .forms import SignupForm
 from .models import ApiToken
-from .profile import profile
 
 TOO_MANY_SIGNUPS = "Too many new accounts from your address this hour: try again later."
 
@@ -91,11 +90,3 @@ def revoke_token(request: HttpRequest, token_id: int) -> HttpResponse:
     if not accounts.revoke_token(request.user, token_id):
         raise Http404("No such token of yours.")
     return redirect("account")
-
-
-@require_GET
-def player_profile(request: HttpRequest, username: str) -> HttpResponse:
-    user = User.objects.filter(username=username, is_active=True).first()
-    if user is None:
-        return render(request, "games/404.html", status=404)
-    return render(request, "players/profile.html", {"profile": profile(user)})

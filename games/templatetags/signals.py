@@ -2,7 +2,7 @@
 
 from django import template
 
-from games.live.signals import EMOTES
+from games.rooms.signals import EMOTES
 
 register = template.Library()
 

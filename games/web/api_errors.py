@@ -12,8 +12,10 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.deprecation import MiddlewareMixin
 
 PREFIX = "/api/"
-AUTHENTICATE = 'Bearer realm="Minesweeper Live", error="invalid_token"'
-"""RFC 6750's challenge: the API's tokens are bearer tokens (`Authorization: Bearer <token>`)."""
+AUTHENTICATE = 'Bearer realm="Minesweeper Live"'
+"""RFC 6750's challenge: the API's tokens are bearer tokens (`Authorization: Bearer <token>`).
+No error code: a 401 here means no credentials came (a token that is no player's is a 403), and
+§3.1 asks for none then."""
 
 
 def reason(request: HttpRequest, response: HttpResponse) -> str:

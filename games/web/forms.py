@@ -2,7 +2,7 @@
 
 from django import forms
 
-from ..models import MAX_NICKNAME
+from ..store.models import MAX_NICKNAME
 
 
 class NicknameForm(forms.Form):

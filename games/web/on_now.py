@@ -41,7 +41,7 @@ from django.db.models.functions import Coalesce
 from ..kinds import KINDS
 from ..limits import CACHE_ERRORS
 from ..log_limit import warn
-from ..models import Game, Player, Presence
+from ..store.models import Game, Player, Presence
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ class Featured:
     players: tuple[str, ...]
     more_players: int
     spectators: int | None
-    """None when the host hid the count (`games.host`)."""
+    """None when the host hid the count (`games.rooms.host`)."""
     racing: bool
     """A race whose start has been given: spectators watch it late (the room's delay)."""
 

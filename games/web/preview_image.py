@@ -15,7 +15,7 @@ from functools import cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-from ..palette import PALETTE
+from ..store.palette import PALETTE
 
 SIZE = (1200, 630)
 MARGIN = 48

@@ -6,9 +6,9 @@ import time
 
 from django.http import HttpRequest
 
-from .. import history
 from ..kinds.replays import Timeline
-from ..models import Game, Room
+from ..store.models import Game, Room
+from . import history
 from .preview_words import Page, Words, words
 from .room_limit import too_many_builds
 

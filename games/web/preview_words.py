@@ -11,6 +11,7 @@ from enum import Enum
 from typing import Any
 
 from ..engine.minesweeper import PRESETS
+from ..engine.stats import seconds as shown_seconds
 from ..kinds.replays import Timeline
 from ..kinds.table import COMPUTER_SEAT, computer_seat
 
@@ -72,8 +73,10 @@ def movers(timeline: Timeline) -> list[str]:
 
 
 def seconds(stats: Mapping[str, Any]) -> str:
-    time_ms = stats.get("time_ms")
-    return "" if time_ms is None else f" in {time_ms / 1000:.1f} s"
+    """ " in 8.56 s": the time as the banner shows it (rounded once to 0.01 s, halves up); a
+    title of its own rounding had said "8.6 s" beside the banner's "8.56 s" (issue 35)."""
+    shown = shown_seconds(stats.get("time_ms"))
+    return "" if shown is None else f" in {shown:.2f} s"
 
 
 def minesweeper(timeline: Timeline, settings: Mapping[str, Any], status: str, page: Page) -> Words:
@@ -94,11 +97,17 @@ def minesweeper(timeline: Timeline, settings: Mapping[str, Any], status: str, pa
 
 
 def race(
-    timeline: Timeline, settings: Mapping[str, Any], state: Mapping[str, Any], page: Page
+    timeline: Timeline,
+    settings: Mapping[str, Any],
+    state: Mapping[str, Any],
+    page: Page,
+    params: Mapping[str, Any] | None = None,
 ) -> Words:
     board = board_words(settings["width"], settings["height"], settings["mines"])
     winner = timeline.stats.get("winner_name")
-    racers = len(state.get("entrants") or ()) or len(people(timeline))
+    seats = [entrant[0] for entrant in state.get("entrants") or ()]
+    bot = COMPUTER_SEAT in seats if seats else bool((params or {}).get("bot"))
+    racers = len([seat for seat in seats if seat != COMPUTER_SEAT]) or len(people(timeline))
     if winner:
         title = f"Race: {winner} won on {board}{seconds(timeline.stats)}"
         title = f"Replay: {title}" if page is Page.REPLAY else title
@@ -107,7 +116,8 @@ def race(
         started = state.get("phase", "lobby") != "lobby"
         ask = "watch" if page is Page.REPLAY or started else page.value
         plural = "racer" if racers == 1 else "racers"
-        title = f"Race: {racers} {plural} on {board} — {ask}"
+        also = " and the Solver bot" if bot else ""  # "2 racers" had left the bot out
+        title = f"Race: {racers} {plural}{also} on {board} — {ask}"
     shape = f"{settings['width']}×{settings['height']}, {settings['mines']} mines"
     return Words(title, f"Minesweeper race, {shape}: same board, first to clear it wins.")
 
@@ -148,7 +158,7 @@ def minesweeper_words(timeline: Timeline, room: Mapping[str, Any], page: Page) -
 
 
 def race_words(timeline: Timeline, room: Mapping[str, Any], page: Page) -> Words:
-    return race(timeline, room["settings"], room["state"], page)
+    return race(timeline, room["settings"], room["state"], page, room.get("params"))
 
 
 def flags_words(timeline: Timeline, room: Mapping[str, Any], page: Page) -> Words:

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 
 from cachetools import LRUCache
 from django.http import HttpRequest, HttpResponse
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
-from .. import history
 from ..kinds.replays import MINESWEEPER_LEGEND, Timeline
-from ..models import Game, Room
+from ..store.models import Game, Room
+from . import history
 from .preview_image import PARTS_SHOWN, Picture, png
 from .preview_tags import words_of
 from .preview_words import Page
@@ -108,7 +108,7 @@ def answer(request: HttpRequest, room: Room, game: Game, page: Page) -> HttpResp
     return response
 
 
-@require_GET
+@require_safe
 def room_picture(request: HttpRequest, code: str) -> HttpResponse:
     """The current game's picture, for the room and watch pages' tags."""
     room = find_room(code)
@@ -118,7 +118,7 @@ def room_picture(request: HttpRequest, code: str) -> HttpResponse:
     return answer(request, room, game, Page.WATCH)
 
 
-@require_GET
+@require_safe
 def replay_picture(request: HttpRequest, code: str, number: int) -> HttpResponse:
     """A game's picture at `?move=N` (the last move without it), for the replay page's tags."""
     room = find_room(code)

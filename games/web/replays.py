@@ -12,6 +12,7 @@ ends that is the public board only, never a mine.
 import bisect
 import hashlib
 import json
+import re
 import time
 from typing import Any
 
@@ -21,13 +22,13 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
-from .. import history
 from ..kinds import kind_of
 from ..kinds.replays import Step, Timeline, clock, named_stats
 from ..limits import Decision, headers
-from ..models import ChatMessage, Game, Room
+from ..store.models import ChatMessage, Game, Room
+from . import history
 from .preview_tags import tags
 from .preview_words import Page
 from .room_limit import too_many_builds
@@ -51,13 +52,15 @@ class BadMove(ValueError):
 
 
 def position(request: HttpRequest, timeline: Timeline) -> int:
-    """The asked move (`?move=N`), or the last one."""
+    """The asked move (`?move=N`), or the last one. A whole number past either end opens at that
+    end: a link shared while the game was shorter, or typed by hand (`?move=999`), had answered
+    400 (issue 35); only what is no whole number (`abc`, `1.5`) is refused (docs/api.md)."""
     raw = request.GET.get("move")
     if raw is None or raw == "":
         return timeline.moves
-    if not raw.isdecimal() or int(raw) > timeline.moves:
+    if len(raw) > 20 or not re.fullmatch(r"-?[0-9]+", raw):
         raise BadMove(f"move must be a whole number from 0 to {timeline.moves}, not {raw[:20]!r}.")
-    return int(raw)
+    return min(max(int(raw), 0), timeline.moves)
 
 
 def board_html(timeline: Timeline, k: int, cell_class: str) -> SafeString:
@@ -213,7 +216,7 @@ def _too_many(response: HttpResponse, decision: Decision) -> HttpResponse:
     return response
 
 
-@require_GET
+@require_safe
 def replay(request: HttpRequest, code: str, number: int) -> HttpResponse:
     room = find_room(code)
     game = None if room is None else room.games.filter(number=number).first()
@@ -312,7 +315,7 @@ _chunks: LRUCache[str, bytes] = LRUCache(CHUNKS_KEPT)
 viewers of one game ask for the same ones. At most about 150 kB each, some 10 MB in all."""
 
 
-@require_GET
+@require_safe
 def replay_chunk(request: HttpRequest, code: str, number: int, first: int) -> HttpResponse:
     """One chunk of a game's timeline (`chunk`, with its entries), as `replay.js` asks for it
     when the viewer goes past the moves the page carried. A finished game's never change, so
@@ -364,7 +367,7 @@ def _current_number(room: Room) -> int | None:
     return room.games.order_by("-number").values_list("number", flat=True).first()
 
 
-@require_GET
+@require_safe
 def rewind(request: HttpRequest, code: str) -> HttpResponse:
     """The game under way, from its first move: the room page's "Rewind" opens it."""
     room = find_room(code)
@@ -374,12 +377,12 @@ def rewind(request: HttpRequest, code: str) -> HttpResponse:
     return redirect("replay", code=room.code, number=number)
 
 
-@require_GET
+@require_safe
 def records(request: HttpRequest) -> HttpResponse:
     return render(request, "games/records.html", {"boards": history.records()})
 
 
-@require_GET
+@require_safe
 def room_history(request: HttpRequest, code: str) -> HttpResponse:
     """The room's past games, for the room page's list to refresh itself."""
     room = find_room(code)

@@ -12,12 +12,12 @@ from django.conf import settings
 from django.http import HttpRequest
 
 from ..limits import Decision, Limit, Reservation, Shared
-from ..live.flood import address_key
+from ..protocol.flood import address_key
 
 
 def client_address(request: HttpRequest) -> str:
-    """The peer address as limits count it (`address_key`: an IPv6 /64 is one); Daphne's
-    --proxy-headers already puts the proxy's X-Forwarded-For here."""
+    """The peer address as limits count it (`address_key`: an IPv6 /64 is one); behind a proxy
+    in TRUSTED_PROXIES, its X-Forwarded-For's (config/asgi.py puts it here)."""
     return address_key(request.META.get("REMOTE_ADDR") or "unknown")
 
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import previews, replays, views
+from . import previews, profile, replays, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -26,4 +26,5 @@ urlpatterns = [
     path("r/<str:code>/rewind/", replays.rewind, name="rewind"),
     path("r/<str:code>/history/", replays.room_history, name="room_history"),
     path("records/", replays.records, name="records"),
+    path("@/<str:username>/", profile.player_profile, name="profile"),
 ]

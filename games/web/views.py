@@ -9,14 +9,15 @@ from typing import Any
 from django.db.models import Count, OuterRef, Q, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from .. import history, host, host_view, services
+from ..broadcast import host_view
 from ..kinds import KINDS, kind_for, kind_of
 from ..kinds.table import GameKind
 from ..limits import Decision, headers
-from ..models import Game, Player, Room, is_room_code
-from . import on_now
+from ..rooms import host, joining, nicknames
+from ..store.models import Game, Player, Room, is_room_code
+from . import history, on_now
 from .forms import NicknameForm
 from .preview_tags import tags
 from .preview_words import Page
@@ -49,7 +50,7 @@ def find_room(code: str) -> Room | None:
 
 
 def seat_of(request: HttpRequest, room: Room) -> Player | None:
-    return services.find_player(room, request.session.get("players", {}).get(room.code))
+    return joining.find_player(room, request.session.get("players", {}).get(room.code))
 
 
 def account_of(request: HttpRequest) -> Any:
@@ -68,7 +69,7 @@ def as_account(request: HttpRequest, data: Any) -> Any:
     return data
 
 
-@require_GET
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "games/home.html", home_context(request))
 
@@ -97,17 +98,29 @@ GAME_STATUS = dict(Game.Status.choices)
 
 def live_rooms_context() -> dict[str, object]:
     """The public rooms someone is in, newest first, in one query however many there are
-    (each room's current game's status comes with it)."""
-    status = Game.objects.filter(room=OuterRef("pk")).order_by("-number").values("status")[:1]
-    rooms = (
+    (each room's current game's status comes with it), and "On now"'s watching count
+    (`on_now_watching`, None when none is shown) read in the same query: the panel's pick is
+    kept a second per process and its words redrawn every 30 s, so a count of its own had read
+    "1 watching" beside the list's "2 watching" (issue 35). The featured room's row comes with
+    the list's even when the list is too long to show it."""
+    featured = on_now.featured()
+    code = None if featured is None else featured.code
+    online = Count("players", filter=Q(players__connections__gt=0))
+    shown = (
         Room.objects.filter(is_public=True)
-        .annotate(
-            online=Count("players", filter=Q(players__connections__gt=0)),
-            status=Subquery(status),
-        )
+        .annotate(online=online)
         .filter(Q(online__gt=0) | Q(spectators__gt=0))
-        .order_by("-created_at")[:LIVE_ROOMS_SHOWN]
+        .order_by("-created_at")
+        .values("pk")[:LIVE_ROOMS_SHOWN]
     )
+    status = Game.objects.filter(room=OuterRef("pk")).order_by("-number").values("status")[:1]
+    rows = list(
+        Room.objects.filter(Q(pk__in=shown) | Q(code=code, is_public=True))
+        .annotate(online=online, status=Subquery(status))
+        .order_by("-created_at")
+    )
+    pick = next((room for room in rows if room.code == code), None)
+    listed = [room for room in rows if room.online or room.spectators][:LIVE_ROOMS_SHOWN]
     return {
         "live_rooms": [
             (
@@ -116,8 +129,9 @@ def live_rooms_context() -> dict[str, object]:
                 kind_label(room.kind),
                 _describe(room.kind, room.settings),
             )
-            for room in rooms
-        ]
+            for room in listed
+        ],
+        "on_now_watching": pick.spectators if pick and pick.spectator_count_shown else None,
     }
 
 
@@ -132,16 +146,21 @@ def _describe(kind_name: str, settings: dict[str, object]) -> str:
     return "" if kind is None else kind.rendering.describe_settings(settings)
 
 
-@require_GET
+@require_safe
 def live_rooms(request: HttpRequest) -> HttpResponse:
-    return render(request, "games/home.html#live_rooms", live_rooms_context())
+    return render(request, "games/home.html#live_rooms", {**live_rooms_context(), "oob": True})
 
 
-@require_GET
+@require_safe
 def on_now_panel(request: HttpRequest) -> HttpResponse:
     """The "On now" panel alone: the home page asks again when its game is over (or, with
     nothing live, now and then), and takes it only when the pick changed."""
-    return render(request, "games/home.html#on_now", {"on_now": on_now.featured()})
+    watching = live_rooms_context()["on_now_watching"]  # the list's count, read with it
+    return render(
+        request,
+        "games/home.html#on_now",
+        {"on_now": on_now.featured(), "on_now_watching": watching},
+    )
 
 
 TOO_MANY_ROOMS = (
@@ -175,14 +194,14 @@ def create_room(request: HttpRequest) -> HttpResponse:
             )
         data = form.cleaned_data
         try:  # the room and its creator's seat together: a refused name leaves no room
-            room, player = services.open_room(
+            room, player = joining.open_room(
                 kind.name,
                 data["settings"],
                 data["nickname"],
                 is_public=data["is_public"],
                 account=account_of(request),
             )
-        except services.NicknameError as error:
+        except nicknames.NicknameError as error:
             form.add_error("nickname", str(error))
             return render(
                 request, "games/home.html", home_context(request, kind.name, form), status=400
@@ -216,7 +235,7 @@ WATCHER_COOKIE_SECONDS = 30 * 24 * 3600
 
 
 def admitted(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """A room page for a browser the host has not kicked (`games.host`): a kicked seat's
+    """A room page for a browser the host has not kicked (`games.rooms.host`): a kicked seat's
     session, or a kicked spectator's `watcher` cookie, gets a 403 page saying when to come back.
     Every browser gets its `watcher` cookie here, by which the host can kick a spectator."""
 
@@ -225,7 +244,7 @@ def admitted(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         watcher = request.COOKIES.get(host.COOKIE) or secrets.token_urlsafe(16)
         kicked = (
             host.seat_kicked(seat_of(request, room))
-            or host.seat_kicked(services.account_seat(room, account_of(request)))
+            or host.seat_kicked(joining.account_seat(room, account_of(request)))
             or host.spectator_kicked(room, host.handle(room.code, watcher))
         )
         if kicked is not None:
@@ -249,7 +268,7 @@ def admitted(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
 TOO_MANY_JOINS = "Slow down: that's a lot of rooms joined from you in one minute. Wait a moment."
 
 
-@require_GET
+@require_safe
 @with_room
 @admitted
 def room(request: HttpRequest, room: Room) -> HttpResponse:
@@ -284,14 +303,14 @@ def take_seat(request: HttpRequest, room: Room, form: NicknameForm) -> Player | 
             form.add_error(None, TOO_MANY_JOINS)
             return too_many(join_page(request, room, form, status=200), reservation.decision)
         try:
-            player = services.join_room(room, nickname, account_of(request))
-        except services.SeatKicked as error:
+            player = joining.join_room(room, nickname, account_of(request))
+        except joining.SeatKicked as error:
             reason = host.kicked_text(error.until.timestamp())
             return render(request, "games/kicked.html", {"reason": reason}, status=403)
-        except services.NicknameError as error:
+        except nicknames.NicknameError as error:
             form.add_error("nickname", str(error))
             return join_page(request, room, form)
-        except services.RoomFull as error:
+        except joining.RoomFull as error:
             form.add_error(None, str(error))
             return join_page(request, room, form, status=409)
         reservation.keep()
@@ -302,14 +321,14 @@ def take_seat(request: HttpRequest, room: Room, form: NicknameForm) -> Player | 
 def join_page(
     request: HttpRequest, room: Room, form: NicknameForm, status: int = 400
 ) -> HttpResponse:
-    taken = services.seats_taken(room)
+    taken = joining.seats_taken(room)
     context = {
         "room": room,
         "form": form,
         "kind_label": kind_label(room.kind),
         "seats_taken": taken,
         # Past the cap a name gets no seat at all; in a two-sided room it still joins the talk.
-        "may_join": taken is None or services.join_refusal(room) is None,
+        "may_join": taken is None or joining.join_refusal(room) is None,
         # The name this browser used last: one click (or Enter) on "Join game" takes the seat.
         "remembered": not form.is_bound and bool(form.initial.get("nickname")),
         # A chat app's crawler lands here (no session): the link's preview, and no seat taken.
@@ -318,7 +337,7 @@ def join_page(
     return render(request, "games/join.html", context, status=status)
 
 
-@require_GET
+@require_safe
 @with_room
 @admitted
 def watch(request: HttpRequest, room: Room) -> HttpResponse:
@@ -342,7 +361,7 @@ def render_room(request: HttpRequest, room: Room, player: Player | None) -> Http
     return render(request, rendering.page_template, context)
 
 
-@require_GET
+@require_safe
 def healthz(request: HttpRequest) -> HttpResponse:
     """For load balancers and compose health checks: the process answers and the database too."""
     Room.objects.exists()

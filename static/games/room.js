@@ -129,6 +129,21 @@
       lean.last = { x, y, state };
     }
   });
+  // A board over 1,000 cells comes compact (render.py's COMPACT_CELLS: a 50×50 page had been
+  // 416 KB): its cells carry the markup contract and their class only; their label, tabindex
+  // and type are restored here from their data, as the server writes them on smaller boards.
+  function completeCells() {
+    const b = board();
+    if (!b || !b.hasAttribute("data-compact")) return;
+    for (const cell of b.querySelectorAll(".cell:not([aria-label])")) {
+      const { x, y, state, count } = cell.dataset;
+      cell.setAttribute("aria-label", cellLabel(+x, +y, state, count));
+      if (!cell.hasAttribute("tabindex")) cell.setAttribute("tabindex", "-1");
+      cell.type = "button";
+    }
+  }
+  completeCells();
+
   function afterLean() {
     if (!lean) return;
     const { name, seat, flags, revealed, last } = lean;
@@ -150,6 +165,7 @@
 
   // After every message (live.js has already checked its version and updated the board's data).
   function afterMessage(event) {
+    completeCells();
     afterLean();
     afterPending(event?.detail?.message || "");
     sizeBoard();

@@ -1,4 +1,4 @@
-// Pings and reactions (games/live/signals.py) on every room page: each arrives as an element in
+// Pings and reactions (games/rooms/signals.py) on every room page: each arrives as an element in
 // #signals (class="ping" or "reaction", data-seat...), is shown for a few seconds (a ping pulses
 // on its cell in the pinger's colour, a reaction sits beside the sender's name in the roster and
 // on their pointer, in place of its initial) and is said once in #signal-news. Moves swap cells

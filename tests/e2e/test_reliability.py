@@ -21,7 +21,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from games.engine import minesweeper as engine
-from games.live.flood import FLOOD_REASON
+from games.protocol.flood import FLOOD_REASON
 from tests import servers
 from tests.conftest import skip_or_fail
 from tests.e2e.conftest import EXPECTED_CONSOLE_ERRORS, screenshot

@@ -8,10 +8,13 @@ htmx reconnects after, with the same capped full-jitter backoff.
 """
 
 import asyncio
+import base64
 import contextlib
 import json
+import os
 import random
 import re
+import socket
 import time
 import urllib.error
 import urllib.request
@@ -112,6 +115,29 @@ def api(
         with contextlib.suppress(ValueError):
             return error.code, json.loads(text)
         return error.code, text
+
+
+def raw_websocket(base_url: str, path: str, source: str = "") -> socket.socket:
+    """A websocket opened by hand on a plain socket, for frames no client library sends (a
+    flood of pings); `source` an `X-Forwarded-For` address (a server with `--proxy-headers`
+    takes it as the client's). Returns once the response's headers are read, nothing more."""
+    host, port = base_url.removeprefix("http://").rsplit(":", 1)
+    client = socket.create_connection((host, int(port)), timeout=TIMEOUT)
+    key = base64.b64encode(os.urandom(16)).decode()
+    forwarded = f"X-Forwarded-For: {source}\r\n" if source else ""
+    client.sendall(
+        (
+            f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+            f"Origin: {base_url}\r\n{forwarded}\r\n"
+        ).encode()
+    )
+    response = b""
+    while b"\r\n\r\n" not in response:
+        response += client.recv(1)  # one byte at a time: stop right after the headers
+    assert response.startswith(b"HTTP/1.1 101"), response
+    return client
 
 
 def reconnect_delay(retries: int) -> float:

@@ -27,7 +27,7 @@ MOVES_BURST = 12
 slowly the machine answers."""
 JOINS = 4
 CHAT_LINES = 5
-"""`games.chat.PER_SENDER`: a burst of 5 in 10 s (the test sends its lines within that)."""
+"""`games.rooms.chat.PER_SENDER`: a burst of 5 in 10 s (the test sends its lines within that)."""
 
 
 def reachable(url: str) -> bool:

@@ -6,6 +6,7 @@ limits count (X-Forwarded-For), the scheme behind SSL redirects and secure cooki
 """
 
 import asyncio
+import json
 import time
 import urllib.error
 import urllib.request
@@ -40,9 +41,10 @@ def database_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
 
 
 def daphne(database_env: dict[str, str], folder: Path, **overrides: str) -> Daphne:
-    """The Dockerfile's Daphne command (with --proxy-headers) on this test's settings; fresh
+    """The Dockerfile's Daphne command on this test's settings; fresh
     rate-limit counters each time (server_env gives every server a cache prefix of its own)."""
-    env = servers.server_env(**{**database_env, **overrides})
+    fresh = {"CACHE_KEY_PREFIX": servers.unique_name("edge")}  # database_env's is the module's
+    env = servers.server_env(**{**database_env, **fresh, **overrides})
     return Daphne(env, folder / "daphne.log", options=dockerfile_daphne_options())
 
 
@@ -74,28 +76,82 @@ def wait_for_a_fresh_window(needed: float = 15) -> None:
         time.sleep(left + 0.1)  # bounded: at most `needed` seconds
 
 
+LIMITS = {
+    "ROOMS_PER_MINUTE": str(ROOMS_PER_MINUTE),
+    "RATE_WINDOW_SECONDS": str(RATE_WINDOW_SECONDS),
+}
+
+
+def rooms_claiming_addresses(url: str) -> list[int]:
+    """One more room than the limit, each request claiming another address."""
+    wait_for_a_fresh_window()
+    return [
+        fetch(
+            f"{url}/api/rooms",
+            {"Content-Type": "application/json", "X-Forwarded-For": f"10.9.{n}.1"},
+            b'{"preset": "beginner"}',
+        )[0]
+        for n in range(ROOMS_PER_MINUTE + 1)
+    ]
+
+
 def test_a_spoofed_forwarded_for_does_not_escape_the_room_limit(database_env, tmp_path):
-    """Each request claims another address; nginx replaces the claim with the peer's, so the
-    eleventh room in a minute is refused (before: 30 of 30 were created)."""
+    """Each request claims another address; nginx, the trusted proxy (as in compose), replaces
+    the claim with the peer's, so the eleventh room in a minute is refused (before: 30 of 30
+    were created)."""
     with (
-        daphne(
-            database_env,
-            tmp_path,
-            ROOMS_PER_MINUTE=str(ROOMS_PER_MINUTE),
-            RATE_WINDOW_SECONDS=str(RATE_WINDOW_SECONDS),
-        ) as app,
+        daphne(database_env, tmp_path, TRUSTED_PROXIES="127.0.0.1", **LIMITS) as app,
         Nginx([app.port], tmp_path / "nginx.log") as proxy,
     ):
-        wait_for_a_fresh_window()
-        codes = [
-            fetch(
-                f"{proxy.url}/api/rooms",
-                {"Content-Type": "application/json", "X-Forwarded-For": f"10.9.{n}.1"},
-                b'{"preset": "beginner"}',
-            )[0]
-            for n in range(ROOMS_PER_MINUTE + 1)
-        ]
+        codes = rooms_claiming_addresses(proxy.url)
     assert codes == [201] * ROOMS_PER_MINUTE + [429], proxy.log_tail()
+
+
+def test_a_daphne_reached_directly_believes_forwarded_for_only_from_trusted_proxies(
+    database_env, tmp_path
+):
+    """The image's command exposed without nginx: a client's X-Forwarded-For is not believed
+    (before, with --proxy-headers: 12 rooms against a limit of 10), a TRUSTED_PROXIES peer's is."""
+    with daphne(database_env, tmp_path / "direct", **LIMITS) as app:
+        direct = rooms_claiming_addresses(app.url)
+    with daphne(
+        database_env, tmp_path / "trusting", TRUSTED_PROXIES="127.0.0.0/8", **LIMITS
+    ) as app:
+        trusting = rooms_claiming_addresses(app.url)
+    assert direct == [201] * ROOMS_PER_MINUTE + [429]
+    assert trusting == [201] * (ROOMS_PER_MINUTE + 1)
+
+
+def answer(url: str, headers: dict[str, str] | None = None, body: bytes | None = None):
+    """(status, Content-Type, body text)."""
+    request = urllib.request.Request(url, data=body, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=15) as response:
+            return response.status, response.headers["Content-Type"], response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers["Content-Type"], error.read().decode()
+
+
+def test_nginx_answers_its_own_errors_under_the_api_in_json(database_env, tmp_path):
+    """nginx takes bodies up to the app's own limit (2.5 MB; it refused past 64 KiB with an HTML
+    413), and its own errors under /api/ (a body past that, no process answering) are JSON like
+    the app's; pages keep nginx's HTML."""
+    json_body = {"Content-Type": "application/json"}
+    padded = b'{"preset": "beginner", "padding": "' + b"x" * 100_000 + b'"}'
+    with (
+        daphne(database_env, tmp_path) as app,
+        Nginx([app.port], tmp_path / "nginx.log") as proxy,
+    ):
+        past_64k = answer(f"{proxy.url}/api/rooms", json_body, padded)
+        too_big = answer(f"{proxy.url}/api/rooms", json_body, b"[" + b"0," * 1_400_000 + b"0]")
+    with Nginx([servers.free_port()], tmp_path / "down.log") as proxy:  # nothing listens there
+        down = answer(f"{proxy.url}/api/rooms/abc")
+        page = answer(f"{proxy.url}/")
+    assert past_64k[0] == 400 and "padding" in json.loads(past_64k[2])["error"]
+    assert too_big[:2] == (413, "application/json")
+    assert json.loads(too_big[2]) == {"error": "The body is too large: at most 2,621,440 bytes."}
+    assert down[:2] == (502, "application/json") and json.loads(down[2])["error"]
+    assert page[0] == 502 and page[1].startswith("text/html")
 
 
 def test_forms_work_through_the_proxy_on_any_port(database_env, tmp_path):

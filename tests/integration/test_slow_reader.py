@@ -21,7 +21,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from games.live.flood import SPECTATOR_MESSAGES
+from games.protocol.flood import SPECTATOR_MESSAGES
 from tests import servers
 from tests.conftest import skip_or_fail
 from tests.servers import Daphne

@@ -3,8 +3,10 @@ that overrides `room` (a Flags or tic-tac-toe room) gets `ana` and `bo` seated i
 
 import pytest
 
-from games import chat, log_limit, services
-from games.live import autoplay, flood, hints, rosters
+from games import log_limit
+from games.live import rosters
+from games.protocol import flood
+from games.rooms import autoplay, chat, hints, joining
 
 from .helpers import make_room
 
@@ -38,9 +40,9 @@ def room():
 
 @pytest.fixture
 def ana(room):
-    return services.join_room(room, "Ana")
+    return joining.join_room(room, "Ana")
 
 
 @pytest.fixture
 def bo(room):
-    return services.join_room(room, "Bo")
+    return joining.join_room(room, "Bo")

@@ -1,15 +1,15 @@
 """Flags rooms for tests: made through the services, with the mines read from the stored game
 (the state keeps the whole layout; tests may look, players never can)."""
 
-from games import services
 from games.engine import flags as engine
 from games.kinds.flags import rules
-from games.models import Game, Room
+from games.rooms import joining
+from games.store.models import Game, Room
 
 
 def make_flags_room(x: str = "human", o: str = "human", mines: int = 51, **options) -> Room:
     settings = rules.validate_settings(x, o, mines, options.pop("turn_seconds", 0))
-    return services.create_room("flags", settings, **options)
+    return joining.create_room("flags", settings, **options)
 
 
 def current(room: Room) -> Game:

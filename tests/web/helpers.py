@@ -5,22 +5,37 @@ import re
 from types import MappingProxyType
 from typing import Any
 
+from autobahn.twisted.websocket import WebSocketServerFactory
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from daphne.ws_protocol import WebSocketProtocol
+from twisted.internet.testing import StringTransport
 
 from config.asgi import application
-from games import services
 from games.engine import minesweeper as engine
 from games.kinds.minesweeper import rules as minesweeper
-from games.models import Game, Player, Room
+from games.rooms import joining
+from games.store.models import Game, Player, Room
 from tests.conftest import ORIGIN, session_cookie
 
 TIMEOUT = 15  # generous: only a failing test waits this long, and CI machines get busy
 
 
+def open_socket() -> tuple[WebSocketProtocol, StringTransport]:
+    """A Daphne websocket as after its handshake, writing into memory."""
+    protocol = WebSocketProtocol()
+    protocol.factory = WebSocketServerFactory()
+    wire = StringTransport()
+    protocol.makeConnection(wire)
+    protocol.state = WebSocketProtocol.STATE_OPEN
+    protocol.inside_message, protocol.current_frame = False, None  # as the handshake leaves them
+    protocol.closeHandshakeTimeout = 0  # no timer left on the reactor
+    return protocol, wire
+
+
 def make_room(width: int = 9, height: int = 9, mines: int = 10, **options) -> Room:
     settings = minesweeper.validate_settings(width, height, mines, options.pop("no_guess", False))
-    return services.create_room("minesweeper", settings, **options)
+    return joining.create_room("minesweeper", settings, **options)
 
 
 def current(room: Room) -> Game:
@@ -162,7 +177,7 @@ async def two_seats_and_a_watcher(room: Room, ana: Player, bo: Player) -> tuple:
 async def seats_taken_and_watched(room: Room, ana: Player, bo: Player) -> list:
     """A two-sided room's sockets, connected and settled: Ana's and Bo's (seated), Cy's (who
     joins now and has no seat, so is counted with the spectators) and a spectator's."""
-    cy = await database_sync_to_async(services.join_room)(room, "Cy")
+    cy = await database_sync_to_async(joining.join_room)(room, "Cy")
     sockets = [await connect(room, ana), await connect(room, bo), await connect(room, cy)]
     sockets.append(await connect(room, watch=True))
     await settle(*sockets, online=3, watching=2)

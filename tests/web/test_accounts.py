@@ -10,12 +10,13 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.test import Client
 
-from games import bot_events, host, services
+from games.broadcast import bot_events
 from games.kinds import kind_of
-from games.messages import HostCommand
 from games.models import Game, Player
 from games.players import accounts
 from games.players.models import ApiToken
+from games.protocol.messages import HostCommand
+from games.rooms import dispatch, host, joining
 
 from .helpers import make_room, signed_in
 
@@ -172,7 +173,7 @@ def test_a_password_is_changed_through_the_validators():
 
 def test_a_signed_in_invitee_is_offered_one_click_and_a_get_seats_nobody():
     room = make_room()
-    services.join_room(room, "Hana")  # the guest who invited
+    joining.join_room(room, "Hana")  # the guest who invited
     browser, user = signed_in("Ivy_i")
 
     page = browser.get(f"/r/{room.code}/")
@@ -188,7 +189,7 @@ def test_a_signed_in_invitee_is_offered_one_click_and_a_get_seats_nobody():
 
 def test_the_api_and_snapshots_name_the_account_and_null_for_guests(client):
     room = make_room()
-    services.join_room(room, "Guest")
+    joining.join_room(room, "Guest")
     browser, _ = signed_in("Jo_j")
     browser.post(f"/r/{room.code}/join/")
 
@@ -201,7 +202,7 @@ def test_the_api_and_snapshots_name_the_account_and_null_for_guests(client):
 
 def test_the_roster_tags_guests_and_not_accounts():
     room = make_room()
-    services.join_room(room, "Guest")
+    joining.join_room(room, "Guest")
     browser, _ = signed_in("Kit_k")
     browser.post(f"/r/{room.code}/join/")
 
@@ -225,9 +226,9 @@ def test_a_signed_in_creator_sits_under_their_username():
 
 def test_a_kick_binds_to_the_account_not_the_cookie():
     room = make_room()
-    hosting = services.join_room(room, "Hana")
+    hosting = joining.join_room(room, "Hana")
     _, user = signed_in("Mo_m")
-    kicked = services.join_room(room, "Mo_m", user)
+    kicked = joining.join_room(room, "Mo_m", user)
     host.apply(room, hosting, HostCommand("kick", seat=kicked.number))
 
     fresh = Client()  # a new browser: no session, no watcher cookie
@@ -242,12 +243,12 @@ def test_a_kick_binds_to_the_account_not_the_cookie():
 
 def test_a_muted_account_comes_back_muted_in_its_own_seat():
     room = make_room()
-    hosting = services.join_room(room, "Hana")
+    hosting = joining.join_room(room, "Hana")
     _, user = signed_in("Nat_n")
-    seat = services.join_room(room, "Nat_n", user)
+    seat = joining.join_room(room, "Nat_n", user)
     host.apply(room, hosting, HostCommand("mute", seat=seat.number))
 
-    again = services.join_room(room, "Nat_n", user)
+    again = joining.join_room(room, "Nat_n", user)
 
     assert again.pk == seat.pk and again.muted
 
@@ -319,9 +320,9 @@ def test_token_requests_are_locked_out_at_the_limit_as_json(client):
 
 def test_a_kicked_account_is_refused_by_the_api_join(client):
     room = make_room()
-    hosting = services.join_room(room, "Hana")
+    hosting = joining.join_room(room, "Hana")
     user = accounts.sign_up("Rex_r", PASSWORD)
-    seat = services.join_room(room, "Rex_r", user)
+    seat = joining.join_room(room, "Rex_r", user)
     host.apply(room, hosting, HostCommand("kick", seat=seat.number))
     token = accounts.issue_token(user)
 
@@ -375,7 +376,7 @@ def finish_won(room, seat):
 def test_a_profile_shows_games_played_won_and_their_replays(client):
     room = make_room()
     _, user = signed_in("Uma_u")
-    seat = services.join_room(room, "Uma_u", user)
+    seat = joining.join_room(room, "Uma_u", user)
     game = finish_won(room, seat)
 
     page = client.get("/@/Uma_u/").content.decode()
@@ -397,16 +398,16 @@ def test_a_signed_in_seats_move_reads_nothing_more_than_a_guests():
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from games.messages import CellMove
+    from games.protocol.messages import CellMove
 
     from .helpers import hidden_cells
 
     room = make_room()
     user = accounts.sign_up("Vi_v", PASSWORD)
-    seat = services.join_room(room, "Vi_v", user)
-    services.play(room, seat, CellMove("reveal", 4, 4))
+    seat = joining.join_room(room, "Vi_v", user)
+    dispatch.play(room, seat, CellMove("reveal", 4, 4))
     x, y = hidden_cells(room)[0]
     with CaptureQueriesContext(connection) as queries:
-        services.play(room, seat, CellMove("flag", x, y))
+        dispatch.play(room, seat, CellMove("flag", x, y))
     reads = [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith("SELECT")]
     assert reads == [], reads

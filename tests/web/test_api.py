@@ -4,7 +4,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from games.engine import minesweeper as engine
-from games.models import Game, Room
+from games.store.models import Game, Room
 
 from .flags_helpers import safe
 from .helpers import cell_states, connect, receive_until
@@ -61,7 +61,7 @@ def test_custom_sizes_and_their_limits(client):
         ),
         ({"width": 40, "height": 1, "mines": 1}, "height"),
         ({"width": 9, "height": 9, "mines": 81}, "takes 1 to 72"),
-        ({"width": 9, "height": 9}, "takes 1 to 72"),
+        ({"width": 9, "height": 9}, "mines missing"),
         ({"preset": "huge"}, "preset"),
         ({"game": "chess"}, "game"),
         ({"width": "nine", "height": 9, "mines": 10}, "width"),

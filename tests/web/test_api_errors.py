@@ -9,8 +9,8 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
-from games import services
-from games.models import Room
+from games.rooms import joining
+from games.store.models import Room
 
 from .helpers import TIMEOUT, make_room
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def code():
     room = make_room()
-    services.join_room(room, "Ana")
+    joining.join_room(room, "Ana")
     return room.code
 
 
@@ -69,7 +69,7 @@ def test_the_websocket_path_over_http_is_a_404_not_a_500(client, code):
 
 async def test_the_room_socket_without_its_slash_opens_the_room():
     room = await sync_to_async(make_room)()
-    robo = await sync_to_async(services.join_room)(room, "Robo")
+    robo = await sync_to_async(joining.join_room)(room, "Robo")
     socket = WebsocketCommunicator(
         application,
         f"/ws/r/{room.code}",
@@ -93,7 +93,7 @@ async def test_any_other_websocket_path_closes_with_4404(path):
 
 
 def test_an_unknown_action_on_moves_lists_only_what_moves_takes(client, code):
-    token = services.join_room(Room.objects.get(code=code), "Bo").token
+    token = joining.join_room(Room.objects.get(code=code), "Bo").token
     for action in ("dance", "hover"):
         answer = client.post(
             f"/api/rooms/{code}/moves",

@@ -3,10 +3,10 @@ answer within the same request."""
 
 import pytest
 
-from games import services
 from games.engine import minesweeper as engine
 from games.kinds.minesweeper import rules
-from games.models import Game, Move, Room
+from games.rooms import computers
+from games.store.models import Game, Move, Room
 
 from .helpers import fifty_fifty
 
@@ -156,4 +156,4 @@ def test_computer_against_computer_plays_to_the_end_when_created(client):
     game = game_of(room["code"])
     assert Move.objects.filter(game=game, player=None).count() == game.version == state["version"]
     assert game.state.get("winner") != "X"  # random never beats perfect
-    assert services.play_computer_turns(Room.objects.get(code=room["code"])) == []
+    assert computers.play_computer_turns(Room.objects.get(code=room["code"])) == []

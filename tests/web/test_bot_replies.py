@@ -9,8 +9,8 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
-from games import services
 from games.kinds.race import rules as race_rules
+from games.rooms import joining
 
 from .helpers import make_room, send
 from .test_bot_sockets import bot, event
@@ -30,8 +30,8 @@ async def events(socket: WebsocketCommunicator, *kinds: str) -> dict[str, dict[s
 
 async def test_a_move_is_acknowledged_with_its_id_and_its_event_names_the_mover():
     room = await sync_to_async(make_room)(16, 16, 40)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    robo = await sync_to_async(services.join_room)(room, "Robo")
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    robo = await sync_to_async(joining.join_room)(room, "Robo")
     socket = await bot(room, robo.token)
     snapshot = await event(socket, "snapshot")
     assert {"name": "Robo", "seat": robo.number, "online": False} in snapshot["players"]
@@ -68,7 +68,7 @@ async def test_a_move_is_acknowledged_with_its_id_and_its_event_names_the_mover(
 
 async def test_a_stale_new_game_is_acknowledged_with_the_current_game():
     room = await sync_to_async(make_room)(9, 9, 10)
-    robo = await sync_to_async(services.join_room)(room, "Robo")
+    robo = await sync_to_async(joining.join_room)(room, "Robo")
     socket = await bot(room, robo.token)
     await event(socket, "snapshot")
     await send(socket, action="new_game", game=1, id=1)
@@ -81,8 +81,8 @@ async def test_a_stale_new_game_is_acknowledged_with_the_current_game():
 
 async def test_a_hint_is_answered_to_its_asker_and_told_to_every_bot():
     room = await sync_to_async(make_room)(16, 16, 40)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    robo = await sync_to_async(services.join_room)(room, "Robo")
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    robo = await sync_to_async(joining.join_room)(room, "Robo")
     socket, other = await bot(room, robo.token), await bot(room, ana.token)
     for communicator in (socket, other):
         await event(communicator, "snapshot")
@@ -102,8 +102,8 @@ async def test_a_hint_is_answered_to_its_asker_and_told_to_every_bot():
 
 async def test_seating_the_solver_bot_in_a_race_lobby_is_answered_and_shown():
     settings = race_rules.validate_settings(9, 9, 10, True, spectator_delay=0)
-    room = await sync_to_async(services.create_room)("race", settings)
-    host = await sync_to_async(services.join_room)(room, "Ana")
+    room = await sync_to_async(joining.create_room)("race", settings)
+    host = await sync_to_async(joining.join_room)(room, "Ana")
     socket = await bot(room, host.token)
     assert (await event(socket, "snapshot"))["bot"] is False
     await send(socket, action="add_bot", pace=1, id="bot")
@@ -121,4 +121,22 @@ async def test_seating_the_solver_bot_in_a_race_lobby_is_answered_and_shown():
     racers = {r["seat"]: r["name"] for r in race["racers"]}
     assert racers[host.number] == "Ana" and "Solver bot" in racers.values()
     assert race["you"]["name"] == "Ana"
+    await socket.disconnect()
+
+
+async def test_an_id_too_long_to_repeat_is_refused_by_name_and_nothing_is_played():
+    """An `id` the reply cannot repeat (over 64 characters, or not a string or integer) used to
+    be dropped from the reply in silence: a bot matching replies by `id` waited for ever."""
+    room = await sync_to_async(make_room)(9, 9, 10)
+    robo = await sync_to_async(joining.join_room)(room, "Robo")
+    socket = await bot(room, robo.token)
+    await event(socket, "snapshot")
+    for too_long in ("x" * 65, 2**53, 1.5, {"n": 1}):
+        await send(socket, action="reveal", x=4, y=4, id=too_long)
+        refused = await event(socket)
+        assert refused["type"] == "error" and "id" not in refused
+        assert refused["error"].startswith('"id" must be a string of at most 64 characters')
+    assert (await sync_to_async(room.current_game)()).version == 0
+    await send(socket, action="reveal", x=4, y=4, id="x" * 64)
+    assert (await event(socket, "ack"))["id"] == "x" * 64
     await socket.disconnect()

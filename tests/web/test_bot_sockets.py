@@ -14,11 +14,10 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
-from games import services
 from games.kinds import KINDS, kind_of
 from games.kinds.table import COMPUTER_SEAT, Applied, Clock, PerSeatBoards
-from games.live import autoplay
-from games.models import Move, Room
+from games.rooms import autoplay, joining, playing
+from games.store.models import Move, Room
 
 from .helpers import TIMEOUT, connect, make_room, receive_until, send
 from .test_game_kinds import LIGHTS, LIGHTS_OUT, settings_from, snapshot_html
@@ -51,8 +50,8 @@ async def event(socket: WebsocketCommunicator, kind: str | None = None) -> dict[
 
 async def test_a_bot_plays_co_op_with_its_token_and_reads_json_events():
     room = await sync_to_async(make_room)(9, 9, 10)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    robo = await sync_to_async(services.join_room)(room, "Robo")
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    robo = await sync_to_async(joining.join_room)(room, "Robo")
     socket = await bot(room, robo.token)
     snapshot = await event(socket)
     assert snapshot["type"] == "snapshot" and snapshot["game"] == "minesweeper"
@@ -77,7 +76,7 @@ async def test_a_bot_plays_co_op_with_its_token_and_reads_json_events():
 
 async def test_a_bot_without_headers_uses_the_query_and_a_wrong_token_is_refused():
     room = await sync_to_async(make_room)(9, 9, 10)
-    robo = await sync_to_async(services.join_room)(room, "Robo")
+    robo = await sync_to_async(joining.join_room)(room, "Robo")
     socket = await bot(room, robo.token, how="query")
     assert (await event(socket))["type"] == "snapshot"
     await socket.disconnect()
@@ -95,9 +94,9 @@ async def test_a_bot_without_headers_uses_the_query_and_a_wrong_token_is_refused
 
 async def test_a_tictactoe_bot_sees_its_mark_and_gets_a_snapshot_of_each_new_game():
     settings = kind_of("tictactoe").options(game="tictactoe", o="human").settings()
-    room = await sync_to_async(services.create_room)("tictactoe", settings)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    robo = await sync_to_async(services.join_room)(room, "Robo")
+    room = await sync_to_async(joining.create_room)("tictactoe", settings)
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    robo = await sync_to_async(joining.join_room)(room, "Robo")
     socket = await bot(room, robo.token)
     first = await event(socket)
     assert first["you"] == "O" and first["board"] == ["...", "...", "..."]
@@ -124,9 +123,9 @@ def private_lights(monkeypatch):
 
 
 async def test_with_private_boards_only_the_movers_bot_gets_the_cells(private_lights):
-    room = await sync_to_async(services.create_room)(LIGHTS, settings_from({}))
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    bo = await sync_to_async(services.join_room)(room, "Bo")
+    room = await sync_to_async(joining.create_room)(LIGHTS, settings_from({}))
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    bo = await sync_to_async(joining.join_room)(room, "Bo")
     anas, bos = await bot(room, ana.token), await bot(room, bo.token)
     for socket in (anas, bos):
         await event(socket, "snapshot")
@@ -157,8 +156,8 @@ def blackout_at(when: float):
 async def test_a_kinds_clock_ticks_once_when_due_and_everyone_sees_it(monkeypatch):
     kind = replace(LIGHTS_OUT, clock=blackout_at(time.time() + 0.5))
     monkeypatch.setitem(KINDS, LIGHTS, kind)
-    room = await sync_to_async(services.create_room)(LIGHTS, settings_from({}))
-    ana = await sync_to_async(services.join_room)(room, "Ana")
+    room = await sync_to_async(joining.create_room)(LIGHTS, settings_from({}))
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
     page, watcher = await connect(room, ana), await connect(room, watch=True)
     robot = await bot(room, ana.token)
     await event(robot, "snapshot")
@@ -168,7 +167,7 @@ async def test_a_kinds_clock_ticks_once_when_due_and_everyone_sees_it(monkeypatc
     ticked = await event(robot, "move")
     assert ticked["version"] == 1 and ticked["status"] == "won"
     await autoplay.clock_idle(room)  # nothing more is due: the driver stopped by itself
-    assert await sync_to_async(services.tick)(room) is None  # a second process finds nothing
+    assert await sync_to_async(playing.tick)(room) is None  # a second process finds nothing
     log = Move.objects.filter(game__room=room).values_list("player", "seat", "action")
     assert await sync_to_async(list)(log) == [(None, COMPUTER_SEAT, "tick")]
     for socket in (page, watcher, robot):
@@ -186,9 +185,9 @@ async def test_a_clock_wake_up_during_the_drivers_read_is_not_lost(monkeypatch):
         tick=lambda state, params, now: lights_clock.tick(state, params, now),
     )
     monkeypatch.setitem(KINDS, LIGHTS, replace(LIGHTS_OUT, clock=clock))
-    room = await sync_to_async(services.create_room)(LIGHTS, settings_from({}))
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    loop, real_due, woken = asyncio.get_running_loop(), services.clock_due, threading.Event()
+    room = await sync_to_async(joining.create_room)(LIGHTS, settings_from({}))
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    loop, real_due, woken = asyncio.get_running_loop(), playing.clock_due, threading.Event()
 
     def read_then_wake(read: Room):
         """The real read, then the timer set and the driver woken before the read returns."""
@@ -199,7 +198,7 @@ async def test_a_clock_wake_up_during_the_drivers_read_is_not_lost(monkeypatch):
             assert woken.wait(TIMEOUT)
         return due
 
-    monkeypatch.setattr(services, "clock_due", read_then_wake)
+    monkeypatch.setattr(playing, "clock_due", read_then_wake)
     robot = await bot(room, ana.token)  # its connection starts the driver
     await event(robot, "snapshot")
     ticked = await event(robot, "move")

@@ -9,9 +9,9 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 
-from games import chat, services
 from games.kinds.race import rules
-from games.models import ChatMessage, Player, Room
+from games.rooms import chat, joining
+from games.store.models import ChatMessage, Player, Room
 
 from .helpers import (
     TIMEOUT,
@@ -142,7 +142,7 @@ async def test_the_room_limit_holds_whoever_talks(room, monkeypatch):
 
 
 def _fill(room: Room, count: int) -> None:
-    player = services.join_room(room, "Cy")
+    player = joining.join_room(room, "Cy")
     for n in range(count):
         chat._keep(room, None if n % 2 == 0 else player, f"old {n}")
 
@@ -223,7 +223,7 @@ async def test_racers_never_hear_the_spectators_while_the_race_runs_and_do_after
 
 
 def chat_lines(room: Room):
-    from games import chat_view
+    from games.broadcast import chat_view
 
     return chat_view.visible(room, player=True)
 
@@ -231,8 +231,8 @@ def chat_lines(room: Room):
 async def test_a_spectators_line_reaches_spectators_in_a_race_not_yet_started():
     """The lobby counts as the race: a line said there waits for its end all the same."""
     settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
-    room = await sync_to_async(services.create_room)("race", settings)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
+    room = await sync_to_async(joining.create_room)("race", settings)
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
     a, watcher = await connect(room, ana), await connect(room, watch=True)
     await send(watcher, action="chat", text="lobby talk")
     await receive_until(watcher, "lobby talk")
@@ -243,7 +243,7 @@ async def test_a_spectators_line_reaches_spectators_in_a_race_not_yet_started():
 
 
 async def test_a_muted_sender_hears_why_and_nobody_else_hears_anything(room, ana, bo):
-    """Muted by the host (`games.host`) after their socket opened: the mute is read fresh."""
+    """Muted by the host (`games.rooms.host`) after their socket opened: the mute is read fresh."""
     a, b, watcher = await two_seats_and_a_watcher(room, ana, bo)
     await sync_to_async(Player.objects.filter(pk=ana.pk).update)(muted=True)
     await refused(a, [b, watcher], room, {"action": "chat", "text": "hi"}, "The host muted you")

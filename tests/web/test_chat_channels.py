@@ -4,8 +4,9 @@ one address while others' lines are there to keep."""
 
 import pytest
 
-from games import chat, chat_view, services
-from games.models import ChatMessage, Room
+from games.broadcast import chat_view
+from games.rooms import chat, joining
+from games.store.models import ChatMessage, Room
 
 from .helpers import make_room
 
@@ -22,7 +23,7 @@ def texts(room: Room, channel: str) -> list[str]:
 
 def test_spectators_cannot_push_the_players_lines_out(client):
     room = make_room()
-    ana = services.join_room(room, "Ana")
+    ana = joining.join_room(room, "Ana")
     for n in range(3):
         chat._keep(room, ana, f"players {n}", address="198.51.100.1")
     for n in range(120):  # from many addresses: no per-address bound helps here
@@ -53,7 +54,7 @@ def test_one_address_keeps_at_most_ten_lines_of_a_full_channel():
 def test_a_room_whose_lines_all_come_from_one_address_keeps_fifty():
     """A family at home shares one address: their channel still keeps its 50 lines."""
     room = make_room()
-    ana, bo = services.join_room(room, "Ana"), services.join_room(room, "Bo")
+    ana, bo = joining.join_room(room, "Ana"), joining.join_room(room, "Bo")
     for n in range(60):
         chat._keep(room, ana if n % 2 else bo, f"line {n}", address="198.51.100.1")
     assert texts(room, "players") == [f"line {n}" for n in range(10, 60)]
@@ -61,7 +62,7 @@ def test_a_room_whose_lines_all_come_from_one_address_keeps_fifty():
 
 def test_a_kept_line_holds_a_hash_of_its_address_never_the_address():
     room = make_room()
-    ana = services.join_room(room, "Ana")
+    ana = joining.join_room(room, "Ana")
     line = chat.say(room, ana, "hi", address=CROWD, sender=ana.pk)
     assert line.address == chat.address_tag(CROWD) and CROWD not in line.address
     assert chat.address_tag("198.51.100.1") != line.address

@@ -10,12 +10,12 @@ from channels.testing import WebsocketCommunicator
 from django.db.backends.utils import CursorWrapper
 
 from config.asgi import application
-from games import announce, outbox
+from games.broadcast import announce, outbox
 from games.engine import minesweeper as engine
 from games.live import rosters
-from games.models import Game, Move
+from games.store.models import Game, Move
 
-from .helpers import before_echo, cell_states, connect, receive_until, send, settle
+from .helpers import before_echo, cell_states, connect, fifty_fifty, receive_until, send, settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -266,3 +266,18 @@ async def test_a_foreign_origin_is_refused(room):
     )
     connected, _ = await communicator.connect()
     assert not connected
+
+
+async def test_a_won_coop_game_tells_everyone_the_players_won_not_you_win(room, ana):
+    """Issue 35: a spectator read "You win!" when the players cleared the board."""
+    await database_sync_to_async(
+        lambda: Game.objects.filter(room=room).update(state=fifty_fifty())
+    )()
+    player, watcher = await connect(room, ana), await connect(room, watch=True)
+    await send(player, action="reveal", x=2, y=1)
+    for socket in (player, watcher):
+        message = await receive_until(socket, "cleared the board")
+        assert "Ana cleared the board. The players won!" in message
+        assert "You win" not in message
+    for socket in (player, watcher):
+        await socket.disconnect()

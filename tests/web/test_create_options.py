@@ -4,11 +4,11 @@ their bounds, `seed` deals a reproducible board, and `new_game`'s `game` guard h
 
 import pytest
 
-from games import messages
 from games.engine import minesweeper as engine
 from games.kinds import KINDS
 from games.kinds.race import rules as race_rules
-from games.models import Room
+from games.protocol import messages
+from games.store.models import Room
 from games.web.api import MoveIn
 
 pytestmark = pytest.mark.django_db

@@ -9,9 +9,9 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.test import Client
 
-from games import services
-from games.live import autoplay
-from games.models import Game, Room
+from games.live import rosters
+from games.rooms import autoplay, joining
+from games.store.models import Game, Room
 
 from .helpers import TIMEOUT, connect, make_room, receive_until, send
 from .test_bot_sockets import bot, event
@@ -26,8 +26,8 @@ def delete(code: str, token: str | None):
 
 async def test_the_host_deletes_the_room_and_every_socket_is_told_and_closed():
     room = await sync_to_async(make_room)()
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    bo = await sync_to_async(services.join_room)(room, "Bo")
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    bo = await sync_to_async(joining.join_room)(room, "Bo")
     page, watcher = await connect(room, bo), await connect(room, watch=True)
     robot = await bot(room, bo.token)
     await event(robot, "snapshot")
@@ -52,7 +52,7 @@ async def test_the_host_deletes_the_room_and_every_socket_is_told_and_closed():
 async def test_a_room_deleted_while_its_computer_plays_leaves_no_error(caplog):
     """The Solver bot's driver and the room's clock find the room gone and stop quietly."""
     room = await sync_to_async(make_room)(16, 16, 40)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
     robot = await bot(room, ana.token)
     await event(robot, "snapshot")
     await send(robot, action="add_bot")
@@ -63,4 +63,18 @@ async def test_a_room_deleted_while_its_computer_plays_leaves_no_error(caplog):
         pass  # the acks, the bot's moves, then the error saying the room is closed
     assert output["code"] == 4404
     await asyncio.wait_for(autoplay.idle(room), TIMEOUT)  # the driver looked and stopped
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def test_a_room_deleted_right_after_its_bot_hung_up_logs_nothing(caplog):
+    """The pattern docs/api.md gives bots: play, close the socket, delete the room. The closed
+    socket's presence news finds the room gone: nobody is left to tell, and that is no error."""
+    for _ in range(3):
+        room = await sync_to_async(make_room)()
+        ana = await sync_to_async(joining.join_room)(room, "Ana")
+        robot = await bot(room, ana.token)
+        await event(robot, "snapshot")
+        await robot.disconnect()
+        assert (await sync_to_async(delete)(room.code, ana.token)).status_code == 204
+        await rosters.settle()
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]

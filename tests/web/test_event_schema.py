@@ -14,11 +14,11 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 from jsonschema import Draft202012Validator
 
-from games import services
 from games.engine import minesweeper as ms
 from games.kinds.race import rules as race_rules
 from games.kinds.tictactoe.options import TicTacToeOptions
-from games.models import Room
+from games.rooms import joining
+from games.store.models import Room
 
 from .flags_helpers import make_flags_room
 from .flags_helpers import mines as flags_mines
@@ -81,8 +81,8 @@ def minesweeper_cells(room: Room) -> tuple[list[tuple[int, int]], list[tuple[int
 
 async def play_co_op(seen: list[dict[str, Any]]) -> None:
     room = await sync_to_async(make_room)(16, 16, 40)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    bo = await sync_to_async(services.join_room)(room, "Bo")
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    bo = await sync_to_async(joining.join_room)(room, "Bo")
     a, b = await recorder(room, ana.token, seen), await recorder(room, bo.token, seen)
     assert (await a.ask(action="add_bot"))["type"] == "ack"
     await b.next("bot")
@@ -115,9 +115,9 @@ def race_cells(room: Room, seat: int) -> list[tuple[int, int]]:
 
 async def play_race(seen: list[dict[str, Any]]) -> None:
     settings = race_rules.validate_settings(9, 9, 10, True, spectator_delay=0)
-    room = await sync_to_async(services.create_room)("race", settings)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    bo = await sync_to_async(services.join_room)(room, "Bo")
+    room = await sync_to_async(joining.create_room)("race", settings)
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    bo = await sync_to_async(joining.join_room)(room, "Bo")
     a, b = await recorder(room, ana.token, seen), await recorder(room, bo.token, seen)
     watcher = await recorder(room, None, seen)
     await a.ask(action="start")
@@ -135,9 +135,9 @@ async def play_race(seen: list[dict[str, Any]]) -> None:
 async def play_tictactoe(seen: list[dict[str, Any]]) -> None:
     """A win, then (marks swapped) a draw: X, O, X, ... by whoever holds each mark."""
     settings = TicTacToeOptions(game="tictactoe", x="human", o="human").settings()
-    room = await sync_to_async(services.create_room)("tictactoe", settings)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    bo = await sync_to_async(services.join_room)(room, "Bo")
+    room = await sync_to_async(joining.create_room)("tictactoe", settings)
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    bo = await sync_to_async(joining.join_room)(room, "Bo")
     a, b = await recorder(room, ana.token, seen), await recorder(room, bo.token, seen)
     for first, second, squares in ((a, b, [0, 3, 1, 4, 2]), (b, a, [0, 1, 2, 4, 3, 5, 7, 6, 8])):
         for turn, square in enumerate(squares):
@@ -152,7 +152,7 @@ async def play_tictactoe(seen: list[dict[str, Any]]) -> None:
 
 async def play_flags(seen: list[dict[str, Any]]) -> None:
     room = await sync_to_async(make_flags_room)("human", "easy")
-    ana = await sync_to_async(services.join_room)(room, "Ana")
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
     a = await recorder(room, ana.token, seen)
     x, y = (await sync_to_async(flags_mines)(room))[0]
     await a.ask(action="reveal", x=x, y=y)  # claimed: Ana moves again

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from games.models import Game, Move
+from games.store.models import Game, Move
 
 BOT = Path(__file__).resolve().parents[2] / "examples" / "minesweeper_bot.py"
 

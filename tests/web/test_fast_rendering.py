@@ -9,12 +9,13 @@ import random
 
 import pytest
 
-from games import announce, outbox, services
+from games.broadcast import announce, outbox
 from games.engine import minesweeper as engine
 from games.kinds.minesweeper import render as rendering
 from games.kinds.table import Invalid, Refused
-from games.messages import CellMove
-from games.models import Game
+from games.protocol.messages import CellMove
+from games.rooms import dispatch, joining
+from games.store.models import Game
 
 from .helpers import make_room
 
@@ -53,7 +54,7 @@ def current(room) -> tuple[Game, engine.GameState]:
 
 def play(room, player, action: str, cell: int, width: int) -> None:
     try:
-        services.play(room, player, CellMove(action, cell % width, cell // width))
+        dispatch.play(room, player, CellMove(action, cell % width, cell // width))
     except (Invalid, Refused):
         return  # a chord whose flags do not match its number: nothing changes
     game = room.current_game()
@@ -65,8 +66,8 @@ def play(room, player, action: str, cell: int, width: int) -> None:
 def test_kept_cells_render_exactly_as_the_templates(fragments, ending):
     rng = random.Random(ending)
     room = make_room(16, 16, 40)
-    host = services.join_room(room, "Ada")
-    services.join_room(room, "Grace")
+    host = joining.join_room(room, "Ada")
+    joining.join_room(room, "Grace")
     width = 16
     game, _ = current(room)
     fast, plain = fast_and_plain(lambda: rendering.snapshot_html(room, game))
@@ -97,7 +98,7 @@ def test_kept_cells_render_exactly_as_the_templates(fragments, ending):
 
 def test_a_template_change_falls_back_to_plain_rendering(monkeypatch):
     room = make_room()
-    services.join_room(room, "Ada")
+    joining.join_room(room, "Ada")
     game = room.current_game()
     monkeypatch.setattr(rendering, "_verified", {})
     plain = rendering.snapshot_html(room, game)

@@ -4,8 +4,8 @@ the same Python value through the ORM and through the move path's SQL."""
 import pytest
 from django.db import connection, transaction
 
-from games import rowsql
-from games.models import Game
+from games.store import rowsql
+from games.store.models import Game
 
 pytestmark = pytest.mark.django_db
 

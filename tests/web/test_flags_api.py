@@ -6,7 +6,7 @@ import time
 import pytest
 
 from games.engine import flags as engine
-from games.models import Game, Room
+from games.store.models import Game, Room
 
 from .flags_helpers import board, current, mines, safe
 
@@ -166,3 +166,17 @@ def test_a_timed_room_says_when_the_turn_passes(client):
     move(client, code, ana, action="reveal", x=at[0], y=at[1])
     deadline = read(client, code)["turn_deadline"]
     assert before + 30 <= deadline <= time.time() + 30
+
+
+def test_each_logged_move_of_two_computers_names_its_side_as_the_statistics_do(client):
+    """The rows log both computers as one seat (2147483647); the API credits each move to its
+    side's computer, as `stats.players` counts them."""
+    created = create(client, x="easy", o="strong").json()
+    game = client.get(f"/api/rooms/{created['code']}/games/1").json()
+    moves = [m for m in game["moves"] if m["action"] in ("reveal", "bomb")]
+    assert {m["side"] for m in moves} == {"X", "O"}
+    assert {(m["seat"], m["side"]) for m in moves} == {(2147483645, "X"), (2147483646, "O")}
+    counted = {p["seat"]: p["moves"] for p in game["stats"]["players"]}
+    assert counted == {
+        seat: sum(m["seat"] == seat for m in moves) for seat in (2147483645, 2147483646)
+    }

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from games.engine import flags as engine
-from games.models import Game, Move
+from games.store.models import Game, Move
 
 BOT = Path(__file__).resolve().parents[2] / "examples" / "flags_bot.py"
 

@@ -5,9 +5,9 @@ import re
 
 import pytest
 
-from games import services
-from games.messages import CellMove
-from games.models import Game, Player, Room
+from games.protocol.messages import CellMove
+from games.rooms import dispatch
+from games.store.models import Game, Player, Room
 
 from .flags_helpers import mines
 
@@ -97,7 +97,7 @@ def test_claimed_mines_carry_their_side_on_the_page(client):
     room = room_of(create(client, o="human"))
     ana = Player.objects.get(room=room)
     at = mines(room)[0]
-    services.play(room, ana, CellMove("reveal", *at))
+    dispatch.play(room, ana, CellMove("reveal", *at))
     html = client.get(f"/r/{room.code}/watch/").content.decode()
     assert re.search(
         rf'id="cell-{at[0]}-{at[1]}" data-x="{at[0]}" data-y="{at[1]}" data-state="claimed" '
@@ -126,7 +126,7 @@ def test_no_page_or_answer_shows_a_mine_before_the_end(client):
     room = room_of(create(client, o="human"))
     ana = Player.objects.get(room=room)
     for at in mines(room)[:3]:
-        services.play(room, ana, CellMove("reveal", *at))
+        dispatch.play(room, ana, CellMove("reveal", *at))
     state = Game.objects.get(room=room).state
     opened, claimed = set(state["revealed"]), set(state["claimed"]["X"])
     html = client.get(f"/r/{room.code}/watch/").content.decode()

@@ -7,12 +7,11 @@ import time
 import pytest
 from channels.db import database_sync_to_async
 
-from games import services
 from games.kinds import kind_of
 from games.kinds.flags import render, rules
-from games.live import autoplay
-from games.messages import CellMove
-from games.models import Game, Move
+from games.protocol.messages import CellMove
+from games.rooms import autoplay, dispatch, joining, playing
+from games.store.models import Game, Move
 
 from .flags_helpers import current, make_flags_room, mines, safe
 from .helpers import connect, receive_until, refused, seats_taken_and_watched, send
@@ -160,7 +159,7 @@ async def test_the_end_shows_every_mine_and_offers_a_rematch(room, ana, bo):
 
 async def test_the_computer_replies_to_a_person():
     room = await database_sync_to_async(make_flags_room)("human", "easy")
-    ana = await database_sync_to_async(services.join_room)(room, "Ana")
+    ana = await database_sync_to_async(joining.join_room)(room, "Ana")
     socket = await connect(room, ana)
     at = await database_sync_to_async(safe)(room)
     await send(socket, action="reveal", x=at[0], y=at[1])
@@ -201,10 +200,10 @@ def start_turn_ago(room, seconds: float) -> None:
 
 async def test_the_turn_timer_passes_the_turn_to_the_other_player():
     room = await database_sync_to_async(make_flags_room)(turn_seconds=15)
-    ana = await database_sync_to_async(services.join_room)(room, "Ana")
-    bo = await database_sync_to_async(services.join_room)(room, "Bo")
+    ana = await database_sync_to_async(joining.join_room)(room, "Ana")
+    bo = await database_sync_to_async(joining.join_room)(room, "Bo")
     mine = (await database_sync_to_async(mines)(room))[0]
-    await database_sync_to_async(services.play)(room, ana, CellMove("reveal", *mine))
+    await database_sync_to_async(dispatch.play)(room, ana, CellMove("reveal", *mine))
     game = await database_sync_to_async(current)(room)
     assert rules.turn_due(game.state, game.params) == pytest.approx(time.time() + 15, abs=5)
     await database_sync_to_async(start_turn_ago)(room, 16)
@@ -220,9 +219,9 @@ async def test_the_turn_timer_passes_the_turn_to_the_other_player():
 
 async def test_a_timed_out_person_hands_the_turn_to_the_computer():
     room = await database_sync_to_async(make_flags_room)("human", "easy", turn_seconds=15)
-    ana = await database_sync_to_async(services.join_room)(room, "Ana")
+    ana = await database_sync_to_async(joining.join_room)(room, "Ana")
     mine = (await database_sync_to_async(mines)(room))[0]
-    await database_sync_to_async(services.play)(room, ana, CellMove("reveal", *mine))
+    await database_sync_to_async(dispatch.play)(room, ana, CellMove("reveal", *mine))
     await database_sync_to_async(start_turn_ago)(room, 20)
     socket = await connect(room, ana)
     await receive_until(socket, "Ana ran out of time")
@@ -233,7 +232,7 @@ async def test_a_timed_out_person_hands_the_turn_to_the_computer():
 
 async def test_without_a_timer_nothing_is_timed(room, ana, bo):
     mine = (await database_sync_to_async(mines)(room))[0]
-    await database_sync_to_async(services.play)(room, ana, CellMove("reveal", *mine))
+    await database_sync_to_async(dispatch.play)(room, ana, CellMove("reveal", *mine))
     game = await database_sync_to_async(current)(room)
     assert rules.TURN_STARTED not in game.state
     assert rules.turn_due(game.state, game.params) is None
@@ -280,20 +279,20 @@ def bomb_words(html: str) -> dict[str, str]:
 def test_bomb_ready_shows_only_for_the_player_behind_on_their_turn(room, ana, bo):
     snapshot = lambda: render.snapshot_html(room, current(room))  # noqa: E731
     assert bomb_words(snapshot()) == {"X": "bomb unused", "O": "bomb unused"}  # 0-0: nobody
-    services.play(room, ana, CellMove("reveal", *mines(room)[0]))  # X leads and goes again
-    services.play(room, ana, CellMove("reveal", *safe(room)))  # O's turn, one behind
+    dispatch.play(room, ana, CellMove("reveal", *mines(room)[0]))  # X leads and goes again
+    dispatch.play(room, ana, CellMove("reveal", *safe(room)))  # O's turn, one behind
     assert bomb_words(snapshot()) == {"X": "bomb unused", "O": "bomb ready"}
 
 
 def test_before_the_first_move_the_turn_timer_says_it_starts_with_that_move():
     room = make_flags_room(turn_seconds=15)
-    ana = services.join_room(room, "Ana")
-    services.join_room(room, "Bo")
+    ana = joining.join_room(room, "Ana")
+    joining.join_room(room, "Bo")
     waiting = render.snapshot_html(room, current(room))
     timer = re.search(r'<p class="turn-timer"[^>]*>.*?</p>', waiting)[0]
     assert "data-left-ms" not in timer  # nothing counts down before the clock starts
     assert re.sub(r"<[^>]+>", "", timer) == "15 s a turn, from the first move"
-    services.play(room, ana, CellMove("reveal", *safe(room)))
+    dispatch.play(room, ana, CellMove("reveal", *safe(room)))
     running = re.search(
         r'<p class="turn-timer"[^>]*>.*?</p>', render.snapshot_html(room, current(room))
     )[0]
@@ -304,20 +303,20 @@ def test_the_turn_timer_pauses_after_passes_with_nobody_moving_until_someone_mov
     """An abandoned timed room (a spectator's socket still open) stops ticking: each pass would
     log a move, every 15 s for as long as the room is watched."""
     room = make_flags_room(turn_seconds=15)
-    ana, bo = (services.join_room(room, name) for name in ("Ana", "Bo"))
-    services.play(room, ana, CellMove("reveal", *mines(room)[0]))
+    ana, bo = (joining.join_room(room, name) for name in ("Ana", "Bo"))
+    dispatch.play(room, ana, CellMove("reveal", *mines(room)[0]))
     for _ in range(rules.IDLE_LIMIT):
         start_turn_ago(room, 16)
-        assert services.tick(room) is not None
+        assert playing.tick(room) is not None
     game = current(room)
     assert rules.turn_due(game.state, game.params) is None
-    assert services.tick(room) is None  # paused, however long nobody moves
+    assert playing.tick(room) is None  # paused, however long nobody moves
     assert Move.objects.filter(game=game, action="tick").count() == rules.IDLE_LIMIT
     assert "Timer paused until someone moves" in kind_of("flags").rendering.snapshot_html(
         room, game
     )
     mover = ana if rules.load(game.state).turn.value == "X" else bo
-    services.play(room, mover, CellMove("reveal", *safe(room)))
+    dispatch.play(room, mover, CellMove("reveal", *safe(room)))
     game = current(room)
     assert rules.turn_due(game.state, game.params) == pytest.approx(time.time() + 15, abs=5)
     assert "Timer paused until someone moves" not in kind_of("flags").rendering.snapshot_html(

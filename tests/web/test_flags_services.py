@@ -3,24 +3,24 @@ computer, rematches and replays."""
 
 import pytest
 
-from games import services
 from games.engine import flags as engine
 from games.kinds.flags import KIND, rules
 from games.kinds.table import Invalid, Refused, SettingsError
-from games.messages import CellMove, Command, SquareMove
-from games.models import Move
+from games.protocol.messages import CellMove, Command, SquareMove
+from games.rooms import base, computers, dispatch, joining
+from games.store.models import Move
 
 from .flags_helpers import board, current, make_flags_room, mines, safe
 
 pytestmark = pytest.mark.django_db
 
 
-def reveal(room, player, at) -> services.Outcome:
-    return services.play(room, player, CellMove("reveal", *at))
+def reveal(room, player, at) -> base.Outcome:
+    return dispatch.play(room, player, CellMove("reveal", *at))
 
 
-def bomb(room, player, at) -> services.Outcome:
-    return services.play(room, player, CellMove("bomb", *at))
+def bomb(room, player, at) -> base.Outcome:
+    return dispatch.play(room, player, CellMove("bomb", *at))
 
 
 @pytest.fixture
@@ -134,25 +134,25 @@ def test_cells_off_the_board_are_invalid(room, ana):
 
 def test_other_kinds_moves_are_invalid_here(room, ana):
     with pytest.raises(Invalid, match="This is a Flags room"):
-        services.play(room, ana, CellMove("flag", 0, 0))
+        dispatch.play(room, ana, CellMove("flag", 0, 0))
     with pytest.raises(Invalid, match="This is a Flags room"):
-        services.play(room, ana, SquareMove(4))
+        dispatch.play(room, ana, SquareMove(4))
 
 
 def test_minesweeper_rooms_refuse_a_bomb():
     from .helpers import make_room
 
     minesweeper = make_room()
-    player = services.join_room(minesweeper, "Ana")
+    player = joining.join_room(minesweeper, "Ana")
     with pytest.raises(Invalid, match="This is a Minesweeper room"):
-        services.play(minesweeper, player, CellMove("bomb", 4, 4))
+        dispatch.play(minesweeper, player, CellMove("bomb", 4, 4))
 
 
 def test_a_third_person_has_no_seat_and_spectators_cannot_move(room, ana, bo):
-    cy = services.join_room(room, "Cy")
+    cy = joining.join_room(room, "Cy")
     with pytest.raises(Refused, match="no seat in this game"):
         reveal(room, cy, safe(room))
-    with pytest.raises(services.Forbidden, match="Spectators can watch but not play"):
+    with pytest.raises(base.Forbidden, match="Spectators can watch but not play"):
         reveal(room, None, safe(room))
 
 
@@ -220,7 +220,7 @@ def test_the_move_log_replays_the_game(room, ana, bo):
 
 def test_a_rematch_swaps_sides(room, ana, bo):
     reveal(room, ana, mines(room)[0])
-    services.play(room, ana, Command("new_game"))  # mid-game: the host calls it off
+    dispatch.play(room, ana, Command("new_game"))  # mid-game: the host calls it off
     game = current(room)
     assert game.number == 2
     assert game.params["X"]["seat"] == 1 and game.params["O"]["seat"] == 0
@@ -234,9 +234,9 @@ def test_a_rematch_swaps_sides(room, ana, bo):
 
 def test_the_computer_replies_until_it_is_the_persons_turn_again():
     room = make_flags_room("human", "strong")
-    ana = services.join_room(room, "Ana")
+    ana = joining.join_room(room, "Ana")
     reveal(room, ana, safe(room))
-    replies = services.play_computer_turns(room)
+    replies = computers.play_computer_turns(room)
     assert replies
     assert all(r.applied.summary["mark"] == "O" for r in replies)
     state = board(room)
@@ -249,17 +249,17 @@ def test_the_computer_replies_until_it_is_the_persons_turn_again():
 def test_two_computers_play_a_whole_game(x, o):
     room = make_flags_room(x, o)
     for _ in range(400):
-        turn = services.computer_turn(room)
+        turn = computers.computer_turn(room)
         if turn is None:
             break
-        services.computer_move(room, turn[1], game=turn[0])
+        computers.computer_move(room, turn[1], game=turn[0])
     game = current(room)
     assert game.status == "won"
     state = board(room)
     assert max(state.scores.values()) >= 26
     assert sum(state.scores.values()) == len(state.claimed)
     assert rules.computers_only(game.params)
-    assert services.next_game_due(room) is not None
+    assert computers.next_game_due(room) is not None
 
 
 def test_a_finished_game_replays_move_by_move_with_its_ticks(room, ana, bo):

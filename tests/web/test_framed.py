@@ -22,7 +22,7 @@ from config.asgi import application
 from games.live import sockets as live_sockets
 from games.patches import daphne_frames as framed
 
-from .helpers import ORIGIN, TIMEOUT
+from .helpers import ORIGIN, TIMEOUT, open_socket
 
 pytestmark = pytest.mark.usefixtures("shortcuts_on")
 
@@ -78,17 +78,6 @@ def test_any_other_send_has_no_connection():
     assert framed.connection_of(send) is None
     assert framed.connection_of(partial(server.handle_reply, object())) is None
     assert framed.connection_of(partial(print, WebSocketProtocol())) is None
-
-
-def open_socket() -> tuple[WebSocketProtocol, StringTransport]:
-    """A websocket as after its handshake, writing into memory."""
-    protocol = WebSocketProtocol()
-    protocol.factory = WebSocketServerFactory()
-    wire = StringTransport()
-    protocol.makeConnection(wire)
-    protocol.state = WebSocketProtocol.STATE_OPEN
-    protocol.closeHandshakeTimeout = 0  # no timer left on the reactor
-    return protocol, wire
 
 
 def test_the_autobahn_internals_it_writes_through_keep_their_shape():

@@ -9,11 +9,12 @@ from fractions import Fraction
 import pytest
 from django.test import Client
 
-from games import history, services
 from games.kinds.flags import rules as flags
 from games.kinds.tictactoe import rules as tictactoe
-from games.messages import SquareMove
-from games.models import Game, Move, Room
+from games.protocol.messages import SquareMove
+from games.rooms import computers, dispatch, joining
+from games.store.models import Game, Move, Room
+from games.web import history
 
 from .helpers import records_html, table
 from .test_replays import lose, win
@@ -90,8 +91,8 @@ def replay_lines(client: Client, room: Room) -> list[str]:
 
 
 def test_two_computers_at_tictactoe_each_get_their_own_moves(client: Client):
-    room = services.create_room("tictactoe", tictactoe.validate_settings("perfect", "random"))
-    services.play_computer_turns(room)
+    room = joining.create_room("tictactoe", tictactoe.validate_settings("perfect", "random"))
+    computers.play_computer_turns(room)
     lines = replay_lines(client, room)
     assert len(lines) >= 5
     for k, (name, what) in enumerate(lines):
@@ -107,8 +108,8 @@ def test_two_computers_at_tictactoe_each_get_their_own_moves(client: Client):
 
 
 def test_two_computers_at_flags_each_get_their_own_moves(client: Client):
-    room = services.create_room("flags", flags.validate_settings("strong", "easy"))
-    services.play_computer_turns(room)
+    room = joining.create_room("flags", flags.validate_settings("strong", "easy"))
+    computers.play_computer_turns(room)
     game = room.current_game()
     assert game.is_over
     names = {name for name, _ in replay_lines(client, room)}
@@ -118,12 +119,12 @@ def test_two_computers_at_flags_each_get_their_own_moves(client: Client):
 
 
 def test_a_person_who_lost_to_the_computer_reads_that_the_computer_won(client: Client):
-    room = services.create_room("tictactoe", tictactoe.validate_settings("human", "perfect"))
-    cy = services.join_room(room, "Cy")
+    room = joining.create_room("tictactoe", tictactoe.validate_settings("human", "perfect"))
+    cy = joining.join_room(room, "Cy")
     while not room.current_game().is_over:
         free = [n for n, mark in enumerate(room.current_game().state["squares"]) if mark == "."]
-        services.play(room, cy, SquareMove(free[0]))
-        services.play_computer_turns(room)
+        dispatch.play(room, cy, SquareMove(free[0]))
+        computers.play_computer_turns(room)
     game = room.current_game()
     assert game.status == "won"
     listed = client.get(f"/r/{room.code}/history/").content.decode()

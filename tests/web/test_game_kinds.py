@@ -20,7 +20,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from pydantic import Field
 
-from games import announce, outbox, services
+from games.broadcast import announce, outbox
 from games.engine import minesweeper as engine
 from games.kinds import KINDS, kind_of
 from games.kinds.table import (
@@ -33,8 +33,9 @@ from games.kinds.table import (
     Refused,
     Rendering,
 )
-from games.messages import CellMove, Message, SquareMove
-from games.models import Game, Room
+from games.protocol.messages import CellMove, Message, SquareMove
+from games.rooms import computers, dispatch, joining
+from games.store.models import Game, Room
 
 from .helpers import connect, make_room, receive_until, send
 
@@ -187,8 +188,8 @@ def test_an_unknown_game_is_refused_by_name(client):
 
 @pytest.mark.django_db(transaction=True)
 async def test_a_registered_kind_plays_live_through_the_websocket(lights_out):
-    room = await sync_to_async(services.create_room)(LIGHTS, settings_from({}))
-    ana = await sync_to_async(services.join_room)(room, "Ana")
+    room = await sync_to_async(joining.create_room)(LIGHTS, settings_from({}))
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
     player = await connect(room, ana)
     watcher = await connect(room, watch=True)
     await send(player, action="mark", cell=0)
@@ -232,18 +233,18 @@ def test_a_moves_fragments_are_rendered_after_the_commit_without_a_query(kind, m
     )
     if kind == "minesweeper":
         room = make_room(9, 9, 10)
-        player = services.join_room(room, "Ana")
-        services.play(room, player, CellMove("reveal", 4, 4))  # the first move
+        player = joining.join_room(room, "Ana")
+        dispatch.play(room, player, CellMove("reveal", 4, 4))  # the first move
         state = engine.from_dict(room.current_game().state)
         first, second = sorted(state.field.mines)[:2]
-        services.play(room, player, CellMove("flag", *state.grid.xy(first)))  # mid-game
-        services.play(room, player, CellMove("reveal", *state.grid.xy(second)))  # the last
+        dispatch.play(room, player, CellMove("flag", *state.grid.xy(first)))  # mid-game
+        dispatch.play(room, player, CellMove("reveal", *state.grid.xy(second)))  # the last
     else:
         settings = kind_of("tictactoe").options(game="tictactoe", o="perfect").settings()
-        room = services.create_room("tictactoe", settings)
-        player = services.join_room(room, "Ana")
-        services.play(room, player, SquareMove(4))
-        services.play_computer_turns(room)  # the computer's reply, as the API plays it
+        room = joining.create_room("tictactoe", settings)
+        player = joining.join_room(room, "Ana")
+        dispatch.play(room, player, SquareMove(4))
+        computers.play_computer_turns(room)  # the computer's reply, as the API plays it
     assert rendered == [0] * (3 if kind == "minesweeper" else 2)
     pages = [html if isinstance(html, str) else html["all"] for _, html in announced]
     moves = [html for html in pages if 'id="game-meta"' in html]
@@ -269,7 +270,7 @@ def test_every_logged_action_fits_the_move_logs_column():
     """Commands and clock events are logged under their names: PostgreSQL refuses a name longer
     than the column (SQLite does not check, so only a PostgreSQL run found "seat_free")."""
     from games.kinds import KINDS, seats_away
-    from games.models import Move
+    from games.store.models import Move
 
     width = Move._meta.get_field("action").max_length
     names = {name for kind in KINDS.values() for name in kind.commands}
@@ -298,8 +299,8 @@ def test_a_registered_kinds_option_is_taken_checked_and_documented_by_the_api(cl
 
 @pytest.mark.django_db(transaction=True)
 async def test_a_registered_kinds_command_plays_through_the_websocket(lights_out):
-    room = await sync_to_async(services.create_room)(LIGHTS, settings_from({"size": 4}))
-    ana = await sync_to_async(services.join_room)(room, "Ana")
+    room = await sync_to_async(joining.create_room)(LIGHTS, settings_from({"size": 4}))
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
     player = await connect(room, ana)
     await send(player, action="invert")
     won = await receive_until(player, 'id="light-3"')
@@ -316,8 +317,8 @@ def test_no_shell_module_names_the_toy_kind():
     import games
 
     root = Path(games.__file__).parent
-    shell = [*root.glob("web/*.py"), *root.glob("live/*.py")]
-    shell += [root / name for name in ("messages.py", "services.py", "announce.py")]
+    folders = ("web", "live", "protocol", "rooms", "broadcast", "store")
+    shell = [path for folder in folders for path in root.glob(f"{folder}/**/*.py")]
     for path in shell:
         text = path.read_text().lower()
         assert "lights" not in text and "invert" not in text, path

@@ -8,11 +8,11 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
-from games import services
 from games.kinds.minesweeper import rules
-from games.live import hints
-from games.messages import CellMove
-from games.models import Room
+from games.protocol.messages import CellMove
+from games.rooms import dispatch, hints, joining, playing
+from games.rooms import hints as rooms_hints
+from games.store.models import Room
 from tests.conftest import ORIGIN, session_cookie
 
 from .helpers import SOLVED_SEED, TIMEOUT, make_room, receive_until, retry_after, seeded, send
@@ -37,8 +37,8 @@ def solver_calls(monkeypatch):
 def opened(room: Room, address: str = "203.0.113.7"):
     """A seated player's room after its first reveal, so a hint needs the solver."""
     seeded(room, SOLVED_SEED)
-    player = services.join_room(room, "Ana")
-    services.play(room, player, CellMove("reveal", 4, 4))
+    player = joining.join_room(room, "Ana")
+    dispatch.play(room, player, CellMove("reveal", 4, 4))
     return player
 
 
@@ -60,21 +60,21 @@ def hints_used(room: Room) -> int:
 
 def test_a_second_hint_at_the_same_version_runs_no_solver(room, solver_calls):
     player = opened(room)
-    first = services.ask_hint(room, player)
-    second = services.ask_hint(room, player)
+    first = rooms_hints.ask_hint(room, player)
+    second = rooms_hints.ask_hint(room, player)
     assert first.applied.summary == second.applied.summary
     assert len(solver_calls) == 1
     assert hints_used(room) == 2  # both counted and told: only the work is shared
-    board = services.read_hint_board(room, player)
-    services.play(room, player, CellMove("flag", *first.applied.summary["hint"]))  # a new version
-    services.ask_hint(room, player)
+    board = rooms_hints.read_hint_board(room, player)
+    dispatch.play(room, player, CellMove("flag", *first.applied.summary["hint"]))  # a new version
+    rooms_hints.ask_hint(room, player)
     assert len(solver_calls) == 2
-    assert services.known_hint(board) == first.applied.summary["hint"]
+    assert rooms_hints.known_hint(board) == first.applied.summary["hint"]
 
 
 async def test_a_room_gets_one_hint_a_second_and_the_next_asker_hears_why(room, solver_calls):
     ana = await database_sync_to_async(opened)(room)
-    bo = await database_sync_to_async(services.join_room)(room, "Bo")
+    bo = await database_sync_to_async(joining.join_room)(room, "Bo")
     first = await connect_from(room, ana, "198.51.100.1")
     second = await connect_from(room, bo, "198.51.100.2")  # another address: the room's limit
     await send(first, action="hint")
@@ -125,13 +125,13 @@ async def test_the_solver_runs_off_the_database_thread_and_a_full_queue_refuses(
 
 def test_a_move_landing_meanwhile_keeps_the_hint_a_new_game_asks_again(room, ana):
     opened(room)
-    board = services.read_hint_board(room, ana)
-    cell = services.work_out_hint(room, board)
-    services.play(room, ana, CellMove("flag", *cell))  # mines do not move: still safe
-    outcome = services.record_hint(room, ana, board, cell)
+    board = rooms_hints.read_hint_board(room, ana)
+    cell = rooms_hints.work_out_hint(room, board)
+    dispatch.play(room, ana, CellMove("flag", *cell))  # mines do not move: still safe
+    outcome = rooms_hints.record_hint(room, ana, board, cell)
     assert outcome is not None and outcome.applied.summary == {"hint": cell}
-    services.start_next_game(room, ana)
-    assert services.record_hint(room, ana, board, cell) is None  # that game is gone
+    playing.start_next_game(room, ana)
+    assert rooms_hints.record_hint(room, ana, board, cell) is None  # that game is gone
     assert hints_used(room) == 1
 
 

@@ -8,12 +8,12 @@ from channels.db import database_sync_to_async
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from games import services
 from games.engine import minesweeper as engine
 from games.kinds.minesweeper import rules
 from games.kinds.table import Invalid, Refused
-from games.messages import CellMove
-from games.models import Game, Move, Room
+from games.protocol.messages import CellMove
+from games.rooms import dispatch, hints, joining
+from games.store.models import Game, Move, Room
 
 from .helpers import (
     SOLVED_SEED,
@@ -40,7 +40,7 @@ def hints_used(room: Room) -> int:
 
 
 def reveal(room, player, x, y):
-    return services.play(room, player, CellMove("reveal", x, y))
+    return dispatch.play(room, player, CellMove("reveal", x, y))
 
 
 def set_state(room: Room, state: dict) -> None:
@@ -175,13 +175,13 @@ def test_a_hint_whose_cell_a_move_opened_meanwhile_is_not_counted(room, ana, bo)
     open its cell. That hint is not shown or counted; under the lock a fresh one is."""
     seeded(room, SOLVED_SEED)
     reveal(room, ana, 4, 4)
-    board = services.read_hint_board(room, ana)
-    cell = services.work_out_hint(room, board)
+    board = hints.read_hint_board(room, ana)
+    cell = hints.work_out_hint(room, board)
     assert cell is not None
     reveal(room, bo, *cell)  # Bo opens it first
-    assert services.record_hint(room, ana, board, cell) is None
+    assert hints.record_hint(room, ana, board, cell) is None
     assert hints_used(room) == 0
-    fresh = services.ask_hint(room, ana).applied.summary["hint"]
+    fresh = hints.ask_hint(room, ana).applied.summary["hint"]
     assert fresh is not None and fresh != cell
     assert hints_used(room) == 1
 
@@ -221,10 +221,10 @@ async def test_spectators_and_finished_games_get_no_hint(room, ana):
 
 
 def test_hints_are_refused_in_tic_tac_toe():
-    room = services.create_room("tictactoe", {"x": "human", "o": "human"})
-    ana = services.join_room(room, "Ana")
+    room = joining.create_room("tictactoe", {"x": "human", "o": "human"})
+    ana = joining.join_room(room, "Ana")
     with pytest.raises(Invalid, match="Hints are for Minesweeper rooms"):
-        services.ask_hint(room, ana)
+        hints.ask_hint(room, ana)
 
 
 def test_the_room_page_has_the_hint_button_and_counter(client):

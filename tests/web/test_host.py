@@ -1,4 +1,4 @@
-"""Host controls (`games.host`): every command by the API and the room socket, each refusal with
+"""Host controls (`games.rooms.host`): every command by the API and the room socket, each refusal with
 its own message for the sender alone, a kicked person kept out by every door, and the host seat
 passing on by itself when the host has been away."""
 
@@ -17,14 +17,13 @@ from django.utils import timezone
 from django.utils.html import escape
 from jsonschema import Draft202012Validator
 
+import games.web
 from config.asgi import application
-from games import chat, host, services
 from games.kinds.flags import rules as flags_rules
-from games.live import signals
-from games.live.flood import TOO_FAST
-from games.messages import HostCommand
-from games.models import ChatMessage, Player, Room
-from games.web import api as events
+from games.protocol.flood import TOO_FAST
+from games.protocol.messages import HostCommand
+from games.rooms import chat, host, joining, signals
+from games.store.models import ChatMessage, Player, Room
 from games.web import on_now
 from games.web.views import live_rooms_context
 from tests.conftest import ORIGIN, session_cookie
@@ -45,7 +44,7 @@ from .test_host_messages import HANDLE
 pytestmark = pytest.mark.django_db(transaction=True)
 
 EVENTS = Draft202012Validator(
-    json.loads(Path(events.__file__).with_name("events.schema.json").read_text())
+    json.loads(Path(games.web.__file__).with_name("events.schema.json").read_text())
 )
 
 
@@ -114,7 +113,7 @@ def test_lock_refuses_new_players_with_409_and_unlock_lets_them_in(client):
         "host": 0,
     }
     refused = join(client, code, "Cy")
-    assert refused.status_code == 409 and refused.json()["error"] == services.ROOM_LOCKED
+    assert refused.status_code == 409 and refused.json()["error"] == joining.ROOM_LOCKED
     assert command(client, code, ana, action="lock").status_code == 409  # already
     page = Client().post(f"/r/{code}/join/", {"nickname": "Cy"})
     assert page.status_code == 409 and "locked this room" in page.content.decode()
@@ -149,8 +148,8 @@ def test_host_commands_past_the_seats_move_budget_get_429_and_change_nothing(cli
 
 
 def test_a_two_seat_game_refuses_a_player_cap_by_its_table(client):
-    room = services.create_room("flags", flags_rules.validate_settings("human", "human"))
-    ana = services.join_room(room, "Ana")
+    room = joining.create_room("flags", flags_rules.validate_settings("human", "human"))
+    ana = joining.join_room(room, "Ana")
     answer = command(client, room.code, ana.token, action="cap", players=4)
     assert answer.status_code == 409
     assert "A Flags room has 2 seats to play" in answer.json()["error"]
@@ -227,7 +226,7 @@ def test_a_kicked_seat_is_refused_everywhere_and_its_seat_and_moves_stay(client)
 
 def test_a_kicked_browser_session_gets_a_403_page_on_every_room_door(client):
     room = make_room()
-    ana, bo = services.join_room(room, "Ana"), services.join_room(room, "Bo")
+    ana, bo = joining.join_room(room, "Ana"), joining.join_room(room, "Bo")
     browser = Client()
     browser.cookies.load({"sessionid": session_cookie({room.code: bo.token}).decode()[10:]})
     assert browser.get(f"/r/{room.code}/").status_code == 200
@@ -244,7 +243,7 @@ def test_a_kicked_browser_session_gets_a_403_page_on_every_room_door(client):
 
 def test_a_kicked_spectators_cookie_is_refused_and_the_kick_list_is_bounded(client, monkeypatch):
     room = make_room()
-    ana = services.join_room(room, "Ana")
+    ana = joining.join_room(room, "Ana")
     browser = Client()
     assert browser.get(f"/r/{room.code}/watch/").status_code == 200
     watcher = browser.cookies[host.COOKIE].value  # every room page sets it
@@ -340,7 +339,7 @@ async def closed_with(socket, code: int, reason: str) -> None:
     assert any(reason in text for text in heard), heard
 
 
-async def test_the_host_locks_by_socket_every_screen_is_told_and_bots_get_an_event(room, ana, bo):
+async def test_the_host_locks_by_socket_the_players_are_told_and_bots_get_an_event(room, ana, bo):
     a, b, watcher = (
         await connect(room, ana),
         await connect(room, bo),
@@ -357,9 +356,9 @@ async def test_the_host_locks_by_socket_every_screen_is_told_and_bots_get_an_eve
         and 'id="host-menu"' in mine
         and re.search(r'data-host-key="lock" aria-pressed="true"', mine)
     )
-    for other in (b, watcher):
-        theirs = await receive_until(other, 'id="host-notice"')
-        assert notice in theirs and 'id="host-menu"' not in theirs
+    theirs = await receive_until(b, 'id="host-notice"')
+    assert notice in theirs and 'id="host-menu"' not in theirs
+    assert not any("host-notice" in m for m in await before_echo(watcher))  # not theirs
     news = await event(bo_bot, "host")
     assert news["action"] == "lock" and news["host"] == 0 and notice in news["text"]
     EVENTS.validate(news)  # the served schema names the event (docs/api.md, "Writing a bot")
@@ -440,6 +439,30 @@ async def test_a_spectator_is_kicked_by_the_handle_on_their_chat_line(room, ana)
         await socket.disconnect()
 
 
+async def test_host_notices_reach_only_those_concerned(room, ana, bo):
+    """Issue 35: "Ana muted Bo." reached the spectators. A seat's mute is told to the players
+    (Bo among them); a spectator's to the players and that spectator; the spectators' chat's to
+    everyone."""
+    a, b = await connect(room, ana), await connect(room, bo)
+    one = await page(room, watcher="one-browser", watch=True)
+    other = await page(room, watcher="other-browser", watch=True)
+    await settle(a, b, one, other, online=2, watching=2)
+    await send(a, action="mute", seat=1)
+    assert "Ana muted Bo." in await receive_until(b, 'id="host-notice"')
+    for spectator in (one, other):
+        assert not any("host-notice" in m for m in await before_echo(spectator))
+    await send(a, action="mute", spectator=host.handle(room.code, "one-browser"))
+    assert "Ana muted a spectator." in await receive_until(one, 'id="host-notice"')
+    await receive_until(b, 'id="host-notice"')
+    assert not any("host-notice" in m for m in await before_echo(other))
+    await send(a, action="mute", spectators=True)
+    for socket in (a, b, one, other):
+        notice = await receive_until(socket, "muted the spectators")
+        assert 'id="host-notice"' in notice
+    for socket in (a, b, one, other):
+        await socket.disconnect()
+
+
 async def test_a_muted_seat_is_muted_on_its_watch_link_and_in_pings_and_reactions(room, ana, bo):
     """The mute holds the seat and its browser session: the watch link opened in the same
     browser talks in the spectators' channel no more than the seat in the players'."""
@@ -472,7 +495,7 @@ async def test_the_host_seat_passes_to_the_longest_present_after_the_host_is_awa
     """`HOST_AWAY_SECONDS` shortened; the heartbeat, not a timer of the host's socket, does it."""
     settings.HOST_AWAY_SECONDS = 0.3
     settings.PRESENCE_HEARTBEAT_SECONDS = 0.1
-    cy = await database_sync_to_async(services.join_room)(room, "Cy")
+    cy = await database_sync_to_async(joining.join_room)(room, "Cy")
     b = await connect(room, bo)  # Bo came first: present the longest
     c = await connect(room, cy)
     a = await connect(room, ana)

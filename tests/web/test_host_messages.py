@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from games.messages import BadMessage, HostCommand, host_command
+from games.protocol.messages import BadMessage, HostCommand, host_command
 
 HANDLE = "0123456789ab"
 """A spectator's handle as `host.handle` makes them: twelve characters."""
@@ -14,6 +14,9 @@ HANDLE = "0123456789ab"
 @pytest.mark.parametrize(
     ("body", "says"),
     [
+        ({"action": {}}, '"action" must be text: use kick, lock'),
+        ({"action": []}, '"action" must be text: use kick, lock'),
+        ({"seat": 1}, 'Missing "action": use kick, lock'),
         ({"action": "kick"}, 'Name someone: "seat"'),
         ({"action": "kick", "seat": 1, "spectator": HANDLE}, "Name someone"),
         ({"action": "kick", "spectators": True}, "Unknown field 'spectators': kick takes"),

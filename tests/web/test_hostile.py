@@ -13,10 +13,11 @@ from django.test import RequestFactory
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import log_limit, metrics, services
+from games import log_limit, metrics
 from games.limits import Limit, TokenBucket
-from games.live.flood import FLOOD_REASON, SPECTATOR_FLOOD_REASON, SPECTATOR_MESSAGES
-from games.models import Game, Move, Room
+from games.protocol.flood import FLOOD_REASON, SPECTATOR_FLOOD_REASON, SPECTATOR_MESSAGES
+from games.rooms import joining
+from games.store.models import Game, Move, Room
 from games.web.room_limit import room_reservation
 
 from .helpers import before_echo, connect, make_room, retry_after, send
@@ -36,7 +37,7 @@ def test_token_bucket_lets_bursts_through_and_stops_floods():
 @pytest.mark.django_db(transaction=True)
 async def test_a_flood_closes_the_socket_with_1008():
     room = await sync_to_async(make_room)()
-    player = await sync_to_async(services.join_room)(room, "Flood")
+    player = await sync_to_async(joining.join_room)(room, "Flood")
     socket = await connect(room, player)
     for _ in range(200):
         await send(socket, action="sync")
@@ -54,7 +55,7 @@ async def test_a_spectator_has_a_smaller_budget_than_a_player():
     """Sockets that only watch and keep asking (issue 26's memory attack) are closed sooner; the
     same messages from a player's socket are within its budget."""
     room = await sync_to_async(make_room)()
-    player = await sync_to_async(services.join_room)(room, "Ana")
+    player = await sync_to_async(joining.join_room)(room, "Ana")
     watching, playing = await connect(room, watch=True), await connect(room, player)
     for _ in range(int(SPECTATOR_MESSAGES.count) + 2):
         await send(watching, action="sync")

@@ -3,9 +3,10 @@ confusable skeleton), stacks of combining marks, and the app's own words."""
 
 import pytest
 
-from games import chat, names, services
 from games.kinds.table import Invalid
-from games.models import Player
+from games.rooms import chat, joining, nicknames
+from games.rooms import nicknames as names
+from games.store.models import Player
 
 from .helpers import make_room
 
@@ -32,21 +33,21 @@ ZALGO = (
 )
 def test_a_name_that_looks_like_one_in_the_room_is_refused(first, lookalike):
     room = make_room()
-    services.join_room(room, first)
-    if services.clean_nickname(lookalike).casefold() == first.casefold():
-        assert services.join_room(room, lookalike).nickname == f"{first} 2"  # the same name
+    joining.join_room(room, first)
+    if nicknames.clean_nickname(lookalike).casefold() == first.casefold():
+        assert joining.join_room(room, lookalike).nickname == f"{first} 2"  # the same name
         return
-    with pytest.raises(services.NicknameError, match="looks like"):
-        services.join_room(room, lookalike)
+    with pytest.raises(nicknames.NicknameError, match="looks like"):
+        joining.join_room(room, lookalike)
     assert list(Player.objects.filter(room=room).values_list("nickname", flat=True)) == [first]
 
 
 @pytest.mark.django_db
 def test_the_same_name_in_another_case_still_gets_a_number():
     room = make_room()
-    services.join_room(room, "Ana")
-    assert services.join_room(room, "ANA").nickname == "ANA 2"
-    assert services.join_room(room, "Bo").nickname == "Bo"  # unlike anyone: welcome
+    joining.join_room(room, "Ana")
+    assert joining.join_room(room, "ANA").nickname == "ANA 2"
+    assert joining.join_room(room, "Bo").nickname == "Bo"  # unlike anyone: welcome
 
 
 @pytest.mark.django_db
@@ -81,13 +82,13 @@ def test_the_api_refuses_a_lookalike_with_a_400_naming_the_field(client):
     ],
 )
 def test_the_apps_own_words_are_not_names(word):
-    with pytest.raises(services.NicknameError, match="the app uses itself"):
-        services.clean_nickname(word)
+    with pytest.raises(nicknames.NicknameError, match="the app uses itself"):
+        nicknames.clean_nickname(word)
 
 
 def test_names_near_the_apps_words_are_fine():
-    assert services.clean_nickname("Hostess") == "Hostess"
-    assert services.clean_nickname("Ada the Admin") == "Ada the Admin"
+    assert nicknames.clean_nickname("Hostess") == "Hostess"
+    assert nicknames.clean_nickname("Ada the Admin") == "Ada the Admin"
 
 
 @pytest.mark.parametrize(
@@ -95,8 +96,8 @@ def test_names_near_the_apps_words_are_fine():
     [ZALGO[:24], "\u0301" * 23, "A" + "\u20dd" * 5],  # the last: enclosing circles
 )
 def test_a_name_with_stacked_combining_marks_is_refused(raw):
-    with pytest.raises(services.NicknameError):
-        services.clean_nickname(raw)
+    with pytest.raises(nicknames.NicknameError):
+        nicknames.clean_nickname(raw)
 
 
 @pytest.mark.parametrize(
@@ -112,7 +113,7 @@ def test_a_name_with_stacked_combining_marks_is_refused(raw):
 )
 def test_real_names_with_marks_are_accepted(name):
     assert names.stacked_marks(name) <= names.MAX_MARKS
-    assert services.clean_nickname(name)
+    assert nicknames.clean_nickname(name)
 
 
 def test_a_chat_line_of_stacked_marks_is_refused():

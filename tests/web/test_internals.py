@@ -27,8 +27,9 @@ from twisted.internet.testing import MemoryReactorClock, StringTransport
 from twisted.python.failure import Failure
 from twisted.web.http import HTTPChannel
 
-from games.live.flood import FLOOD_REASON
-from games.patches import channels_consumer, daphne_close_codes, twisted_backlog
+from games.patches import channels_consumer, daphne_close_codes, django_orm, twisted_backlog
+from games.protocol.flood import FLOOD_REASON
+from games.store.models import Game, Move
 
 from .test_framed import open_socket
 
@@ -335,3 +336,15 @@ def test_channels_dispatch_still_only_closes_old_connections_before_the_handler(
         "handler",
         "ValueError",
     ]
+
+
+def test_djangos_orm_still_gives_the_converters_and_casts_rowsql_reads_and_writes_through():
+    """`games.patches.django_orm`: the column a converter is called with, the converters (the
+    JSON state's own `from_db_value` among them) and a field's cast type, on pinned Django."""
+    state = Game._meta.get_field("state")
+    converters, column = django_orm.read_converters(Game, state)
+    assert column.target is state and column.alias == Game._meta.db_table
+    assert any(
+        getattr(convert, "__func__", None) is type(state).from_db_value for convert in converters
+    )
+    assert "int" in django_orm.cast_type(Move._meta.get_field("seq")).lower()

@@ -20,12 +20,12 @@ from twisted.internet.testing import StringTransport
 
 from bench import procs
 from config.asgi import application
-from games import services
 from games.kinds.minesweeper import render as minesweeper_render
 from games.kinds.roster import ROSTER_SHOWN
-from games.models import Player, Room
 from games.patches import daphne_frames
 from games.patches.daphne_frames import MESSAGE_LIMIT_BYTES
+from games.rooms import joining
+from games.store.models import Player, Room
 from tests import servers
 from tests.conftest import ORIGIN
 
@@ -38,7 +38,7 @@ ATTEMPTS = 300
 
 def uncapped(room: Room) -> Room:
     """The room with the host's player cap at its highest: the hard cap is what is tried."""
-    room.player_cap = services.MAX_PLAYERS_PER_ROOM
+    room.player_cap = joining.MAX_PLAYERS_PER_ROOM
     room.save(update_fields=["player_cap"])
     return room
 
@@ -75,10 +75,10 @@ def flood(settings) -> tuple[object, list[int], float]:
 async def test_a_join_flood_leaves_the_room_open_and_its_snapshot_small(settings):
     settings.JOINS_PER_MINUTE = 20
     room, statuses, median = await sync_to_async(flood)(settings)
-    assert statuses == [200] * services.MAX_PLAYERS_PER_ROOM + [409] * (
-        ATTEMPTS - services.MAX_PLAYERS_PER_ROOM
+    assert statuses == [200] * joining.MAX_PLAYERS_PER_ROOM + [409] * (
+        ATTEMPTS - joining.MAX_PLAYERS_PER_ROOM
     )
-    assert await Player.objects.filter(room=room).acount() == services.MAX_PLAYERS_PER_ROOM
+    assert await Player.objects.filter(room=room).acount() == joining.MAX_PLAYERS_PER_ROOM
     assert median < 0.5
 
     socket = WebsocketCommunicator(
@@ -91,7 +91,7 @@ async def test_a_join_flood_leaves_the_room_open_and_its_snapshot_small(settings
     size = len(snapshot.encode())
     assert size < MESSAGE_LIMIT_BYTES / 2, size
     assert len(roster_names(snapshot)) == ROSTER_SHOWN
-    more = services.MAX_PLAYERS_PER_ROOM - ROSTER_SHOWN
+    more = joining.MAX_PLAYERS_PER_ROOM - ROSTER_SHOWN
     assert f'<li class="roster-more">and {more} more</li>' in snapshot
     await socket.disconnect()
 
@@ -102,8 +102,8 @@ def test_joins_are_capped_per_address_and_refusals_do_not_count(settings):
     rooms = [make_room() for _ in range(5)]
     client = Client()
     full = uncapped(rooms[4])
-    for n in range(services.MAX_PLAYERS_PER_ROOM):
-        services.join_room(full, f"Seat {n}")
+    for n in range(joining.MAX_PLAYERS_PER_ROOM):
+        joining.join_room(full, f"Seat {n}")
     assert join(client, full.code, "Late", "10.2.0.1").status_code == 409  # not counted
     codes = [join(client, room.code, "Ana", "10.2.0.1").status_code for room in rooms[:4]]
     assert codes == [200, 200, 200, 429]
@@ -116,8 +116,8 @@ def test_joins_are_capped_per_address_and_refusals_do_not_count(settings):
 @pytest.mark.django_db
 def test_a_full_room_says_so_on_the_page_and_offers_to_watch(client):
     room = uncapped(make_room())
-    for n in range(services.MAX_PLAYERS_PER_ROOM):
-        services.join_room(room, f"Seat {n}")
+    for n in range(joining.MAX_PLAYERS_PER_ROOM):
+        joining.join_room(room, f"Seat {n}")
     page = client.post(f"/r/{room.code}/join/", {"nickname": "Late"})
     assert page.status_code == 409
     html = page.content.decode()

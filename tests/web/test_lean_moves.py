@@ -6,10 +6,11 @@ import re
 
 import pytest
 
-from games import announce, outbox, services
+from games.broadcast import announce, outbox
 from games.engine import minesweeper as engine
 from games.kinds.minesweeper import render as rendering
-from games.messages import CellMove
+from games.protocol.messages import CellMove
+from games.rooms import dispatch, joining
 
 from .helpers import make_room
 
@@ -34,8 +35,8 @@ def kind_html(news) -> str:
 
 def started(name: str = "alice"):
     room = make_room(16, 16, 40)  # dense enough that the first reveal never wins
-    player = services.join_room(room, name)
-    services.play(room, player, CellMove("reveal", 8, 8))
+    player = joining.join_room(room, name)
+    dispatch.play(room, player, CellMove("reveal", 8, 8))
     return room, player
 
 
@@ -59,8 +60,8 @@ def test_a_one_cell_move_is_lean_and_under_200_bytes(sent):
         if (cx, cy) != (x, y)
         and cy * 16 + cx not in engine.from_dict(room.current_game().state).revealed
     )
-    services.play(room, alice, CellMove("flag", *hidden))
-    services.play(room, alice, CellMove("reveal", x, y))
+    dispatch.play(room, alice, CellMove("flag", *hidden))
+    dispatch.play(room, alice, CellMove("reveal", x, y))
     flag, reveal = sent[-2], sent[-1]
     for html, version in ((flag, 2), (reveal, 3)):
         assert html.startswith(
@@ -79,7 +80,7 @@ def test_a_one_cell_move_is_lean_and_under_200_bytes(sent):
 def test_the_movers_name_is_escaped_in_a_lean_move(sent):
     room, player = started('"><b>x</b>')
     x, y = numbered_safe_cell(room)
-    services.play(room, player, CellMove("reveal", x, y))
+    dispatch.play(room, player, CellMove("reveal", x, y))
     assert 'data-by="&quot;&gt;&lt;b&gt;x&lt;/b&gt;"' in sent[-1]
     assert "<b>" not in sent[-1]
 
@@ -90,5 +91,5 @@ def test_first_and_last_moves_still_carry_everything(sent):
     assert 'class="cell"' not in sent[0]  # its cascade's cells are lean all the same
     state = engine.from_dict(room.current_game().state)
     mine = next(iter(state.field.mines))
-    services.play(room, alice, CellMove("reveal", mine % 16, mine // 16))
+    dispatch.play(room, alice, CellMove("reveal", mine % 16, mine // 16))
     assert 'id="banner"' in sent[-1] and "hit a mine" in sent[-1]

@@ -13,14 +13,16 @@ from django.contrib.sessions.models import Session
 from django.test import Client
 from PIL import Image
 
-from games import history, services
 from games.engine import minesweeper as engine
+from games.engine import stats
 from games.kinds.flags import rules as flags_rules
 from games.kinds.minesweeper import rules as minesweeper
 from games.kinds.tictactoe import rules as tictactoe_rules
-from games.messages import CellMove, SquareMove
-from games.models import Game, Move, Player, Room
-from games.web import preview_image, preview_words, previews
+from games.protocol.messages import CellMove, SquareMove
+from games.rooms import dispatch, joining
+from games.store.models import Game, Move, Player, Room
+from games.templatetags.figures import figure
+from games.web import history, preview_image, preview_words, previews
 from games.web.preview_words import Page
 
 from .test_race_replays import api_race, go, race_of, safe_hidden, send
@@ -57,9 +59,9 @@ def picture(url: str) -> Image.Image:
 
 
 def expert_room(*names: str) -> Room:
-    room, _ = services.open_room("minesweeper", minesweeper.validate_settings(30, 16, 99), names[0])
+    room, _ = joining.open_room("minesweeper", minesweeper.validate_settings(30, 16, 99), names[0])
     for name in names[1:]:
-        services.join_room(room, name)
+        joining.join_room(room, name)
     return room
 
 
@@ -89,7 +91,7 @@ def test_the_watch_page_says_watch_and_the_image_url_follows_the_version():
     room = expert_room("Ana")
     first = crawl(f"/r/{room.code}/watch/")
     assert first["og:title"] == "Ana is clearing an expert board — watch"
-    services.play(room, seat(room, "Ana"), CellMove("reveal", 5, 5))
+    dispatch.play(room, seat(room, "Ana"), CellMove("reveal", 5, 5))
     second = crawl(f"/r/{room.code}/watch/")
     assert second["og:image"] != first["og:image"]
 
@@ -122,23 +124,36 @@ def test_a_race_says_how_many_race_and_on_what(client):
     assert picture(replay["og:image"].removeprefix("http://testserver")).size == (1200, 630)
 
 
+def test_a_race_with_the_solver_bot_names_it_beside_the_racers(client):
+    """Issue 35: "2 racers" while the Solver bot raced too."""
+    code, tokens = api_race(client, names=("Ana", "Bo"))
+    assert send(client, code, tokens[0], action="add_bot") == 200
+    assert (
+        crawl(f"/r/{code}/")["og:title"] == "Race: 2 racers and the Solver bot on beginner — join"
+    )
+    assert send(client, code, tokens[0], action="start") == 200
+    go(code)
+    title = crawl(f"/r/{code}/")["og:title"]
+    assert title == "Race: 2 racers and the Solver bot on beginner — watch"
+
+
 def test_flags_shows_the_score_and_tictactoe_the_sides():
-    flags, _ = services.open_room(
+    flags, _ = joining.open_room(
         "flags", flags_rules.validate_settings("human", "human", 51, 0), "Ana"
     )
-    services.join_room(flags, "Bo")
+    joining.join_room(flags, "Bo")
     assert crawl(f"/r/{flags.code}/watch/")["og:title"] == "Flags: Ana vs Bo, 0–0"
-    game, _ = services.open_room(
+    game, _ = joining.open_room(
         "tictactoe", tictactoe_rules.validate_settings("human", "perfect"), "Ana"
     )
     assert crawl(f"/r/{game.code}/watch/")["og:title"] == "Tic-tac-toe: Ana vs Computer (perfect)"
-    services.play(game, seat(game, "Ana"), SquareMove(4))
+    dispatch.play(game, seat(game, "Ana"), SquareMove(4))
     assert "Tic-tac-toe: Ana" in crawl(f"/r/{game.code}/watch/")["og:title"]
 
 
 def test_the_picture_is_a_1200_by_630_png_even_of_the_largest_board():
-    room, _ = services.open_room("minesweeper", minesweeper.validate_settings(50, 50, 500), "Ana")
-    services.play(room, seat(room, "Ana"), CellMove("reveal", 25, 25))
+    room, _ = joining.open_room("minesweeper", minesweeper.validate_settings(50, 50, 500), "Ana")
+    dispatch.play(room, seat(room, "Ana"), CellMove("reveal", 25, 25))
     answer = Client().get(f"/r/{room.code}/preview.png")
     image = Image.open(io.BytesIO(answer.content))
     assert (image.format, image.size) == ("PNG", (1200, 630))
@@ -164,7 +179,7 @@ def cells(room: Room, image: Image.Image) -> dict[int, bytes]:
 def test_no_hidden_mine_is_drawn_before_the_end_and_every_mine_after_a_loss():
     room = expert_room("Ana")
     ana = seat(room, "Ana")
-    services.play(room, ana, CellMove("reveal", 5, 5))
+    dispatch.play(room, ana, CellMove("reveal", 5, 5))
     state = engine.from_dict(room.current_game().state)
     mines = sorted(state.field.mines)
     hidden_safe = [
@@ -172,7 +187,7 @@ def test_no_hidden_mine_is_drawn_before_the_end_and_every_mine_after_a_loss():
     ]
     drawn = cells(room, picture(f"/r/{room.code}/preview.png"))
     assert {drawn[c] for c in mines} == {drawn[hidden_safe[0]]}  # a mine looks like any hidden cell
-    services.play(room, ana, CellMove("reveal", *state.grid.xy(mines[0])))
+    dispatch.play(room, ana, CellMove("reveal", *state.grid.xy(mines[0])))
     assert room.current_game().status == "lost"
     after = cells(room, picture(f"/r/{room.code}/preview.png"))
     assert all(after[c] != drawn[hidden_safe[0]] for c in mines)
@@ -203,7 +218,7 @@ def test_a_picture_is_drawn_once_per_version(monkeypatch):
     assert len(drawn) == 1 and second.content == first.content
     again = Client().get(url, headers={"If-None-Match": first["ETag"]})
     assert again.status_code == 304 and len(drawn) == 1
-    services.play(room, seat(room, "Ana"), CellMove("reveal", 5, 5))
+    dispatch.play(room, seat(room, "Ana"), CellMove("reveal", 5, 5))
     assert Client().get(url).content != first.content
     assert len(drawn) == 2
 
@@ -216,10 +231,10 @@ def test_drawing_is_limited_per_address_and_kept_pictures_stay_free(settings, mo
     address = f"2001:db8:{uuid.uuid4().hex[:4]}:{uuid.uuid4().hex[:4]}::1"
     room = expert_room("Ana")
     ana = seat(room, "Ana")
-    services.play(room, ana, CellMove("reveal", 5, 5))
+    dispatch.play(room, ana, CellMove("reveal", 5, 5))
     state = engine.from_dict(room.current_game().state)
     mine = state.grid.xy(min(state.field.mines))  # hidden whatever the opening opened
-    services.play(room, ana, CellMove("flag", *mine))
+    dispatch.play(room, ana, CellMove("flag", *mine))
     base = f"/r/{room.code}/games/1/preview.png?move="
     assert Client(REMOTE_ADDR=address).get(base + "0").status_code == 200
     assert Client(REMOTE_ADDR=address).get(base + "1").status_code == 200
@@ -230,16 +245,18 @@ def test_drawing_is_limited_per_address_and_kept_pictures_stay_free(settings, mo
 
 
 def test_replay_tags_name_the_winners_and_its_picture_takes_a_move():
-    room, _ = services.open_room("minesweeper", minesweeper.validate_settings(9, 9, 10), "Ana")
+    room, _ = joining.open_room("minesweeper", minesweeper.validate_settings(9, 9, 10), "Ana")
     ana = seat(room, "Ana")
-    services.play(room, ana, CellMove("reveal", 4, 4))
+    dispatch.play(room, ana, CellMove("reveal", 4, 4))
     state = engine.from_dict(room.current_game().state)
     for cell in range(state.grid.size):
         if cell not in state.field.mines and room.current_game().status == "playing":
-            services.play(room, ana, CellMove("reveal", *state.grid.xy(cell)))
+            dispatch.play(room, ana, CellMove("reveal", *state.grid.xy(cell)))
     assert room.current_game().status == "won"
     found = crawl(f"/r/{room.code}/games/1/")
-    assert re.fullmatch(r"Replay: Ana won beginner in \d+\.\d s", found["og:title"])
+    time_ms = history.timeline_of(room, room.current_game()).stats["time_ms"]
+    shown = f"{figure(stats.seconds(time_ms))} s"  # the banner's time, as its template writes it
+    assert found["og:title"] == f"Replay: Ana won beginner in {shown}"  # not "8.6 s" by "8.56 s"
     moves = history.timeline_of(room, room.current_game()).moves
     assert found["og:image"].endswith(f"/r/{room.code}/games/1/preview.png?move={moves}")
     assert picture(found["og:image"].replace("http://testserver", "")).size == (1200, 630)

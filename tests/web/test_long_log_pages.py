@@ -10,13 +10,13 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from games import history, services
 from games.engine import race as race_engine
 from games.engine.minesweeper import CellState
 from games.kinds.race import rules as race_rules
-from games.messages import CellMove, Command
-from games.models import Player, Room
-from games.web import previews
+from games.protocol.messages import CellMove, Command
+from games.rooms import dispatch, joining, playing
+from games.store.models import Player, Room
+from games.web import history, previews
 
 from .helpers import hidden_cells, make_room
 
@@ -50,13 +50,13 @@ def log_reads(room: Room) -> list[str]:
 def racing(settings) -> tuple[Room, list[Player]]:
     """A beginner race of Ana and Bo past Go."""
     settings.RACE_COUNTDOWN_SECONDS = 0
-    room, _ = services.open_room(
+    room, _ = joining.open_room(
         "race", race_rules.validate_settings(9, 9, 10, False), "Ana", is_public=True
     )
-    services.join_room(room, "Bo")
+    joining.join_room(room, "Bo")
     ana, bo = room.players.order_by("number")
-    services.play(room, ana, Command("start"))
-    assert services.tick(room) is not None
+    dispatch.play(room, ana, Command("start"))
+    assert playing.tick(room) is not None
     assert race_rules.load(room.current_game().state).phase is race_engine.Phase.RACING
     return room, [ana, bo]
 
@@ -70,7 +70,7 @@ def toggle_a_flag(room: Room, player: Player) -> None:
         x, y = covered % 9, covered // 9
     else:
         x, y = hidden_cells(room)[0]
-    services.play(room, player, CellMove("flag", x, y))
+    dispatch.play(room, player, CellMove("flag", x, y))
 
 
 def test_no_page_of_a_race_under_way_reads_its_log(settings):
@@ -85,8 +85,8 @@ def test_no_page_of_a_race_under_way_reads_its_log(settings):
 
 def test_pages_of_a_co_op_game_after_a_move_read_that_move_only():
     room = make_room(9, 9, 10)
-    ana = services.join_room(room, "Ana")
-    services.play(room, ana, CellMove("reveal", 4, 4))
+    ana = joining.join_room(room, "Ana")
+    dispatch.play(room, ana, CellMove("reveal", 4, 4))
     for _ in range(5):
         toggle_a_flag(room, ana)
     log_reads(room)  # this process's first look: the whole log once
@@ -107,7 +107,7 @@ def test_link_tags_that_would_replay_a_log_count_as_a_build_and_are_left_out_pas
     settings.REPLAY_BUILDS_PER_MINUTE = 1
     rooms = [make_room(9, 9, 10) for _ in range(2)]
     for room in rooms:
-        services.play(room, services.join_room(room, "Ana"), CellMove("reveal", 4, 4))
+        dispatch.play(room, joining.join_room(room, "Ana"), CellMove("reveal", 4, 4))
     client = Client(REMOTE_ADDR=a_fresh_address())
     history.forget_timelines()
     assert "og:title" in client.get(f"/r/{rooms[0].code}/watch/").content.decode()
@@ -128,7 +128,7 @@ def test_a_kept_picture_replays_nothing_and_one_to_draw_counts_its_replay(settin
     monkeypatch.setattr(previews, "now", lambda: minute)
     rooms = [make_room(9, 9, 10) for _ in range(2)]
     for room in rooms:
-        services.play(room, services.join_room(room, "Ana"), CellMove("reveal", 4, 4))
+        dispatch.play(room, joining.join_room(room, "Ana"), CellMove("reveal", 4, 4))
     client = Client(REMOTE_ADDR=a_fresh_address())
     assert client.get(f"/r/{rooms[0].code}/preview.png").status_code == 200
     history.forget_timelines()

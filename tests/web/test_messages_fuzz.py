@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.messages import (
+from games.protocol.messages import (
     MAX_MESSAGE_BYTES,
     BadMessage,
     CellMove,

@@ -7,7 +7,7 @@ from asgiref.sync import sync_to_async
 from django.test import Client
 from prometheus_client import REGISTRY
 
-from games import services
+from games.rooms import joining
 
 from .helpers import connect, make_room, receive_until, send
 
@@ -60,7 +60,7 @@ async def test_a_socket_a_move_and_a_flood_show_in_the_metrics(settings):
         "1008": value("minesweeper_socket_closes_total", code="1008"),
     }
     room = await sync_to_async(make_room)()
-    player = await sync_to_async(services.join_room)(room, "Counted")
+    player = await sync_to_async(joining.join_room)(room, "Counted")
     socket = await connect(room, player)
     assert value("minesweeper_sockets_open", role="player") == before["players"] + 1
     assert value("minesweeper_rooms_live") == before["rooms"] + 1

@@ -5,13 +5,13 @@ they are what a click on the board sends."""
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import services
 from games.engine import ascii
 from games.engine import minesweeper as engine
 from games.kinds.minesweeper import rules
 from games.kinds.table import Refused
-from games.messages import CellMove
-from games.models import Game, Move
+from games.protocol.messages import CellMove
+from games.rooms import dispatch
+from games.store.models import Game, Move
 
 from .helpers import before_echo, connect, receive_until, send, settle
 
@@ -97,7 +97,7 @@ def test_the_api_answers_409_with_the_reason_and_logs_nothing(client):
 
 @pytest.mark.django_db(transaction=True)
 async def test_the_socket_sends_the_same_reason_to_the_sender_alone(room, ana, bo):
-    await sync_to_async(services.play)(room, ana, CellMove("reveal", 4, 4))
+    await sync_to_async(dispatch.play)(room, ana, CellMove("reveal", 4, 4))
     sender, other = await connect(room, ana), await connect(room, bo)
     await settle(sender, other, online=2)
     await send(sender, action="flag", x=4, y=4)

@@ -3,8 +3,8 @@ look-alike names, rooms left without their creator, and JSON bodies posted from 
 
 import pytest
 
-from games import services
-from games.models import Player, Room
+from games.rooms import joining, nicknames
+from games.store.models import Player, Room
 
 from .helpers import make_room
 
@@ -40,15 +40,15 @@ SCOTLAND = "🏴󠁧󠁢󠁳󠁣󠁴󠁿"
     ],
 )
 def test_nicknames_are_normalised_and_stripped_of_invisible_characters(raw, clean):
-    assert services.clean_nickname(raw) == clean
+    assert nicknames.clean_nickname(raw) == clean
 
 
 def test_a_name_is_cut_between_grapheme_clusters():
     """A taken name gets a number; the cut to make room for it never splits a family."""
     name = "Ana " + FAMILY * 2 + "bcdefg"  # 4 + 14 + 6 = 24 characters
-    assert services.unique_nickname(name, {name.casefold()}) == "Ana " + FAMILY * 2 + "bcde 2"
+    assert nicknames.unique_nickname(name, {name.casefold()}) == "Ana " + FAMILY * 2 + "bcde 2"
     long = "Ana" + FAMILY * 3  # 3 + 21 = 24 characters: the number takes two
-    assert services.unique_nickname(long, {long.casefold()}) == "Ana" + FAMILY * 2 + " 2"
+    assert nicknames.unique_nickname(long, {long.casefold()}) == "Ana" + FAMILY * 2 + " 2"
 
 
 @pytest.mark.parametrize(
@@ -56,16 +56,16 @@ def test_a_name_is_cut_between_grapheme_clusters():
     ["", "   ", "\x00", "\u200b\u200b", "\u3164", "\uffa0 \u115f", "\u2800", "\u0301", "\ufeff"],
 )
 def test_a_nickname_needs_a_visible_character(raw):
-    with pytest.raises(services.NicknameError):
-        services.clean_nickname(raw)
+    with pytest.raises(nicknames.NicknameError):
+        nicknames.clean_nickname(raw)
 
 
 @pytest.mark.django_db
 def test_unique_names_compare_the_normalised_name():
     room = make_room()
-    assert services.join_room(room, "Ana").nickname == "Ana"
-    assert services.join_room(room, "Ａｎａ\u200b").nickname == "Ana 2"
-    assert services.join_room(room, "ana").nickname == "ana 3"
+    assert joining.join_room(room, "Ana").nickname == "Ana"
+    assert joining.join_room(room, "Ａｎａ\u200b").nickname == "Ana 2"
+    assert joining.join_room(room, "ana").nickname == "ana 3"
 
 
 @pytest.mark.django_db
@@ -123,7 +123,7 @@ def test_a_failing_join_rolls_the_new_room_back(client, monkeypatch):
         Player.objects.create(room=room, number=0, nickname="half")
         raise RuntimeError("the database went away")
 
-    monkeypatch.setattr(services, "join_room", broken)
+    monkeypatch.setattr(joining, "join_room", broken)
     client.raise_request_exception = False
     reply = client.post(
         "/api/rooms",

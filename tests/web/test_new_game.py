@@ -10,11 +10,11 @@ import re
 import pytest
 from channels.db import database_sync_to_async
 
-from games import announce, services
+from games.broadcast import announce
 from games.engine import minesweeper as engine
 from games.kinds.tictactoe import rules as tictactoe
-from games.live import autoplay
-from games.models import Game
+from games.rooms import autoplay, joining
+from games.store.models import Game
 
 from .helpers import SOLVED_SEED, connect, receive_until, seeded, send
 
@@ -90,8 +90,8 @@ async def test_a_blank_board_replaced_is_a_new_game_not_a_restart(room, ana, bo)
 
 
 def tictactoe_room():
-    room = services.create_room("tictactoe", tictactoe.validate_settings("human", "human"))
-    return room, services.join_room(room, "Ana"), services.join_room(room, "Bo")
+    room = joining.create_room("tictactoe", tictactoe.validate_settings("human", "human"))
+    return room, joining.join_room(room, "Ana"), joining.join_room(room, "Bo")
 
 
 async def test_a_rematch_says_who_started_it_and_who_plays_x_now():

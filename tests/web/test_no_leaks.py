@@ -12,9 +12,9 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.test import Client
 
-from games import services
 from games.engine import minesweeper as engine
-from games.models import Game
+from games.rooms import joining
+from games.store.models import Game
 
 from .helpers import cell_states, connect, make_room, receive_until, send
 
@@ -59,8 +59,8 @@ def assert_no_mine_shown(texts: list[str], mines: frozenset[int], width: int) ->
 @pytest.mark.parametrize("outcome", ["won", "lost"])
 async def test_no_message_or_page_reveals_a_mine_before_the_end(outcome):
     room = await sync_to_async(make_room)(9, 9, 10)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    bo = await sync_to_async(services.join_room)(room, "Bo")
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    bo = await sync_to_async(joining.join_room)(room, "Bo")
     players = [await connect(room, ana), await connect(room, bo)]
     spectator = await connect(room, watch=True)
     client = Client()

@@ -1,16 +1,19 @@
 """The home page's "On now" (issue 28): which game is featured, that it stays until its game ends,
 and that a home page view costs the same however many watch or how many rooms are open."""
 
+import re
+
 import pytest
 from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import services
 from games.kinds.race import rules as race_rules
-from games.models import Game, Player, Presence, Room
+from games.rooms import joining, playing
+from games.store.models import Game, Player, Presence, Room
 from games.web import on_now
+from games.web.views import LIVE_ROOMS_SHOWN
 
 from .helpers import current, make_room
 
@@ -30,7 +33,7 @@ def live_room(spectators: int = 0, *, public: bool = True, players: int = 1) -> 
     """A room with someone playing in it now (a socket open) and `spectators` watching."""
     room = make_room(is_public=public)
     for index in range(players):
-        services.join_room(room, f"P{index}")
+        joining.join_room(room, f"P{index}")
     Player.objects.filter(room=room).update(connections=1)
     Room.objects.filter(pk=room.pk).update(spectators=spectators)
     watched_by(room, spectators)
@@ -59,8 +62,8 @@ def test_the_room_with_the_most_spectators_is_featured():
 
 def live_race(spectators: int, *, started: bool) -> Room:
     settings = race_rules.validate_settings(9, 9, 10, True, spectator_delay=3)
-    room = services.create_room("race", settings)
-    services.join_room(room, "Ana")
+    room = joining.create_room("race", settings)
+    joining.join_room(room, "Ana")
     Player.objects.filter(room=room).update(connections=1)
     Room.objects.filter(pk=room.pk).update(spectators=spectators)
     watched_by(room, spectators)
@@ -110,7 +113,7 @@ def test_a_new_game_in_the_featured_room_is_a_new_pick():
     assert featured_code() == first.code
     crowded = live_room(50)
     ana = Player.objects.filter(room=first).first()
-    services.start_next_game(first, ana, replacing=1)
+    playing.start_next_game(first, ana, replacing=1)
     assert featured_code() == crowded.code
 
 
@@ -171,3 +174,21 @@ def test_a_refresh_costs_a_bounded_number_of_queries():
             assert featured_code() is not None
         counts.append(len(queries))
     assert counts == [2, 2, on_now.QUERIES_PER_REFRESH]
+
+
+def test_on_now_and_live_now_give_the_same_watching_count_from_one_read(client, monkeypatch):
+    """Issue 35: "1 watching" in On now beside "2 watching" in Live now. The pick is kept for
+    its second (here: for the test), yet both counts come from the list's one read; and the
+    list's poll brings the panel's count along (out of band)."""
+    monkeypatch.setattr(on_now, "FRESH_SECONDS", 3600.0)
+    room = live_room(1)
+    for _ in range(LIVE_ROOMS_SHOWN + 2):  # newer rooms push the featured one off the list
+        live_room(0)
+    assert "1 watching" in client.get("/").content.decode()
+    Room.objects.filter(pk=room.pk).update(spectators=2)
+    html = client.get("/").content.decode()
+    panel = html[html.index('id="on-now"') : html.index('id="live-title"')]
+    assert '<span id="on-now-watching" class="on-now-watching">2 watching</span>' in panel
+    polled = client.get("/rooms/live/").content.decode()
+    assert re.search(r'<span id="on-now-watching" [^>]*hx-swap-oob="true">2 watching<', polled)
+    assert "2 watching" in client.get("/on-now/").content.decode()

@@ -5,9 +5,9 @@ import pytest
 from channels.db import database_sync_to_async
 from django.core.cache import cache
 
-from games import services
 from games.live import rosters
-from games.models import Player, Presence, Room
+from games.rooms import joining
+from games.store.models import Player, Presence, Room
 from games.web import on_now
 
 from .helpers import connect, make_room
@@ -26,7 +26,7 @@ def fresh_pick():
 def played(name: str) -> Room:
     """A public room with its player online, nobody watching yet."""
     room = make_room()
-    services.join_room(room, name)
+    joining.join_room(room, name)
     Player.objects.filter(room=room).update(connections=1)
     return room
 

@@ -6,7 +6,7 @@ import threading
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 
-from games import outbox
+from games.broadcast import outbox
 
 from .helpers import TIMEOUT
 

@@ -13,9 +13,9 @@ import pytest
 from channels.db import database_sync_to_async
 from django.db import connection
 
-from games import services
 from games.live import rosters
-from games.models import Presence, Room
+from games.rooms import joining
+from games.store.models import Presence, Room
 
 from .helpers import TIMEOUT, connect, presence_after, presence_in, settle, spectators_in
 
@@ -67,7 +67,7 @@ async def test_a_roster_read_before_a_join_never_reaches_the_room_after_the_join
     assert await player.receive_nothing(timeout=rosters.INTERVAL * 2)  # its own presence told
     rosters.changed(room.pk, player=True)
     await asyncio.sleep(0)  # the presence task asks the database thread first: its read is older
-    await database_sync_to_async(services.join_room)(room, "Bo")
+    await database_sync_to_async(joining.join_room)(room, "Bo")
     rosters_heard = []
     while not await player.receive_nothing(timeout=rosters.INTERVAL * 2):
         message = await player.receive_from()

@@ -8,9 +8,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from games import services
-from games.messages import CellMove
-from games.models import Game, Move, Player, Room
+from games.protocol.messages import CellMove
+from games.rooms import dispatch, joining, playing
+from games.store.models import Game, Move, Player, Room
 
 from .helpers import make_room
 
@@ -21,10 +21,10 @@ def played_room(days_ago: float) -> Room:
     """A room with two players, a move and a finished game, all of it `days_ago` old, and the
     next game (empty) as old too."""
     room = make_room()
-    ana = services.join_room(room, "Ana")
-    services.join_room(room, "Bo")
-    services.play(room, ana, CellMove("reveal", 4, 4))
-    services.start_next_game(room, ana)
+    ana = joining.join_room(room, "Ana")
+    joining.join_room(room, "Bo")
+    dispatch.play(room, ana, CellMove("reveal", 4, 4))
+    playing.start_next_game(room, ana)
     Game.objects.filter(room=room, number=1).update(status=Game.Status.LOST)
     age(room, days_ago)
     return room

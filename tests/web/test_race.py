@@ -10,11 +10,12 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.utils import timezone
 
-from games import services
 from games.engine import race as engine
+from games.kinds import table
 from games.kinds.race import rules
-from games.live import autoplay, heartbeat
-from games.models import Game, Move, Presence, Room, ServerProcess
+from games.live import heartbeat
+from games.rooms import autoplay, joining, playing
+from games.store.models import Game, Move, Presence, Room, ServerProcess
 
 from .helpers import connect, receive_until, send
 
@@ -58,7 +59,7 @@ def fast_forward(code: str, to_ms: int | None = None) -> None:
     shift = due - (to_ms if to_ms is not None else rules.now_ms())
     game.state = _shifted(game.state, shift)
     game.save(update_fields=["state"])
-    assert services.tick(room) is not None
+    assert playing.tick(room) is not None
 
 
 def _shifted(state: dict, shift: int) -> dict:
@@ -122,7 +123,7 @@ def test_the_host_starts_with_two_racers_and_moves_wait_for_go(client):
     assert state["board"] == read(client, code, bo)["board"]  # the same start cell for both
     assert any(c != "#" for row in state["board"] for c in row)
     logged = list(Move.objects.filter(game__room__code=code).values_list("action", "seat"))
-    assert logged == [("start", 0), ("tick", services.COMPUTER_SEAT)]
+    assert logged == [("start", 0), ("tick", table.COMPUTER_SEAT)]
 
 
 def test_one_racer_alone_cannot_start(client):
@@ -211,7 +212,7 @@ def test_a_race_replays_from_its_seed_and_move_log(client, settings):
     assert go_at is not None and 200 <= go_at - started <= 200 + (rules.now_ms() - started)
     # The real countdown: a replay checks the times the log holds, so nothing is shifted here.
     time.sleep(max(0, engine.due(race_of(code)) - rules.now_ms()) / 1000)  # type: ignore[operator]
-    assert services.tick(Room.objects.get(code=code)) is not None
+    assert playing.tick(Room.objects.get(code=code)) is not None
     safe, mine = _safe_and_mine(code, 0)
     move(client, code, ana, action="flag", x=mine[0], y=mine[1])
     move(client, code, bo, action="reveal", x=mine[0], y=mine[1])  # a penalty for Bo
@@ -243,10 +244,10 @@ def test_the_solver_bot_races_at_its_pace_on_its_own_board(client):
     code, (ana,) = api_race(client, racers=1, bot_pace=4)
     assert move(client, code, ana, action="add_bot").status_code == 200
     assert move(client, code, ana, action="start").status_code == 200
-    assert race_of(code).seats == (0, services.COMPUTER_SEAT)
+    assert race_of(code).seats == (0, table.COMPUTER_SEAT)
     fast_forward(code)  # Go
     fast_forward(code)  # the bot's first move, a quarter second later
-    bot = race_of(code).racer(services.COMPUTER_SEAT)
+    bot = race_of(code).racer(table.COMPUTER_SEAT)
     assert bot is not None and bot.clicks == 2 and bot.next_at is not None
     me = race_of(code).racer(0)
     assert me is not None and len(me.board.revealed) < len(bot.board.revealed)
@@ -254,7 +255,7 @@ def test_the_solver_bot_races_at_its_pace_on_its_own_board(client):
 
 def test_a_spectator_cannot_start_or_move(client):
     code, (ana, bo) = api_race(client)
-    spectator = services.join_room(Room.objects.get(code=code), "Cy")
+    spectator = joining.join_room(Room.objects.get(code=code), "Cy")
     spectator.role = spectator.Role.SPECTATOR
     spectator.save()
     assert move(client, code, spectator.token, action="start").status_code == 403
@@ -265,9 +266,9 @@ def test_a_spectator_cannot_start_or_move(client):
 
 async def test_racers_and_a_spectator_each_get_their_own_view_over_the_websocket():
     settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
-    room = await sync_to_async(services.create_room)("race", settings)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    bo = await sync_to_async(services.join_room)(room, "Bo")
+    room = await sync_to_async(joining.create_room)("race", settings)
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    bo = await sync_to_async(joining.join_room)(room, "Bo")
     a, b = await connect(room, ana), await connect(room, bo)
     watcher = await connect(room, watch=True)
     await send(b, action="start")
@@ -310,14 +311,14 @@ def _go(room: Room) -> None:
     game = room.current_game()
     game.state = _shifted(game.state, engine.due(rules.load(game.state)) - rules.now_ms())  # type: ignore[operator]
     game.save(update_fields=["state"])
-    services.tick(room)
+    playing.tick(room)
 
 
 async def test_a_racer_whose_socket_closes_is_away_and_back_when_it_opens_again():
     settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
-    room = await sync_to_async(services.create_room)("race", settings)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    bo = await sync_to_async(services.join_room)(room, "Bo")
+    room = await sync_to_async(joining.create_room)("race", settings)
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    bo = await sync_to_async(joining.join_room)(room, "Bo")
     a, b = await connect(room, ana), await connect(room, bo)
     await send(a, action="start")
     await receive_until(a, 'data-phase="countdown"')
@@ -370,9 +371,9 @@ async def test_a_racer_swept_from_a_killed_process_is_out_after_the_grace_by_its
 async def _racing_pair():
     """A race under way, Ana (seat 0) and Bo (seat 1) each on a socket of this process."""
     settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
-    room = await sync_to_async(services.create_room)("race", settings)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    bo = await sync_to_async(services.join_room)(room, "Bo")
+    room = await sync_to_async(joining.create_room)("race", settings)
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    bo = await sync_to_async(joining.join_room)(room, "Bo")
     a, b = await connect(room, ana), await connect(room, bo)
     b.player = bo
     await send(a, action="start")
@@ -391,15 +392,15 @@ def _moved_to_a_dead_process(room: Room, socket) -> None:
 
 async def test_the_solver_bot_races_live_on_the_clock():
     settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0, bot_pace=4)
-    room = await sync_to_async(services.create_room)("race", settings)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
+    room = await sync_to_async(joining.create_room)("race", settings)
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
     a = await connect(room, ana)
     await send(a, action="add_bot")
     await receive_until(a, "Solver bot")
     await send(a, action="start")
     await receive_until(a, 'data-phase="countdown"')
     await receive_until(a, 'data-phase="racing"')  # Go, from the live clock
-    seat = services.COMPUTER_SEAT
+    seat = table.COMPUTER_SEAT
     moved = await receive_until(a, f'id="status-{seat}"[^>]*data-progress="[1-9]')
     assert "cell-" not in moved  # progress only
     bot = (await sync_to_async(race_of)(room.code)).racer(seat)
@@ -409,9 +410,9 @@ async def test_the_solver_bot_races_live_on_the_clock():
 
 async def test_a_racers_pointer_reaches_nobody():
     settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
-    room = await sync_to_async(services.create_room)("race", settings)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    bo = await sync_to_async(services.join_room)(room, "Bo")
+    room = await sync_to_async(joining.create_room)("race", settings)
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    bo = await sync_to_async(joining.join_room)(room, "Bo")
     a, b = await connect(room, ana), await connect(room, bo)
     await send(a, action="hover", x=3, y=3)
     await send(a, action="sync")  # b hears everything a's messages caused before this answer
@@ -429,9 +430,9 @@ async def test_a_bot_races_on_the_websocket_with_its_token_and_reads_only_its_ow
     from .test_bot_sockets import bot, event
 
     settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
-    room = await sync_to_async(services.create_room)("race", settings)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    robo = await sync_to_async(services.join_room)(room, "Robo")
+    room = await sync_to_async(joining.create_room)("race", settings)
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    robo = await sync_to_async(joining.join_room)(room, "Robo")
     page = await connect(room, ana)
     socket = await bot(room, robo.token)
     first = await event(socket, "snapshot")
@@ -463,7 +464,7 @@ async def test_a_bot_races_on_the_websocket_with_its_token_and_reads_only_its_ow
 def test_a_move_is_rendered_as_three_texts_whatever_the_number_of_screens(client, monkeypatch):
     """The mover's own board, the other racers' progress-only view, the spectators' full view:
     each rendered once (the bots' JSON aside), and a late joiner sees the race as a watcher."""
-    from games import outbox
+    from games.broadcast import outbox
 
     code, (ana, bo, cy) = api_race(client, racers=3)
     move(client, code, ana, action="start")
@@ -504,10 +505,10 @@ def test_the_time_limit_shows_and_ends_the_race_for_everyone_still_racing(client
 
 async def test_when_the_host_has_left_the_others_may_start():
     settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
-    room = await sync_to_async(services.create_room)("race", settings)
-    host = await sync_to_async(services.join_room)(room, "Ana")
-    bo = await sync_to_async(services.join_room)(room, "Bo")
-    cy = await sync_to_async(services.join_room)(room, "Cy")
+    room = await sync_to_async(joining.create_room)("race", settings)
+    host = await sync_to_async(joining.join_room)(room, "Ana")
+    bo = await sync_to_async(joining.join_room)(room, "Bo")
+    cy = await sync_to_async(joining.join_room)(room, "Cy")
     a, b, c = [await connect(room, p) for p in (host, bo, cy)]
     await send(b, action="start")
     assert "Only the host" in await receive_until(b, 'id="room-error"[^>]*><span')
@@ -519,4 +520,24 @@ async def test_when_the_host_has_left_the_others_may_start():
     race = await sync_to_async(race_of)(room.code)
     assert race.seats == (1, 2, 0)  # online racers first; the host may still come back in time
     for socket in (b, c):
+        await socket.disconnect()
+
+
+async def test_a_racers_mines_left_counts_their_own_flags():
+    """Issue 35: the counter stayed at 010 after flags; each flag (and unflag) of the racer's own
+    board sends them the counter again, and no rival's screen gets it."""
+    room, a, b = await _racing_pair()
+    race = await sync_to_async(lambda: rules.load(room.current_game().state))()
+    hidden = [c for c in range(race.grid.size) if c not in race.racer(0).board.revealed]
+    for n, cell in enumerate(hidden[:4], start=1):
+        x, y = race.grid.xy(cell)
+        await send(a, action="flag", x=x, y=y)
+        own = await receive_until(a, 'id="mines-left"')
+        assert re.search(rf'id="mines-left"[^>]*>{10 - n:03d}<', own)
+    x, y = race.grid.xy(hidden[0])
+    await send(a, action="flag", x=x, y=y)  # unflag
+    assert re.search(r'id="mines-left"[^>]*>007<', await receive_until(a, 'id="mines-left"'))
+    rival = await receive_until(b, 'data-version="7"')
+    assert 'id="mines-left"' not in rival
+    for socket in (a, b):
         await socket.disconnect()

@@ -18,10 +18,10 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.test import override_settings
 
-from games import services
 from games.engine import race as engine
 from games.kinds.race import rules
-from games.models import Room
+from games.rooms import joining
+from games.store.models import Room
 
 from .helpers import TIMEOUT, connect, send
 from .test_bot_sockets import bot
@@ -182,8 +182,8 @@ async def _whole_race(
 @override_settings(RACE_COUNTDOWN_SECONDS=0.5)  # the clock is real; the 3 s wait adds nothing
 async def test_whole_races_leak_nothing_to_racers_and_spectators_trail_by_the_delay():
     settings = rules.validate_settings(9, 9, 10, True, penalty=3, spectator_delay=DELAY)
-    room = await sync_to_async(services.create_room)("race", settings)
-    players = [await sync_to_async(services.join_room)(room, name) for name in ("Ana", "Bo", "Cy")]
+    room = await sync_to_async(joining.create_room)("race", settings)
+    players = [await sync_to_async(joining.join_room)(room, name) for name in ("Ana", "Bo", "Cy")]
     racers = [Screen(await connect(room, p), p.number) for p in players]
     ana_bot = await bot(room, players[0].token)  # Ana's seat, as a bot reads it
     asked = time.monotonic()

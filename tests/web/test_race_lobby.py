@@ -7,9 +7,10 @@ import re
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import services
+from games.kinds import table
 from games.kinds.race import rules
-from games.models import Room
+from games.rooms import joining, presence
+from games.store.models import Room
 
 from .helpers import connect, receive_until, send
 from .test_race import JSON, api_race, create, fast_forward, move, race_of
@@ -30,7 +31,7 @@ def test_the_host_seats_the_solver_bot_at_a_pace_and_it_races_at_it(client):
     assert game.params["bot_pace"] == 1 and settings_of(code)["bot_pace"] == 1
     assert move(client, code, ana, action="start").status_code == 200
     entrants = race_of(code).entrants
-    assert [(e.seat, e.pace) for e in entrants][-1] == (services.COMPUTER_SEAT, 1)
+    assert [(e.seat, e.pace) for e in entrants][-1] == (table.COMPUTER_SEAT, 1)
 
 
 def test_a_pace_not_offered_or_a_non_host_is_refused_and_changes_nothing(client):
@@ -60,9 +61,9 @@ def test_a_co_op_solver_bot_has_one_pace(client):
 
 async def test_from_the_room_the_host_sets_the_pace_and_a_spectator_is_told_why_not():
     settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
-    room = await sync_to_async(services.create_room)("race", settings)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    bo = await sync_to_async(services.join_room)(room, "Bo")
+    room = await sync_to_async(joining.create_room)("race", settings)
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    bo = await sync_to_async(joining.join_room)(room, "Bo")
     host, guest = await connect(room, ana), await connect(room, bo)
     watcher = await connect(room, watch=True)
     await send(host, action="add_bot", pace="4")  # a form's select sends text
@@ -83,8 +84,8 @@ async def test_from_the_room_the_host_sets_the_pace_and_a_spectator_is_told_why_
 
 async def test_one_cell_a_second_is_said_in_the_singular():
     settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
-    room = await sync_to_async(services.create_room)("race", settings)
-    host = await connect(room, await sync_to_async(services.join_room)(room, "Ana"))
+    room = await sync_to_async(joining.create_room)("race", settings)
+    host = await connect(room, await sync_to_async(joining.join_room)(room, "Ana"))
     await send(host, action="add_bot", pace="1")
     roster = await receive_until(host, "set the Solver bot to race at 1 cell a second")
     assert '<span class="presence">1 cell/s</span>' in roster
@@ -150,7 +151,7 @@ def test_the_room_page_explains_the_rules_in_three_lines(client, body):
 
 def test_a_move_that_passes_a_racer_updates_every_racers_place(client, monkeypatch):
     """Every card's place stays true: the mover's status in full, the others' places alone."""
-    from games import outbox
+    from games.broadcast import outbox
 
     from .test_race import _safe_and_mine
 
@@ -179,7 +180,7 @@ def test_a_late_joiner_online_is_counted_with_those_watching(client):
     fast_forward(code)
     client.post(f"/api/rooms/{code}/join", {"name": "Dee"}, content_type=JSON)
     room = Room.objects.get(code=code)
-    services.presence_changed(room, room.players.get(nickname="Dee"), +1, "test")
+    presence.presence_changed(room, room.players.get(nickname="Dee"), +1, "test")
     assert re.search(r'id="spectators"[^>]*>.*?1 watching<', _roster(client, code), re.S)
-    services.presence_changed(room, None, +1, "test")  # and one by the watch link
+    presence.presence_changed(room, None, +1, "test")  # and one by the watch link
     assert re.search(r'id="spectators"[^>]*>.*?2 watching<', _roster(client, code), re.S)

@@ -10,11 +10,12 @@ import re
 import pytest
 from django.test import Client
 
-from games import history, services
 from games.engine import race as engine
 from games.kinds.race import history as race_history
 from games.kinds.race import rules
-from games.models import GameSummary, Move, Room
+from games.rooms import playing
+from games.store.models import GameSummary, Move, Room
+from games.web import history
 
 from .helpers import racer_safe_hidden, records_html, table
 
@@ -64,7 +65,7 @@ def go(code: str) -> None:
     start = Move.objects.get(game=game, action="start")
     start.created_at -= datetime.timedelta(milliseconds=shift)
     start.save(update_fields=["created_at"])
-    assert services.tick(Room.objects.get(code=code)) is not None
+    assert playing.tick(Room.objects.get(code=code)) is not None
 
 
 def safe_hidden(code: str, seat: int) -> list[tuple[int, int]]:
@@ -274,7 +275,7 @@ def test_a_person_who_beats_the_solver_bot_in_a_race_keeps_the_record(client: Cl
     go(code)
     finish(client, code, ana, 0)
     shift_all(code, 61_000)  # the bot races on until the time limit puts it out
-    while services.tick(Room.objects.get(code=code)) is not None and not race_of(code).is_over:
+    while playing.tick(Room.objects.get(code=code)) is not None and not race_of(code).is_over:
         pass
     game = Room.objects.get(code=code).current_game()
     assert game.status == "won" and race_of(code).winner == 0

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from games.kinds.race import render
-from games.models import Room
+from games.store.models import Room
 
 from .helpers import receive_until, send
 from .test_race import _safe_and_mine, api_race, fast_forward, move, race_of

@@ -21,10 +21,10 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client, override_settings
 
 from config.asgi import application
-from games import services
 from games.engine import race as engine
 from games.kinds.race import rules
-from games.models import ChatMessage, Player, Room
+from games.rooms import joining
+from games.store.models import ChatMessage, Player, Room
 from tests.conftest import ORIGIN, session_cookie
 
 from .helpers import TIMEOUT, send
@@ -172,9 +172,9 @@ async def test_a_racer_who_stopped_sees_rivals_no_sooner_than_spectators_and_coa
     settings = rules.validate_settings(
         9, 9, 10, True, spectator_delay=DELAY, eliminate=how == "out"
     )
-    room = await sync_to_async(services.create_room)("race", settings)
+    room = await sync_to_async(joining.create_room)("race", settings)
     ana, bo, cy = [
-        await sync_to_async(services.join_room)(room, name) for name in ("Ana", "Bo", "Cy")
+        await sync_to_async(joining.join_room)(room, name) for name in ("Ana", "Bo", "Cy")
     ]
     a, b, c = await page(room, ana), await page(room, bo), await page(room, cy)
     ana_bot, bo_bot = await bot(room, ana), await bot(room, bo)
@@ -255,8 +255,8 @@ async def test_a_racer_who_stopped_hears_a_rematch_and_the_next_race_at_once():
     """The host, who gave up, calls the race off: her screen, late while she watched, is live
     again for the rematch's lobby and her own moves in the next race."""
     settings = rules.validate_settings(9, 9, 10, True, spectator_delay=DELAY)
-    room = await sync_to_async(services.create_room)("race", settings)
-    ana, bo = [await sync_to_async(services.join_room)(room, name) for name in ("Ana", "Bo")]
+    room = await sync_to_async(joining.create_room)("race", settings)
+    ana, bo = [await sync_to_async(joining.join_room)(room, name) for name in ("Ana", "Bo")]
     a, b = await page(room, ana), await page(room, bo)
     await send(a.socket, action="start")
     for screen in (a, b):

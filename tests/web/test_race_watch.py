@@ -7,8 +7,8 @@ import time
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import services
 from games.kinds.race import rules
+from games.rooms import joining
 
 from .helpers import connect, receive_until, send
 from .test_race import _go
@@ -22,9 +22,9 @@ RIVAL_CELL = re.compile(r'id="cell-\d+-\d+-\d+"')
 async def _racing():
     """Ana and Bo racing, past Go, in a room whose spectators watch DELAY seconds behind."""
     settings = rules.validate_settings(9, 9, 10, True, spectator_delay=DELAY)
-    room = await sync_to_async(services.create_room)("race", settings)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
-    bo = await sync_to_async(services.join_room)(room, "Bo")
+    room = await sync_to_async(joining.create_room)("race", settings)
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
+    bo = await sync_to_async(joining.join_room)(room, "Bo")
     a, b = await connect(room, ana), await connect(room, bo)
     await send(a, action="start")
     await receive_until(b, 'data-phase="countdown"')
@@ -59,8 +59,8 @@ async def test_a_racers_session_on_the_watch_link_sees_the_racers_view_not_the_s
 
 async def test_a_lobby_with_live_spectators_says_a_rivals_friends_could_coach():
     settings = rules.validate_settings(9, 9, 10, True, spectator_delay=0)
-    room = await sync_to_async(services.create_room)("race", settings)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
+    room = await sync_to_async(joining.create_room)("race", settings)
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
     a = await connect(room, ana)
     assert "a rival's friends watching could coach" in a.snapshot.replace("&#x27;", "'")
     await a.disconnect()

@@ -11,8 +11,9 @@ import logging
 import pytest
 from channels.layers import get_channel_layer
 
-from games import audiences
+from games.broadcast import local
 from games.live import relay
+from games.protocol import audiences
 from tests.servers import unique_name
 
 from .helpers import TIMEOUT
@@ -93,11 +94,11 @@ async def test_every_socket_of_the_room_gets_every_message_in_order():
 async def test_a_process_is_one_member_of_the_group_while_it_has_sockets_there(local_layer):
     first, second = Socket(), Socket()
     await asyncio.gather(relay.join(GROUP, first), relay.join(GROUP, second))
-    assert len(local_layer.groups[GROUP]) == 1 and relay.sockets_in(GROUP) == 2
+    assert len(local_layer.groups[GROUP]) == 1 and local.sockets_in(GROUP) == 2
     await relay.leave(GROUP, first)
     assert len(local_layer.groups[GROUP]) == 1
     await relay.leave(GROUP, second)
-    assert GROUP not in local_layer.groups and relay.sockets_in(GROUP) == 0
+    assert GROUP not in local_layer.groups and local.sockets_in(GROUP) == 0
     again = Socket()
     await relay.join(GROUP, again)  # the room's next socket joins afresh
     await publish("back")
@@ -139,7 +140,7 @@ async def test_a_group_that_cannot_be_joined_refuses_the_socket_and_keeps_nothin
     monkeypatch.setattr(local_layer, "group_add", down)
     with pytest.raises(OSError, match="Connection refused"):
         await relay.join(GROUP, Socket())
-    assert relay.sockets_in(GROUP) == 0
+    assert local.sockets_in(GROUP) == 0
     monkeypatch.undo()
     socket = Socket()
     await relay.join(GROUP, socket)  # the layer is back: the next socket subscribes
@@ -158,7 +159,7 @@ async def test_with_another_member_in_the_group_the_layer_carries_it_and_here_he
     elsewhere = await local_layer.new_channel()
     await local_layer.group_add(GROUP, elsewhere)
     message = {"type": "room.html", "html": "move"}
-    await relay.hear_here(GROUP, message)
+    await local.hear_here(GROUP, message)
     await local_layer.group_send(GROUP, message)  # as the outbox then does
     assert (await local_layer.receive(elsewhere))["html"] == "move"
     await publish("next")  # from elsewhere: after the echo, in order
@@ -173,7 +174,7 @@ async def test_the_layers_echo_of_a_message_heard_here_is_skipped():
     socket = Socket()
     await relay.join(GROUP, socket)
     message = {"type": "room.html", "html": "once"}
-    await relay.hear_here(GROUP, message)
+    await local.hear_here(GROUP, message)
     await get_channel_layer().group_send(GROUP, message)  # as the outbox then does
     await publish("after")
     assert await socket.until(2) == ["once", "after"]
@@ -183,5 +184,5 @@ async def test_the_layers_echo_of_a_message_heard_here_is_skipped():
 
 async def test_a_room_without_sockets_here_is_left_to_the_layer():
     message = {"type": "room.html", "html": "x"}
-    await relay.hear_here(GROUP, message)
+    await local.hear_here(GROUP, message)
     assert "origin" not in message  # not heard here: a socket that joins hears the layer's copy

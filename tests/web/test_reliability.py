@@ -19,7 +19,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from games import metrics
 from games.live import consumer, sockets
 from games.live.presence import forget_presence
-from games.models import Move, Player, Room
+from games.store.models import Move, Player, Room
 from games.web.room_limit import room_reservation
 
 from .helpers import connect, receive_until, send, settle
@@ -86,7 +86,7 @@ def test_a_move_commits_and_answers_when_its_broadcast_fails(client, layer, capl
     created = client.post("/api/rooms", {"preset": "beginner"}, content_type="application/json")
     code, token = created.json()["code"], created.json()["player_token"]
     layer.failing = {"group_send"}
-    with caplog.at_level(logging.WARNING, logger="games.outbox"):
+    with caplog.at_level(logging.WARNING, logger="games.broadcast.outbox"):
         moved = client.post(
             f"/api/rooms/{code}/moves",
             {"action": "reveal", "x": 4, "y": 4},

@@ -7,11 +7,11 @@ import json
 import pytest
 from django.test import Client
 
-from games import history, services
 from games.engine import minesweeper as engine
-from games.messages import CellMove
-from games.models import Game, Move, Room
-from games.web import replays
+from games.protocol.messages import CellMove
+from games.rooms import dispatch
+from games.store.models import Game, Move, Room
+from games.web import history, replays
 
 from .test_replays import replay_data
 
@@ -32,7 +32,7 @@ def long_game(room: Room, player, moves: int) -> tuple[int, int]:
     written as the service writes its log rows (playing each through the service would take
     minutes). An odd count leaves the flag off, so the game row's state is the log's."""
     assert moves % 2 == 1
-    services.play(room, player, CellMove("reveal", 4, 4))
+    dispatch.play(room, player, CellMove("reveal", 4, 4))
     game = room.current_game()
     state = engine.from_dict(game.state)
     assert game.status == "playing"
@@ -47,7 +47,7 @@ def long_game(room: Room, player, moves: int) -> tuple[int, int]:
 
 def add_move(room: Room, player, cell: tuple[int, int]) -> None:
     """One more flag toggle, through the service as a player makes it."""
-    services.play(room, player, CellMove("flag", *cell))
+    dispatch.play(room, player, CellMove("flag", *cell))
 
 
 def chunk_url(room: Room, first: int) -> str:
@@ -126,7 +126,7 @@ def test_chunks_are_checked_by_their_etag_and_a_finished_games_kept(client: Clie
     state = engine.from_dict(room.current_game().state)
     assert state.field is not None
     mine = next(m for m in sorted(state.field.mines) if state.grid.xy(m) != cell)  # not flagged
-    services.play(room, ana, CellMove("reveal", *state.grid.xy(mine)))
+    dispatch.play(room, ana, CellMove("reveal", *state.grid.xy(mine)))
     assert room.current_game().status == "lost"
     ended = client.get(chunk_url(room, 0), headers={"If-None-Match": full["ETag"]})
     assert ended.status_code == 200 and ended["ETag"] != full["ETag"]
@@ -170,7 +170,7 @@ def test_the_api_lists_a_long_games_moves_a_page_at_a_time(client: Client, room,
 
 
 def test_a_short_games_api_view_is_as_before_with_no_next(client: Client, room, ana):
-    services.play(room, ana, CellMove("reveal", 4, 4))
+    dispatch.play(room, ana, CellMove("reveal", 4, 4))
     answer = client.get(f"/api/rooms/{room.code}/games/1").json()
     assert [m["seq"] for m in answer["moves"]] == [1] and answer["next"] is None
 
@@ -191,7 +191,7 @@ def test_a_short_games_api_view_is_as_before_with_no_next(client: Client, room, 
     ],
 )
 def test_a_page_of_moves_out_of_bounds_is_a_clear_error(client: Client, room, ana, query, error):
-    services.play(room, ana, CellMove("reveal", 4, 4))
+    dispatch.play(room, ana, CellMove("reveal", 4, 4))
     response = client.get(f"/api/rooms/{room.code}/games/1?{query}")
     assert response.status_code == 400
     assert json.loads(response.content) == {"error": error}
@@ -202,7 +202,7 @@ def test_an_address_replaying_too_many_games_from_their_log_is_told_to_wait(room
     address and minute, whether the page, a chunk or the API asks. From addresses of this test
     alone (in CI the counters are shared by the whole run)."""
     settings.REPLAY_BUILDS_PER_MINUTE = 2
-    services.play(room, ana, CellMove("reveal", 4, 4))
+    dispatch.play(room, ana, CellMove("reveal", 4, 4))
     client = Client(REMOTE_ADDR="198.51.100.26")
     page, api = f"/r/{room.code}/games/1/", f"/api/rooms/{room.code}/games/1"
     for url in (page, chunk_url(room, 0)):

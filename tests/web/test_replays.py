@@ -12,12 +12,13 @@ from django.test.utils import CaptureQueriesContext
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import history, services
 from games.engine import minesweeper as engine
 from games.kinds import kind_of
 from games.kinds.tictactoe import rules as tictactoe
-from games.messages import CellMove, SquareMove
-from games.models import Game, GameSummary, Move, Room
+from games.protocol.messages import CellMove, SquareMove
+from games.rooms import computers, dispatch, joining, playing
+from games.store.models import Game, GameSummary, Move, Room
+from games.web import history
 
 from .helpers import make_room, records_html, table
 
@@ -38,7 +39,7 @@ def state_of(room: Room) -> engine.GameState:
 
 
 def play(room: Room, player, action: str, x: int, y: int) -> None:
-    services.play(room, player, CellMove(action, x, y))
+    dispatch.play(room, player, CellMove(action, x, y))
 
 
 def safe_cells(room: Room) -> list[tuple[int, int]]:
@@ -132,13 +133,24 @@ def test_a_replay_opens_at_the_move_of_a_share_link(client: Client, room, ana, b
     assert re.search(rf'id="cell-4-4"[^>]*data-outline="{ana.colour}"', html)
 
 
-def test_a_move_outside_the_game_is_a_clear_error(client: Client, room, ana):
+def test_a_move_that_is_no_whole_number_is_a_clear_error(client: Client, room, ana):
     play(room, ana, "reveal", 4, 4)
     game = room.current_game()
-    for bad in ("99", "-1", "abc", "1.5"):
+    for bad in ("abc", "1.5", "1e3", "9" * 40):
         response = client.get(f"/r/{room.code}/games/{game.number}/?move={bad}")
         assert response.status_code == 400
         assert "move must be a whole number from 0 to 1" in response.content.decode()
+
+
+def test_a_move_past_either_end_opens_at_that_end(client: Client, room, ana):
+    """Issue 35: `?move=999` answered 400; it opens at the last move (and -1 at the start)."""
+    play(room, ana, "reveal", 4, 4)
+    game = room.current_game()
+    for asked, k in (("999", 1), ("2", 1), ("-1", 0)):
+        response = client.get(f"/r/{room.code}/games/{game.number}/?move={asked}")
+        assert response.status_code == 200
+        assert replay_data(response.content.decode())["k"] == k
+        assert f"?move={k}" in response.content.decode()  # the share link names the real move
     assert client.get(f"/r/{room.code}/games/7/").status_code == 404
     assert client.get("/r/nope/games/1/").status_code == 404
 
@@ -199,7 +211,7 @@ def test_the_api_gives_statistics_moves_and_after_the_end_the_mines(client: Clie
 
 def test_the_room_page_lists_its_past_games_with_their_replays(client: Client, room, ana):
     lose(room, ana)
-    services.start_next_game(room, ana)
+    playing.start_next_game(room, ana)
     session = client.session
     session["players"] = {room.code: ana.token}
     session.save()
@@ -213,13 +225,13 @@ def test_the_room_page_lists_its_past_games_with_their_replays(client: Client, r
 
 def test_records_list_won_games_once_and_never_lost_ones(client: Client):
     won = make_room()
-    win(won, services.join_room(won, "Winner"))
+    win(won, joining.join_room(won, "Winner"))
     lost = make_room()
-    lose(lost, services.join_room(lost, "Loser"))
+    lose(lost, joining.join_room(lost, "Loser"))
     no_guess = make_room(no_guess=True)
-    win(no_guess, services.join_room(no_guess, "Logician"))
+    win(no_guess, joining.join_room(no_guess, "Logician"))
     private = make_room(is_public=False)
-    win(private, services.join_room(private, "Hidden"))
+    win(private, joining.join_room(private, "Hidden"))
 
     html = records_html(client)
     classic = table(html, "beginner")
@@ -234,10 +246,10 @@ def test_records_list_won_games_once_and_never_lost_ones(client: Client):
 
 def test_a_tictactoe_game_replays_move_by_move(client: Client):
     settings = tictactoe.validate_settings("human", "human")
-    room = services.create_room("tictactoe", settings)
-    x, o = services.join_room(room, "Xena"), services.join_room(room, "Otto")
+    room = joining.create_room("tictactoe", settings)
+    x, o = joining.join_room(room, "Xena"), joining.join_room(room, "Otto")
     for player, cell in ((x, 0), (o, 3), (x, 1), (o, 4), (x, 2)):
-        services.play(room, player, SquareMove(cell))
+        dispatch.play(room, player, SquareMove(cell))
     html = client.get(f"/r/{room.code}/games/1/?move=3").content.decode()
     assert re.search(r'id="square-0" data-mark="X"', html)
     assert re.search(r'id="square-3" data-mark="O"', html)
@@ -268,7 +280,7 @@ MOVE_LISTS = st.lists(
 @given(MOVE_LISTS)
 def test_replay_position_k_is_the_board_broadcast_as_version_k(moves) -> None:
     room = make_room(6, 5, 5)
-    players = [services.join_room(room, "Ana"), services.join_room(room, "Bo")]
+    players = [joining.join_room(room, "Ana"), joining.join_room(room, "Bo")]
     kind = kind_of("minesweeper")
     broadcast = {0: kind.text_rows(room.current_game().state, {}, None)[0]}
     for action, x, y, who in moves:
@@ -276,7 +288,7 @@ def test_replay_position_k_is_the_board_broadcast_as_version_k(moves) -> None:
         if game.is_over:
             break
         try:
-            services.play(room, players[who], CellMove(action, x, y))
+            dispatch.play(room, players[who], CellMove(action, x, y))
         except ValueError:  # refused (a pointless chord, a flag on an open cell): not logged
             continue
         game = Game.objects.get(pk=game.pk)
@@ -306,7 +318,7 @@ def test_timed_events_in_the_log_are_neither_replayed_nor_counted(client: Client
 
 def test_the_solver_bots_moves_replay_under_its_name(client: Client, room, ana):
     from games.kinds.minesweeper import rules
-    from games.messages import Command
+    from games.protocol.messages import Command
 
     game = room.current_game()
     for seed in range(200):  # a board where the first reveal leaves the bot something to prove
@@ -317,11 +329,11 @@ def test_the_solver_bots_moves_replay_under_its_name(client: Client, room, ana):
         if not state.is_over and rules.bot_cell(state) is not None:
             break
     Game.objects.filter(pk=game.pk).update(seed=seed, state=rules.initial_state(game.params, seed))
-    services.play(room, ana, Command("add_bot"))
+    dispatch.play(room, ana, Command("add_bot"))
     play(room, ana, "reveal", 4, 4)
-    turn = services.computer_turn(room)
+    turn = computers.computer_turn(room)
     assert turn is not None
-    assert services.computer_move(room, turn[1]) is not None
+    assert computers.computer_move(room, turn[1]) is not None
     game = room.current_game()
     html = client.get(f"/r/{room.code}/games/{game.number}/").content.decode()
     assert "<strong>Solver bot</strong> revealed" in html
@@ -342,7 +354,7 @@ def test_the_history_list_refreshes_from_its_own_address(client: Client, room, a
 
 def test_nicknames_are_escaped_on_the_replay_page_and_in_the_records(client: Client):
     room = make_room()
-    mallory = services.join_room(room, "<b>Mal</b>")
+    mallory = joining.join_room(room, "<b>Mal</b>")
     win(room, mallory)
     replay_page = client.get(f"/r/{room.code}/games/1/").content.decode()
     records_page = records_html(client)
@@ -408,13 +420,13 @@ def test_a_timeline_extended_move_by_move_is_the_one_built_from_the_whole_log(mo
     what it shows, statistics included, is what a build from the whole log shows."""
     history.forget_timelines()
     room = make_room(6, 5, 5)
-    players = [services.join_room(room, "Ana"), services.join_room(room, "Bo")]
+    players = [joining.join_room(room, "Ana"), joining.join_room(room, "Bo")]
     extended = None
     for action, x, y, who in moves:
         if room.current_game().is_over:
             break
         try:
-            services.play(room, players[who], CellMove(action, x, y))
+            dispatch.play(room, players[who], CellMove(action, x, y))
         except ValueError:  # refused (a pointless chord, a flag on an open cell): not logged
             continue
         extended = history.timeline_of(room, room.current_game())

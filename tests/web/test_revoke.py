@@ -6,7 +6,7 @@ import json
 import pytest
 from asgiref.sync import sync_to_async
 
-from games.models import Room
+from games.store.models import Room
 
 from .helpers import TIMEOUT, connect, receive_until, send
 from .test_bot_sockets import bot, event

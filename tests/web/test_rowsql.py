@@ -9,10 +9,11 @@ from django.db import IntegrityError, connection, transaction
 from django.forms.models import model_to_dict
 from django.utils import timezone
 
-from games import rowsql, services
 from games.engine import minesweeper as engine
-from games.messages import CellMove
-from games.models import Game, Move
+from games.protocol.messages import CellMove
+from games.rooms import dispatch, playing
+from games.store import rowsql
+from games.store.models import Game, Move
 
 pytestmark = pytest.mark.django_db
 
@@ -22,12 +23,12 @@ def fields(instance) -> dict:
 
 
 def test_the_current_game_is_the_newest_and_reads_as_the_orm_reads_it(room, ana):
-    services.play(room, ana, CellMove("reveal", 4, 4))
+    dispatch.play(room, ana, CellMove("reveal", 4, 4))
     state = engine.from_dict(room.current_game().state)
     hidden = min(state.field.mines)  # a mine is never revealed by the opening
-    services.play(room, ana, CellMove("flag", *state.grid.xy(hidden)))
-    services.start_next_game(room, ana)
-    services.play(room, ana, CellMove("reveal", 2, 2))
+    dispatch.play(room, ana, CellMove("flag", *state.grid.xy(hidden)))
+    playing.start_next_game(room, ana)
+    dispatch.play(room, ana, CellMove("reveal", 2, 2))
     theirs = Game.objects.filter(room=room).order_by("-number").first()
     for locked in (False, True):
         with transaction.atomic():
@@ -89,12 +90,12 @@ def test_a_move_is_written_as_save_would_write_it(room, ana):
 
 def test_a_move_on_a_game_changed_since_it_was_read_writes_nothing(room, ana):
     """Another move landed between the read and the write: neither the game nor the log moves."""
-    services.play(room, ana, CellMove("reveal", 4, 4))
+    dispatch.play(room, ana, CellMove("reveal", 4, 4))
     stale = room.current_game()
     state = engine.from_dict(stale.state)
     hidden = next(c for c in range(state.grid.size) if c not in state.revealed)
     width = state.config.width
-    services.play(room, ana, CellMove("flag", hidden % width, hidden // width))
+    dispatch.play(room, ana, CellMove("flag", hidden % width, hidden // width))
     before = Game.objects.get(pk=stale.pk)
     stale.state, stale.version = {"overwritten": True}, stale.version + 1
     assert not rowsql.write_move(stale, ["state", "version"], a_move(stale, ana, seq=2), 1)
@@ -109,11 +110,11 @@ def test_the_state_is_written_as_json_dumps_writes_it_parts_kept_or_not(room, an
     """A flag reuses the text of the revealed cells the move before wrote; every stored state
     is still `json.dumps` of the state, to the byte."""
     column = "CAST(state AS text)" if connection.vendor == "postgresql" else "state"
-    services.play(room, ana, CellMove("reveal", 4, 4))
+    dispatch.play(room, ana, CellMove("reveal", 4, 4))
     state = engine.from_dict(room.current_game().state)
     hidden = [cell for cell in range(state.grid.size) if cell not in state.revealed]
     for cell in hidden[:3] + hidden[:1]:  # three flags, then one taken off
-        services.play(room, ana, CellMove("flag", *state.grid.xy(cell)))
+        dispatch.play(room, ana, CellMove("flag", *state.grid.xy(cell)))
         with connection.cursor() as cursor:
             cursor.execute(
                 f"SELECT {column} FROM games_game WHERE id = %s", [room.current_game().pk]
@@ -127,7 +128,7 @@ def test_a_failed_write_outside_a_transaction_rolls_back_and_raises_djangos_erro
     """The write runs on the driver's cursor: a failing INSERT (a seq already in the log) takes
     the game's UPDATE back with it, comes out as Django's IntegrityError, and leaves the
     connection out of any transaction, ready for the next move."""
-    services.play(room, ana, CellMove("reveal", 4, 4))
+    dispatch.play(room, ana, CellMove("reveal", 4, 4))
     game = room.current_game()
     game.state, game.version = {"never": "stored"}, 2
     with pytest.raises(IntegrityError):

@@ -6,11 +6,10 @@ import re
 import pytest
 from channels.db import database_sync_to_async
 
-from games import services
 from games.kinds.tictactoe import rules
-from games.live import autoplay
-from games.messages import Command
-from games.models import Game, Move, Room
+from games.protocol.messages import Command
+from games.rooms import autoplay, dispatch, joining, playing, presence
+from games.store.models import Game, Move, Room
 
 from . import helpers
 from .flags_helpers import make_flags_room
@@ -48,7 +47,7 @@ def room(request):
     """A room for two people, of each two-sided kind."""
     if request.param == "flags":
         return make_flags_room()
-    return services.create_room("tictactoe", rules.validate_settings("human", "human"))
+    return joining.create_room("tictactoe", rules.validate_settings("human", "human"))
 
 
 @pytest.fixture
@@ -77,7 +76,7 @@ async def test_after_the_grace_everyone_is_told_the_seat_is_free(room, ana, bo, 
         assert 'class="button take-seat-join" href="../" data-for-spectator hidden' in message
     game = await database_sync_to_async(current)(room)
     assert game.state["away"]["O"]["free"] is True and game.status == "playing"
-    assert await database_sync_to_async(services.seats_taken)(room) is None
+    assert await database_sync_to_async(joining.seats_taken)(room) is None
 
 
 async def test_the_invite_says_the_seats_are_taken_while_the_one_away_may_come_back(
@@ -87,7 +86,7 @@ async def test_the_invite_says_the_seats_are_taken_while_the_one_away_may_come_b
     await bo_leaves(room, ana, bo)
     game = await database_sync_to_async(current)(room)
     assert game.state["away"]["O"]["free"] is False
-    assert "taken" in await database_sync_to_async(services.seats_taken)(room)
+    assert "taken" in await database_sync_to_async(joining.seats_taken)(room)
 
 
 async def test_claiming_the_win_ends_the_game_for_the_one_who_stayed(room, ana, bo, short_grace):
@@ -127,7 +126,7 @@ async def test_a_player_who_is_here_cannot_be_claimed_against(room, ana, bo, sho
 
 
 async def test_only_the_player_who_stayed_may_claim(room, ana, bo, short_grace):
-    cy = await database_sync_to_async(services.join_room)(room, "Cy")
+    cy = await database_sync_to_async(joining.join_room)(room, "Cy")
     mine, watcher = await bo_leaves(room, ana, bo)
     await receive_until(mine, FREE)
     before = await database_sync_to_async(current)(room)
@@ -149,7 +148,7 @@ def test_a_bot_claims_the_win_over_the_api_once_the_seat_is_free(client, setting
     body = {"game": "tictactoe", "x": "human", "o": "human", "name": "Ana"}
     created = client.post("/api/rooms", body, content_type="application/json").json()
     room = Room.objects.get(code=created["code"])
-    bo = services.join_room(room, "Bo")
+    bo = joining.join_room(room, "Bo")
     headers = {"Authorization": f"Bearer {created['player_token']}"}
 
     def claim():
@@ -160,10 +159,10 @@ def test_a_bot_claims_the_win_over_the_api_once_the_seat_is_free(client, setting
             headers=headers,
         )
 
-    services.presence_changed(room, bo, +1, "test-process")
+    presence.presence_changed(room, bo, +1, "test-process")
     refusal = claim()
     assert (refusal.status_code, refusal.json()["error"][:14]) == (409, "O has not left")
-    services.presence_changed(room, bo, -1, "test-process")
+    presence.presence_changed(room, bo, -1, "test-process")
     answer = claim()
     assert (answer.status_code, answer.json()["status"]) == (200, "won")
     read = client.get(f"/api/rooms/{room.code}").json()
@@ -174,11 +173,11 @@ def test_a_claimed_win_replays_with_who_left(room, client, settings):
     """The replay page plays the log's claim as the forfeit it was (and passes over the seat's
     away and freed events, which a Flags replay must not take for a turn timing out)."""
     settings.SEAT_GRACE_SECONDS = 0
-    ana, bo = services.join_room(room, "Ana"), services.join_room(room, "Bo")
-    services.presence_changed(room, bo, +1, "test-process")
-    services.presence_changed(room, bo, -1, "test-process")
-    services.tick(room)  # the grace period is over: the clock frees Bo's seat
-    services.play(room, ana, Command("claim_win"))
+    ana, bo = joining.join_room(room, "Ana"), joining.join_room(room, "Bo")
+    presence.presence_changed(room, bo, +1, "test-process")
+    presence.presence_changed(room, bo, -1, "test-process")
+    playing.tick(room)  # the grace period is over: the clock frees Bo's seat
+    dispatch.play(room, ana, Command("claim_win"))
     actions = list(Move.objects.filter(game__room=room).values_list("action", flat=True))
     assert actions == ["away", "seat_free", "claim_win"]
     html = client.get(f"/r/{room.code}/games/1/").content.decode()
@@ -197,7 +196,7 @@ def move_for(room) -> dict:
 async def test_a_visitor_without_a_side_takes_the_free_seat_and_plays_it(
     room, ana, bo, short_grace
 ):
-    cy = await database_sync_to_async(services.join_room)(room, "Cy")
+    cy = await database_sync_to_async(joining.join_room)(room, "Cy")
     mine, watcher = await bo_leaves(room, ana, bo)
     await receive_until(mine, FREE)
     third = await connect(room, cy)
@@ -224,7 +223,7 @@ async def test_a_visitor_without_a_side_takes_the_free_seat_and_plays_it(
 
 
 async def test_no_seat_can_be_taken_while_both_players_are_here(room, ana, bo, short_grace):
-    cy = await database_sync_to_async(services.join_room)(room, "Cy")
+    cy = await database_sync_to_async(joining.join_room)(room, "Cy")
     sockets = [await connect(room, ana), await connect(room, bo), await connect(room, cy)]
     for socket, text in (
         (sockets[2], "No seat is free"),
@@ -239,13 +238,13 @@ async def test_no_seat_can_be_taken_while_both_players_are_here(room, ana, bo, s
 def test_a_game_whose_seat_changed_hands_still_replays(room, client, settings):
     """The log's take_seat changes nothing on the board: the replay passes over it."""
     settings.SEAT_GRACE_SECONDS = 0
-    ana, bo = services.join_room(room, "Ana"), services.join_room(room, "Bo")
-    cy = services.join_room(room, "Cy")
-    services.presence_changed(room, bo, +1, "test-process")
-    services.presence_changed(room, bo, -1, "test-process")
-    services.tick(room)
-    services.play(room, cy, Command("take_seat"))
-    services.play(room, ana, Command("new_game"))  # game 1 ends unfinished, kept with its log
+    ana, bo = joining.join_room(room, "Ana"), joining.join_room(room, "Bo")
+    cy = joining.join_room(room, "Cy")
+    presence.presence_changed(room, bo, +1, "test-process")
+    presence.presence_changed(room, bo, -1, "test-process")
+    playing.tick(room)
+    dispatch.play(room, cy, Command("take_seat"))
+    dispatch.play(room, ana, Command("new_game"))  # game 1 ends unfinished, kept with its log
     response = client.get(f"/r/{room.code}/games/1/")
     assert response.status_code == 200
     actions = list(

@@ -10,7 +10,8 @@ import threading
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import outbox, services
+from games.broadcast import outbox
+from games.rooms import joining
 from games.server_loop import KnowsItsLoop, server_loop
 
 from .helpers import connect, make_room, receive_until, send
@@ -67,7 +68,7 @@ def test_without_the_app_no_thread_works_for_a_loop():
 @pytest.mark.django_db(transaction=True)
 def test_a_move_made_through_the_app_is_announced_on_the_servers_loop():
     room = make_room()
-    ana = services.join_room(room, "Ana")
+    ana = joining.join_room(room, "Ana")
 
     async def play() -> asyncio.AbstractEventLoop:
         socket = await connect(room, ana)

@@ -10,11 +10,10 @@ import pytest
 from asgiref.sync import sync_to_async
 
 import games.web
-from games import services
 from games.kinds.race import rules as race_rules
 from games.kinds.tictactoe import rules as tictactoe_rules
-from games.live import signals
-from games.models import Game
+from games.rooms import joining, signals
+from games.store.models import Game
 
 from .flags_helpers import make_flags_room
 from .helpers import before_echo, connect, receive_until, send
@@ -146,8 +145,8 @@ async def test_a_bot_gets_an_ack_for_its_ping_and_an_error_for_a_bad_one(room, a
 
 async def test_tic_tac_toe_takes_reactions_but_no_pings():
     settings = tictactoe_rules.validate_settings("human", "human")
-    room = await sync_to_async(services.create_room)("tictactoe", settings)
-    ana = await sync_to_async(services.join_room)(room, "Ana")
+    room = await sync_to_async(joining.create_room)("tictactoe", settings)
+    ana = await sync_to_async(joining.join_room)(room, "Ana")
     socket = await connect(room, ana)
     await send(socket, action="ping", x=0, y=0)
     assert "Pings point at a cell of a grid" in await receive_until(socket, ERROR)
@@ -158,7 +157,7 @@ async def test_tic_tac_toe_takes_reactions_but_no_pings():
 
 async def test_in_flags_both_players_and_a_spectator_see_a_ping_and_the_board_is_16_wide():
     room = await sync_to_async(make_flags_room)()
-    ana, bo = [await sync_to_async(services.join_room)(room, n) for n in ("Ana", "Bo")]
+    ana, bo = [await sync_to_async(joining.join_room)(room, n) for n in ("Ana", "Bo")]
     sockets = [await connect(room, ana), await connect(room, bo), await connect(room, watch=True)]
     await send(sockets[0], action="ping", x=15, y=15)
     for socket in sockets:
@@ -173,8 +172,8 @@ async def test_a_racers_ping_reaches_their_own_screens_only():
     """A ping on a racer's board would show a rival (and, early, a spectator) where that board
     is safe: it goes to the pinger's own sockets alone. Reactions say nothing of a board."""
     settings = race_rules.validate_settings(9, 9, 10, True, spectator_delay=0)
-    room = await sync_to_async(services.create_room)("race", settings)
-    ana, bo = [await sync_to_async(services.join_room)(room, n) for n in ("Ana", "Bo")]
+    room = await sync_to_async(joining.create_room)("race", settings)
+    ana, bo = [await sync_to_async(joining.join_room)(room, n) for n in ("Ana", "Bo")]
     ana_page, ana_bot = await connect(room, ana), await bot(room, ana.token)
     bo_page, bo_bot = await connect(room, bo), await bot(room, bo.token)
     watcher = await connect(room, watch=True)

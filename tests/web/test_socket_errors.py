@@ -7,10 +7,11 @@ import logging
 import pytest
 from channels.db import database_sync_to_async
 
-from games import announce, services
-from games.live import autoplay, consumer, relay, rosters
-from games.models import Player, Room
-from games.outbox import group_name
+from games.broadcast import announce, local
+from games.broadcast.outbox import group_name
+from games.live import consumer, rosters
+from games.rooms import autoplay, dispatch
+from games.store.models import Player, Room
 
 from .helpers import before_echo, connect, presence_after, receive_until, send, settle
 
@@ -31,7 +32,7 @@ async def test_a_malformed_hover_is_refused_and_changes_nothing(room, ana, x, ca
     await send(socket, action="hover", x=x, y=0)
     assert "whole number" in await receive_until(socket, 'id="room-error"')
     assert await database_sync_to_async(presence)(room) == counted == ([1], 1)
-    assert relay.sockets_in(group_name(room.pk)) == 2
+    assert local.sockets_in(group_name(room.pk)) == 2
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
     await send(socket, action="flag", x=0, y=0)  # the connection goes on
     assert 'data-state="flagged"' in await receive_until(socket, 'id="game-meta"')
@@ -39,7 +40,7 @@ async def test_a_malformed_hover_is_refused_and_changes_nothing(room, ana, x, ca
     await watcher.disconnect()
     await rosters.told(room.pk)  # a spectator is written with the room's next presence message
     assert await database_sync_to_async(presence)(room) == ([0], 0)
-    assert relay.sockets_in(group_name(room.pk)) == 0
+    assert local.sockets_in(group_name(room.pk)) == 0
 
 
 async def test_an_unexpected_error_answers_the_sender_and_the_socket_goes_on(
@@ -47,25 +48,25 @@ async def test_an_unexpected_error_answers_the_sender_and_the_socket_goes_on(
 ):
     socket = await connect(room, ana)
     await settle(socket, online=1)
-    play = services.play
+    play = dispatch.play
 
     def broken(*args, **kwargs):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(services, "play", broken)
+    monkeypatch.setattr(dispatch, "play", broken)
     for _ in range(3):
         await send(socket, action="reveal", x=1, y=1)
         error = await receive_until(socket, 'id="room-error"')
         assert consumer.SOMETHING_WENT_WRONG in error and "a bug" not in error
     tracebacks = [r for r in caplog.records if r.exc_info]
     assert len(tracebacks) == 1 and "unexpected error" in tracebacks[0].getMessage()
-    monkeypatch.setattr(services, "play", play)
+    monkeypatch.setattr(dispatch, "play", play)
     await send(socket, action="flag", x=0, y=0)
     assert 'data-state="flagged"' in await receive_until(socket, 'id="game-meta"')
     assert await database_sync_to_async(presence)(room) == ([1], 0)
     await socket.disconnect()
     assert await database_sync_to_async(presence)(room) == ([0], 0)
-    assert relay.sockets_in(group_name(room.pk)) == 0
+    assert local.sockets_in(group_name(room.pk)) == 0
 
 
 async def test_a_socket_that_fails_while_connecting_still_leaves_presence_and_relay(
@@ -83,7 +84,7 @@ async def test_a_socket_that_fails_while_connecting_still_leaves_presence_and_re
         await watcher.receive_from(timeout=5)
     await rosters.told(room.pk)
     assert await database_sync_to_async(presence)(room) == ([0], 0)
-    assert relay.sockets_in(group_name(room.pk)) == 0
+    assert local.sockets_in(group_name(room.pk)) == 0
 
 
 async def test_a_flood_is_logged_once_per_socket(room, ana, caplog):

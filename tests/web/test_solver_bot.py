@@ -10,14 +10,13 @@ from channels.db import database_sync_to_async
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import services
 from games.engine import minesweeper as engine
 from games.engine import solver
 from games.kinds.minesweeper import rules
 from games.kinds.table import COMPUTER_SEAT, Invalid
-from games.live import autoplay
-from games.messages import CellMove, Command
-from games.models import Game, Move, Room
+from games.protocol.messages import CellMove, Command
+from games.rooms import autoplay, computers, dispatch, hints, joining
+from games.store.models import Game, Move, Room
 
 from .helpers import (
     SOLVED_SEED,
@@ -127,17 +126,17 @@ def room():
 
 @pytest.fixture
 def host(room):
-    return services.join_room(room, "Ana")
+    return joining.join_room(room, "Ana")
 
 
 @pytest.fixture
 def guest(room, host):
-    return services.join_room(room, "Bo")
+    return joining.join_room(room, "Bo")
 
 
 async def test_only_the_host_adds_and_removes_the_bot_and_everyone_sees_it(room, host, guest):
     await database_sync_to_async(seeded)(room, STUCK_SEED)
-    await database_sync_to_async(services.play)(room, host, CellMove("reveal", 0, 0))
+    await database_sync_to_async(dispatch.play)(room, host, CellMove("reveal", 0, 0))
     ana, bo, spectator = (
         await connect(room, host),
         await connect(room, guest),
@@ -176,37 +175,37 @@ async def test_only_the_host_adds_and_removes_the_bot_and_everyone_sees_it(room,
 
 
 def test_new_games_keep_the_bot_and_tic_tac_toe_has_none(room, host, guest):
-    services.play(room, host, Command("add_bot"))
-    services.play(room, guest, Command("new_game", game=1))  # a stale room object is fine
+    dispatch.play(room, host, Command("add_bot"))
+    dispatch.play(room, guest, Command("new_game", game=1))  # a stale room object is fine
     assert current(room).number == 2 and current(room).params["bot"] is True
-    tictactoe = services.create_room("tictactoe", {"x": "human", "o": "human"})
-    ana = services.join_room(tictactoe, "Ana")
+    tictactoe = joining.create_room("tictactoe", {"x": "human", "o": "human"})
+    ana = joining.join_room(tictactoe, "Ana")
     with pytest.raises(Invalid, match="Minesweeper rooms only"):
-        services.set_bot(tictactoe, ana, True)
+        computers.set_bot(tictactoe, ana, True)
 
 
 def test_the_bot_waits_for_a_persons_first_reveal_in_every_game(room, host):
     seeded(room, STUCK_SEED)
-    services.set_bot(room, host, True)
-    assert services.computer_turn(room) is None
-    services.play(room, host, CellMove("flag", 0, 0))
-    assert services.computer_turn(room) is None  # a flag is not a first reveal
-    services.play(room, host, CellMove("reveal", 4, 4))
-    assert services.computer_turn(room) == (1, 2)
-    services.play(room, host, Command("new_game", game=1))
-    assert services.computer_turn(room) is None  # game 2 waits for its own first reveal
+    computers.set_bot(room, host, True)
+    assert computers.computer_turn(room) is None
+    dispatch.play(room, host, CellMove("flag", 0, 0))
+    assert computers.computer_turn(room) is None  # a flag is not a first reveal
+    dispatch.play(room, host, CellMove("reveal", 4, 4))
+    assert computers.computer_turn(room) == (1, 2)
+    dispatch.play(room, host, Command("new_game", game=1))
+    assert computers.computer_turn(room) is None  # game 2 waits for its own first reveal
 
 
 def test_the_bot_moves_once_per_version_and_never_through_the_api_helper(room, host):
     seeded(room, STUCK_SEED)
-    services.set_bot(room, host, True)
-    services.play(room, host, CellMove("reveal", 4, 4))
-    assert services.computer_turn(room) == (1, 1)
-    assert services.play_computer_turns(room) == []  # Minesweeper's bot plays only live
-    assert services.computer_move(room, 3) is None  # a stale version: another driver moved
-    assert services.computer_move(room, 1, game=2) is None
-    assert services.computer_move(room, 1, game=1) is not None
-    assert services.computer_move(room, 1, game=1) is None  # a second driver: already played
+    computers.set_bot(room, host, True)
+    dispatch.play(room, host, CellMove("reveal", 4, 4))
+    assert computers.computer_turn(room) == (1, 1)
+    assert computers.play_computer_turns(room) == []  # Minesweeper's bot plays only live
+    assert computers.computer_move(room, 3) is None  # a stale version: another driver moved
+    assert computers.computer_move(room, 1, game=2) is None
+    assert computers.computer_move(room, 1, game=1) is not None
+    assert computers.computer_move(room, 1, game=1) is None  # a second driver: already played
     move = Move.objects.get(game=current(room), seq=2)
     assert (move.player, move.seat, move.action) == (None, COMPUTER_SEAT, "reveal")
 
@@ -214,18 +213,18 @@ def test_the_bot_moves_once_per_version_and_never_through_the_api_helper(room, h
 def test_the_bot_leaves_the_cell_hinted_to_a_person_for_them(room, host):
     """A person asks for a hint to open that cell: the bot opening it first wastes the hint."""
     seeded(room, SOLVED_SEED)
-    services.set_bot(room, host, True)
-    services.play(room, host, CellMove("reveal", 4, 4))
-    hinted = services.ask_hint(room, host).applied.summary["hint"]
+    computers.set_bot(room, host, True)
+    dispatch.play(room, host, CellMove("reveal", 4, 4))
+    hinted = hints.ask_hint(room, host).applied.summary["hint"]
     game = current(room)
     hinted_cell = engine.from_dict(game.state).grid.index(*hinted)
     assert public_hint(game.state) == hinted_cell  # the bot's first pick, but for the hint
-    outcome = services.computer_move(room, game.version)
+    outcome = computers.computer_move(room, game.version)
     assert outcome is not None
     bot_opened = outcome.applied.loaded(engine.from_dict).revealed
     assert hinted_cell not in bot_opened
-    services.play(room, host, CellMove("reveal", *hinted))  # the person opens it
-    assert services.computer_turn(room) is not None  # and the bot carries on
+    dispatch.play(room, host, CellMove("reveal", *hinted))  # the person opens it
+    assert computers.computer_turn(room) is not None  # and the bot carries on
 
 
 # Playing live -----------------------------------------------------------------------------------
@@ -289,7 +288,7 @@ async def test_the_bot_can_clear_a_board_and_takes_its_share(room, host):
     ana = await connect(room, host)
     await send(ana, action="add_bot")
     await send(ana, action="reveal", x=4, y=4)
-    message = await receive_until(ana, "Solver bot cleared the board. You win!")
+    message = await receive_until(ana, "Solver bot cleared the board. The players won!")
     split = re.search(r'class="shares".*?</ul>', message, re.S)[0]
     shares = {name.strip(): int(n) for name, n in re.findall(r"([^>]+) <strong>(\d+)%", split)}
     # Ana's first reveal floods most of the board; the bot proves and opens the rest.
@@ -328,7 +327,7 @@ async def test_stopping_the_drivers_waits_for_the_move_in_flight(room, host, mon
     transaction, or whatever comes next (a shutdown, a test's flush) runs into its locks."""
     await database_sync_to_async(seeded)(room, SOLVED_SEED)
     entered, release, finished = threading.Event(), threading.Event(), []
-    real_move = services.computer_move
+    real_move = computers.computer_move
 
     def held_move(*args, **kwargs):
         entered.set()
@@ -336,9 +335,9 @@ async def test_stopping_the_drivers_waits_for_the_move_in_flight(room, host, mon
         finished.append(real_move(*args, **kwargs))
         return finished[-1]
 
-    monkeypatch.setattr(services, "computer_move", held_move)
-    await database_sync_to_async(services.set_bot)(room, host, True)
-    await database_sync_to_async(services.play)(room, host, CellMove("reveal", 4, 4))
+    monkeypatch.setattr(computers, "computer_move", held_move)
+    await database_sync_to_async(computers.set_bot)(room, host, True)
+    await database_sync_to_async(dispatch.play)(room, host, CellMove("reveal", 4, 4))
     autoplay.schedule(room)
     assert await asyncio.to_thread(entered.wait, 10), "the driver never started its move"
     threading.Timer(0.2, release.set).start()  # the move ends only after `stop` was asked

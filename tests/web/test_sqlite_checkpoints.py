@@ -1,5 +1,5 @@
 """A server's SQLite log goes back into the database file from a thread of its own, so no move
-pays for the checkpoint (`games.sqlite_checkpoints`). On SQLite files of the tests' own, so
+pays for the checkpoint (`games.store.sqlite_checkpoints`). On SQLite files of the tests' own, so
 these run whichever database the suite uses (PostgreSQL in CI)."""
 
 import queue
@@ -14,7 +14,7 @@ from django.db import DEFAULT_DB_ALIAS
 from django.db.utils import ConnectionHandler
 
 from config.settings import SQLITE_WAL_AUTOCHECKPOINT_PAGES, sqlite_database
-from games import sqlite_checkpoints
+from games.store import sqlite_checkpoints
 
 
 @pytest.fixture

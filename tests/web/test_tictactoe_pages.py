@@ -4,10 +4,10 @@ import re
 
 import pytest
 
-from games import services
 from games.kinds.tictactoe import rules
-from games.messages import SquareMove
-from games.models import Game, Player, Room
+from games.protocol.messages import SquareMove
+from games.rooms import computers, dispatch, joining, playing
+from games.store.models import Game, Player, Room
 
 pytestmark = pytest.mark.django_db
 
@@ -117,7 +117,7 @@ def test_the_tictactoe_stylesheet_is_only_on_tictactoe_pages(client):
 
 def test_a_third_visitor_joins_but_is_told_both_seats_are_taken(client, django_user_model):
     room = room_of(create(client, o="human"))
-    services.join_room(room, "Bo")
+    joining.join_room(room, "Bo")
     from django.test import Client
 
     visitor = Client()
@@ -136,7 +136,7 @@ def test_a_third_visitor_joins_but_is_told_both_seats_are_taken(client, django_u
 def test_an_invite_whose_seats_are_taken_says_so_before_asking_a_name(client, sides, notice):
     room = room_of(create(client, **sides))
     if sides["o"] == "human":
-        services.join_room(room, "Bo")
+        joining.join_room(room, "Bo")
     from django.test import Client
 
     visitor = Client()
@@ -162,7 +162,7 @@ def test_an_invite_with_a_free_seat_asks_for_a_name_at_once(client):
 
 def test_spectators_get_a_page_without_a_seat_or_rematch(client):
     room = room_of(create(client, x="random", o="perfect"))
-    services.play_computer_turns(room)
+    computers.play_computer_turns(room)
     html = client.get(f"/r/{room.code}/watch/").content.decode()
     assert "Spectating" in html
     assert 'ws-connect="/ws/r/' in html and "?watch=1" in html
@@ -187,15 +187,15 @@ def test_live_rooms_describe_who_plays(client):
 def test_the_scoreboard_counts_over_the_rooms_games(client):
     room = room_of(create(client, x="human", o="human"))
     ana = Player.objects.get(room=room)
-    bo = services.join_room(room, "Bo")
+    bo = joining.join_room(room, "Bo")
     for player, cell in [(ana, 0), (bo, 3), (ana, 1), (bo, 4), (ana, 2)]:  # Ana (X) wins
-        services.play(room, player, SquareMove(cell))
-    services.start_next_game(room, ana, replacing=1)
+        dispatch.play(room, player, SquareMove(cell))
+    playing.start_next_game(room, ana, replacing=1)
     draw = [(bo, 4), (ana, 0), (bo, 8), (ana, 2), (bo, 1), (ana, 7), (bo, 6), (ana, 5), (bo, 3)]
     for player, cell in draw:  # Bo holds X now
-        services.play(room, player, SquareMove(cell))
+        dispatch.play(room, player, SquareMove(cell))
     assert Game.objects.get(room=room, number=2).status == Game.Status.DRAW
-    services.start_next_game(room, bo, replacing=2)
+    playing.start_next_game(room, bo, replacing=2)
     html = client.get(f"/r/{room.code}/").content.decode()
     cards = re.findall(
         r'class="contender[^"]*" data-mark="([XO])" data-seat="(\d)".*?contender-name"[^>]*>([^<]+)<'
@@ -223,7 +223,7 @@ def invite_box(page: str) -> str:
 )
 def test_the_invite_fits_who_plays(client, x, o, heading, link, says):
     """A friend takes a seat only where a person's seat is open; otherwise friends watch."""
-    room = services.create_room("tictactoe", rules.validate_settings(x, o))
+    room = joining.create_room("tictactoe", rules.validate_settings(x, o))
     box = invite_box(client.get(f"/r/{room.code}/watch/").content.decode())
     assert f"<h2>{heading}</h2>" in box and says in box
     value = re.search(r'id="invite-link"[^>]*value="([^"]+)"', box)[1]

@@ -7,12 +7,13 @@ import threading
 import pytest
 from channels.db import database_sync_to_async
 
-from games import services
 from games.engine import tictactoe as engine
 from games.kinds.minesweeper import rules as ms_rules
 from games.kinds.tictactoe import rules
-from games.live import autoplay
-from games.models import Game, Move
+from games.protocol import messages
+from games.rooms import autoplay, dispatch, joining
+from games.rooms import computers as rooms_computers
+from games.store.models import Game, Move
 
 from .helpers import connect, receive_until, refused, seats_taken_and_watched, send, settle
 
@@ -31,7 +32,7 @@ async def quick_computers(monkeypatch):
 
 
 def make_room(x: str = "human", o: str = "human"):
-    return services.create_room("tictactoe", rules.validate_settings(x, o))
+    return joining.create_room("tictactoe", rules.validate_settings(x, o))
 
 
 def current(room) -> Game:
@@ -71,7 +72,7 @@ async def test_two_people_and_a_spectator_see_every_mark(room, ana, bo):
 
 
 async def test_the_snapshot_shows_the_board_scores_and_whose_turn(room, ana, bo):
-    await database_sync_to_async(services.play)(room, ana, services.SquareMove(2))
+    await database_sync_to_async(dispatch.play)(room, ana, messages.SquareMove(2))
     socket = await connect(room, watch=True)
     await send(socket, action="sync")
     snapshot = await receive_until(socket, 'id="board"')
@@ -117,7 +118,7 @@ async def test_a_visitor_without_a_seat_counts_as_a_spectator(room, ana, bo):
 
 async def test_the_perfect_computer_replies_to_a_person():
     room = await database_sync_to_async(make_room)("human", "perfect")
-    ana = await database_sync_to_async(services.join_room)(room, "Ana")
+    ana = await database_sync_to_async(joining.join_room)(room, "Ana")
     socket = await connect(room, ana)
     await send(socket, action="mark", cell=0)
     reply = await receive_until(socket, 'data-version="2"')
@@ -131,7 +132,7 @@ async def test_the_perfect_computer_replies_to_a_person():
 
 async def test_while_the_computer_thinks_the_page_says_so():
     room = await database_sync_to_async(make_room)("human", "random")
-    ana = await database_sync_to_async(services.join_room)(room, "Ana")
+    ana = await database_sync_to_async(joining.join_room)(room, "Ana")
     socket = await connect(room, ana)
     await send(socket, action="mark", cell=8)
     mine = await receive_until(socket, 'data-version="1"')
@@ -144,7 +145,7 @@ async def test_the_computer_opens_when_a_person_connects():
     """A computer holding X moves without anyone sending anything: on connect (or after a
     restart) the driver notices it is due."""
     room = await database_sync_to_async(make_room)("perfect", "human")
-    ana = await database_sync_to_async(services.join_room)(room, "Ana")
+    ana = await database_sync_to_async(joining.join_room)(room, "Ana")
     socket = await connect(room, ana)
     opening = await receive_until(socket, 'data-version="1"')
     assert list(squares(opening).values()) == ["X"]
@@ -208,9 +209,9 @@ async def test_the_next_game_waits_for_someone_to_watch(monkeypatch):
     """Game 1 ends with nobody connected (the API plays it at once). A spectator who leaves
     during the pause stops the driver: no game 2. The next one to connect resumes it."""
     room = await database_sync_to_async(make_room)("perfect", "perfect")
-    await database_sync_to_async(services.play_computer_turns)(room)
+    await database_sync_to_async(rooms_computers.play_computer_turns)(room)
     entered, release = threading.Event(), threading.Event()
-    real_due = services.next_game_due
+    real_due = rooms_computers.next_game_due
 
     def held_due(*args):
         if not entered.is_set():  # only the first driver's look waits for the test
@@ -218,7 +219,7 @@ async def test_the_next_game_waits_for_someone_to_watch(monkeypatch):
             release.wait(timeout=10)
         return real_due(*args)
 
-    monkeypatch.setattr(services, "next_game_due", held_due)
+    monkeypatch.setattr(rooms_computers, "next_game_due", held_due)
     spectator = await connect(room, watch=True)
     assert await asyncio.to_thread(entered.wait, 10), "the driver never looked at the room"
     await spectator.disconnect()
@@ -235,23 +236,23 @@ def test_only_games_the_computers_played_alone_start_the_next_by_themselves():
     """`start_next_game_by_computer` checks the kind's table, not the driver's word: a game
     with a person, a game still going, or a game already replaced starts nothing."""
     people = make_room("human", "perfect")
-    ana = services.join_room(people, "Ana")
+    ana = joining.join_room(people, "Ana")
     while not (game := current(people)).is_over:  # Ana takes the first free square each time
         free = engine.from_dict(game.state).squares.index(None)
-        services.play(people, ana, services.SquareMove(free))
-        services.play_computer_turns(people)
-    assert services.next_game_due(people) is None
-    assert services.start_next_game_by_computer(people, replacing=1).game.number == 1
+        dispatch.play(people, ana, messages.SquareMove(free))
+        rooms_computers.play_computer_turns(people)
+    assert rooms_computers.next_game_due(people) is None
+    assert rooms_computers.start_next_game_by_computer(people, replacing=1).game.number == 1
     computers = make_room("perfect", "random")
-    assert services.next_game_due(computers) is None  # still playing
-    assert services.start_next_game_by_computer(computers, replacing=1).game.number == 1
-    services.play_computer_turns(computers)
-    assert services.next_game_due(computers)[0] == 1
-    assert services.start_next_game_by_computer(computers, replacing=1).game.number == 2
-    assert services.start_next_game_by_computer(computers, replacing=1).game.number == 2
+    assert rooms_computers.next_game_due(computers) is None  # still playing
+    assert rooms_computers.start_next_game_by_computer(computers, replacing=1).game.number == 1
+    rooms_computers.play_computer_turns(computers)
+    assert rooms_computers.next_game_due(computers)[0] == 1
+    assert rooms_computers.start_next_game_by_computer(computers, replacing=1).game.number == 2
+    assert rooms_computers.start_next_game_by_computer(computers, replacing=1).game.number == 2
     assert Game.objects.filter(room=computers).count() == 2  # a second driver: nothing new
-    minesweeper = services.create_room("minesweeper", ms_rules.validate_settings(9, 9, 10))
-    assert services.next_game_due(minesweeper) is None
+    minesweeper = joining.create_room("minesweeper", ms_rules.validate_settings(9, 9, 10))
+    assert rooms_computers.next_game_due(minesweeper) is None
 
 
 async def play_x_win(first, second) -> str:
@@ -292,7 +293,7 @@ async def test_a_win_highlights_the_line_and_offers_a_rematch_that_swaps_sides(r
 
 async def test_a_rematch_against_the_computer_lets_it_open():
     room = await database_sync_to_async(make_room)("human", "perfect")
-    ana = await database_sync_to_async(services.join_room)(room, "Ana")
+    ana = await database_sync_to_async(joining.join_room)(room, "Ana")
     socket = await connect(room, ana)
     await send(socket, action="new_game", game="1")
     await receive_until(socket, 'data-game="2" data-version="0"')
@@ -333,7 +334,7 @@ async def test_a_person_joining_fills_the_open_seat_on_every_screen(room, ana):
     assert "Waiting for a second player to join as O" in await receive_until(
         socket, 'data-version="1"'
     )
-    await database_sync_to_async(services.join_room)(room, "Bo")
+    await database_sync_to_async(joining.join_room)(room, "Bo")
     roster = await receive_until(socket, 'id="roster"')
     assert "Bo (O) to move" in roster and "Open seat" not in roster
     await socket.disconnect()

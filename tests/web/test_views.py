@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from games.models import Game, Player, Room
+from games.rooms import joining
+from games.store.models import Game, Player, Room
 
 pytestmark = pytest.mark.django_db
 
@@ -229,15 +230,13 @@ def test_the_room_page_names_its_board(client, fields, title):
 def test_a_full_coop_room_says_so_before_asking_a_name(client):
     from django.test import Client
 
-    from games import services
-
     room = Room.objects.get(code=create(client)["Location"].split("/")[2])
-    room.player_cap = services.MAX_PLAYERS_PER_ROOM  # the host's cap at its highest
+    room.player_cap = joining.MAX_PLAYERS_PER_ROOM  # the host's cap at its highest
     room.save(update_fields=["player_cap"])
-    for n in range(services.MAX_PLAYERS_PER_ROOM - 1):
-        services.join_room(room, f"P{n}")
+    for n in range(joining.MAX_PLAYERS_PER_ROOM - 1):
+        joining.join_room(room, f"P{n}")
     html = main_of(Client().get(f"/r/{room.code}/").content.decode())
-    assert services.ROOM_FULL in html and f'href="/r/{room.code}/watch/"' in html
+    assert joining.ROOM_FULL in html and f'href="/r/{room.code}/watch/"' in html
     assert 'name="nickname"' not in html
 
 
@@ -294,3 +293,12 @@ def test_taking_a_seat_cycles_the_session_key(client, settings):
     page = planter.get(f"/r/{code}/").content.decode()
     assert "Pick a nickname" in page and "Playing as" not in page
     assert not SessionStore().exists(key)  # the old key is gone, not left holding the seat
+
+
+@pytest.mark.parametrize("path", ["/", "/records/"])
+def test_the_home_and_records_pages_describe_themselves_once(client, path):
+    """Issue 35: neither carried a meta description (search results showed page text)."""
+    page = client.get(path).content.decode()
+    head = page.split("</head>")[0]
+    found = re.findall(r'<meta name="description" content="([^"]+)">', head)
+    assert len(found) == 1 and "Minesweeper" in found[0] and 50 <= len(found[0]) <= 160

@@ -4,7 +4,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.test import Client
 
-from games import services
+from games.rooms import joining
 
 from .helpers import connect, make_room, receive_until, send
 
@@ -20,8 +20,8 @@ def assert_escaped(html: str) -> None:
 
 async def test_a_script_nickname_is_escaped_in_pages_and_fragments():
     room = await sync_to_async(make_room)()
-    evil = await sync_to_async(services.join_room)(room, PAYLOAD)
-    other = await sync_to_async(services.join_room)(room, "Bo")
+    evil = await sync_to_async(joining.join_room)(room, PAYLOAD)
+    other = await sync_to_async(joining.join_room)(room, "Bo")
     watcher = await connect(room, watch=True)
     attacker = await connect(room, evil)
     bystander = await connect(room, other)

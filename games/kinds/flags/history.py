@@ -12,7 +12,7 @@ from typing import Any
 from games.engine import flags as engine
 from games.engine.stats import seconds
 
-from ...models import Game, Move
+from ...store.models import Game, Move
 from ..replays import (
     TICK,
     Replays,
@@ -85,6 +85,8 @@ def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Ti
                 cells,
                 changed,
                 describe(board, played, claimed, events),
+                logged=move.seq,
+                side=mark.value,
             )
         )
         mine = counts.setdefault(seat, {"moves": 0, "mines": 0})

@@ -21,6 +21,7 @@ class FlagsOptions(CreateOptions):
         ge=1,
         le=rules.MAX_MINES,
         description=f"Mines on the board: an odd number, so nobody ties (standard {rules.STANDARD_MINES}).",
+        json_schema_extra={"not": {"multipleOf": 2}},  # odd, in JSON Schema's words
     )
     turn_seconds: int = Field(
         0,

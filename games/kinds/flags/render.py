@@ -14,7 +14,7 @@ from django.utils.safestring import mark_safe
 
 from games.engine import flags as engine
 
-from ...models import Game, Player, Room
+from ...store.models import Game, Player, Room
 from .. import seats_away
 from .. import side_pages as two_sided
 from ..table import Applied, MoveNews, NewGame

@@ -23,7 +23,7 @@ from games.engine import flags as engine
 from games.engine.errors import GameOverError, OutOfBoundsError
 from games.engine.flags_ai import Strategy, choose_move
 
-from ...messages import CellMove, Message
+from ...protocol.messages import CellMove, Message
 from .. import seats_away
 from .. import sides as two_sided
 from ..table import Applied, Invalid, Lineup, Refused, SettingsError
@@ -289,7 +289,7 @@ def computer_move(
 # The turn timer --------------------------------------------------------------------------------
 #
 # A room option: when a turn takes longer than `turn_seconds`, the turn passes (`engine.time_out`,
-# applied by the live driver through `services.tick` and logged as a `tick`). The engine keeps
+# applied by the live driver through `rooms.playing.tick` and logged as a `tick`). The engine keeps
 # no clock, so the time the current turn started is kept beside the engine's state, under
 # `TURN_STARTED`, and only in timed games. The clock starts with a game's first move: before
 # it, X may wait for a friend to take O.

@@ -16,7 +16,7 @@ from cachetools import LRUCache
 from games.engine import minesweeper as engine
 from games.engine import stats as engine_stats
 
-from ...models import Game, Move
+from ...store.models import Game, Move
 from ..replays import (
     MINESWEEPER_LEGEND,
     OPEN_CHARS,

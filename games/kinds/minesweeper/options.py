@@ -2,17 +2,19 @@
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from games.engine import minesweeper as engine
 
-from ..options import PRESET_DESCRIPTION, Preset, board_size
+from ..options import PRESET_DESCRIPTION, PRESET_OR_SIZE, Preset, board_size
 from ..table import CreateOptions, Settings
 from . import rules
 
 
 class MinesweeperOptions(CreateOptions):
     """A co-op room: everyone clears one shared board."""
+
+    model_config = ConfigDict(json_schema_extra=PRESET_OR_SIZE)
 
     game: Literal["minesweeper"] = Field("minesweeper", description="Minesweeper (the default).")
     mode: Literal["coop"] = Field("coop", description='"coop" (default), or "race" for a race.')

@@ -27,13 +27,18 @@ from django.utils.html import escape
 from games.engine import minesweeper as engine
 from games.engine.grid import Grid
 
-from ...models import Game, Player, Room
+from ...store.models import Game, Player, Room
 from ..roster import roster_cut, spectators
 from ..table import COMPUTER_SEAT, Applied, MoveNews, NewGame
 from . import history, rules
 
 TEMPLATE = "games/minesweeper.html"
 CELL_CACHE_LIMIT = 100_000
+COMPACT_CELLS = 1_000
+"""Boards over this many cells (expert has 480) are sent compact: each cell keeps the markup
+contract (id, data-x, data-y, data-state, data-count) and its class, and leaves out its type,
+aria-label and tabindex, which room.js restores from the cell's data (one table of words).
+A 50×50 watch page had been 416 KB (docs/performance.md, "Compressed pages")."""
 """Distinct cells kept: a 50x50 board has 2,500 positions in at most 15 looks (with and without
 hx-swap-oob); about 20 MB at most, the least recently used dropped first."""
 
@@ -84,9 +89,17 @@ BOT_WAITING = f"{rules.BOT_NAME} joins in after the first reveal."
 
 
 @lru_cache(maxsize=CELL_CACHE_LIMIT)
-def cell_html(x: int, y: int, shown: engine.CellState, count: int | None, oob: bool) -> str:
+def cell_html(
+    x: int, y: int, shown: engine.CellState, count: int | None, oob: bool, compact: bool = False
+) -> str:
     """The `cell` partial for this cell, rendered once per process and then kept."""
-    return render_to_string(f"{TEMPLATE}#cell", {"c": cell(x, y, shown, count), "oob": oob})
+    context = {"c": cell(x, y, shown, count), "oob": oob, "compact": compact}
+    return render_to_string(f"{TEMPLATE}#cell", context)
+
+
+def compact(state: engine.GameState) -> bool:
+    """Whether the board is sent compact (`COMPACT_CELLS`)."""
+    return state.grid.size > COMPACT_CELLS
 
 
 def _fill(html: str, marker: str, closed: bool, cells: Iterable[str]) -> str | None:
@@ -163,6 +176,7 @@ def _around_board(room: Room, game: Game, state: engine.GameState) -> dict[str, 
             state.config.width, state.config.height, state.config.mines
         ),
         "mines_left": state.mines_left,
+        "compact": compact(state),
         "ended_by": _player(room, state.ended_by),
         **roster(room, state, rules.has_bot(game.params)),
         **banner(room, game, state),
@@ -198,7 +212,7 @@ def snapshot_html(room: Room, game: Game, narration: str = "") -> str:
         '<div id="board"',
         False,
         (
-            cell_html(x, y, shown, count, True)
+            cell_html(x, y, shown, count, True, context["compact"])
             for y, row in enumerate(engine.public_board(state))
             for x, (shown, count) in enumerate(row)
         ),
@@ -326,7 +340,7 @@ def narrate(mover: Player | None, applied: Applied, state: engine.GameState) -> 
     if state.status is engine.Status.LOST:
         return f"{name} hit a mine. Game over."
     if state.status is engine.Status.WON:
-        return f"{name} cleared the board. You win!"
+        return f"{name} cleared the board. The players won!"  # spectators read it too
     revealed = applied.summary.get("revealed", 0)
     if revealed:
         line = f"{name} revealed {revealed} cell{'s' if revealed != 1 else ''}."

@@ -13,9 +13,9 @@ from games.engine import ascii, solver
 from games.engine import minesweeper as engine
 from games.engine.errors import EngineError, GameOverError, GenerationError
 
-from ...identity_memo import IdentityMemo
-from ...messages import CellMove, Message
-from ..table import COMPUTER_SEAT as COMPUTER_SEAT  # services log the bot's moves with it
+from ...protocol.messages import CellMove, Message
+from ...store.identity_memo import IdentityMemo
+from ..table import COMPUTER_SEAT as COMPUTER_SEAT  # rooms.playing logs the bot's moves with it
 from ..table import HINTED, Applied, Invalid, Refused, SettingsError
 
 MAX_WIDTH = 50
@@ -93,7 +93,7 @@ def load(state: dict[str, Any]) -> engine.GameState:
 
 _boards: IdentityMemo[dict[str, Any], engine.GameState] = IdentityMemo(limit=64)
 """The boards of the stored forms the last moves made (a few dozen rooms'), so the next move of
-a room, which starts from that very form (`games.kept_games`), does not load it again."""
+a room, which starts from that very form (`games.store.kept_games`), does not load it again."""
 
 
 def _board_of(state: dict[str, Any]) -> engine.GameState:

@@ -19,7 +19,7 @@ from games.engine import race as engine
 from games.engine.errors import EngineError
 from games.engine.stats import seconds
 
-from ...models import Game, Move
+from ...store.models import Game, Move
 from ..replays import MINESWEEPER_LEGEND, OPEN_CHARS, Part, Replays, Seat, Step, Timeline
 from ..table import COMPUTER_SEAT
 from . import rules

@@ -3,11 +3,11 @@ race's own rules (the mine penalty, a time limit, the spectators' delay, the bot
 
 from typing import ClassVar, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from games.engine import minesweeper as ms
 
-from ..options import PRESET_DESCRIPTION, Preset, board_size
+from ..options import PRESET_DESCRIPTION, PRESET_OR_SIZE, Preset, board_size
 from ..table import CreateOptions, Settings
 from . import rules
 
@@ -20,6 +20,8 @@ def one_of(default: int, choices: tuple[int, ...], description: str) -> int:
 
 class RaceOptions(CreateOptions):
     """A race: 2 to 8 racers, each on their own copy of one board; first to clear it wins."""
+
+    model_config = ConfigDict(json_schema_extra=PRESET_OR_SIZE)
 
     takes_mode: ClassVar[bool] = True
     takes_seed: ClassVar[bool] = False

@@ -31,8 +31,8 @@ from games.engine import minesweeper as ms
 from games.engine import race as engine
 from games.engine.stats import seconds
 
-from ... import audiences
-from ...models import Game, Room
+from ...protocol import audiences
+from ...store.models import Game, Room
 from ..roster import roster_cut, spectators
 from ..table import COMPUTER_SEAT, Applied, MoveNews, NewGame
 from . import rules
@@ -321,6 +321,15 @@ def _freeze(racer: engine.Racer | None, now: int) -> str:
     return f'<div id="freeze" class="freeze" role="status"{attrs} hx-swap-oob="true">{text}</div>'
 
 
+def _mines_left(racer: engine.Racer) -> str:
+    """The racer's own counter (mines minus their flags), sent to them alone with each change of
+    their board: the race bar drew it once at Go and no move redrew it (issue 35)."""
+    return (
+        f'<output id="mines-left" class="lcd" aria-label="Mines left" hx-swap-oob="true">'
+        f"{racer.board.mines_left:03d}</output>"
+    )
+
+
 def _results(race: engine.Race, names: Mapping[int, Name], room: Room, game: Game) -> str:
     if not race.is_over:
         return '<section id="results" class="results" hidden hx-swap-oob="true"></section>'
@@ -488,6 +497,7 @@ def move_html(news: MoveNews) -> dict[str, str]:
         assert racer is not None
         extra = own.setdefault(seat, [])
         extra.append(_freeze(racer, now))
+        extra.append(_mines_left(racer))
         if not racer.is_racing:  # out or finished just now: the bar says so
             extra.append(_race_bar(room, race, racer, True, now))
     players_text, full_text = "".join(common), "".join(full)

@@ -16,7 +16,7 @@ from games.engine import race as engine
 from games.engine.errors import EngineError, GenerationError
 from games.engine.stats import rounded
 
-from ...messages import CellMove, Message
+from ...protocol.messages import CellMove, Message
 from ..table import (
     COMPUTER_SEAT,
     Applied,

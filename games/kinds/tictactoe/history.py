@@ -11,7 +11,7 @@ from typing import Any
 from games.engine import tictactoe as engine
 from games.engine.stats import seconds
 
-from ...models import Game, Move
+from ...store.models import Game, Move
 from ..replays import (
     Replays,
     Seat,
@@ -58,7 +58,20 @@ def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Ti
         elif board.status is engine.Status.DRAW:
             line += ": a draw"
         seat = credited_seat(move.seat, mark.value)
-        steps.append(Step(len(steps) + 1, seat, at_ms, "mark", move.cell, cells, chars, line))
+        steps.append(
+            Step(
+                len(steps) + 1,
+                seat,
+                at_ms,
+                "mark",
+                move.cell,
+                cells,
+                chars,
+                line,
+                move.seq,
+                mark.value,
+            )
+        )
         counts[seat] = counts.get(seat, 0) + 1
         previous = now
     times = [step.at_ms for step in steps]
@@ -94,7 +107,8 @@ def _claimed(
     assert side is not None  # only a side's player may claim (`seats_away.claim_win`)
     board, _ = engine.forfeit(board, side.mark.other)
     line = f"claimed the win: {side.mark.other.value} left, {side.mark.value} wins"
-    return board, Step(seq, move.seat, at_ms, CLAIM, None, (), "", line)
+    step = Step(seq, move.seat, at_ms, CLAIM, None, (), "", line, move.seq, side.mark.value)
+    return board, step
 
 
 def _chars(board: engine.State) -> str:

@@ -14,7 +14,7 @@ from django.template.loader import render_to_string
 
 from games.engine import tictactoe as engine
 
-from ...models import Game, Player, Room
+from ...store.models import Game, Player, Room
 from .. import seats_away
 from .. import side_pages as two_sided
 from ..table import Applied, MoveNews, NewGame

@@ -25,10 +25,10 @@ from games.engine import tictactoe as engine
 from games.engine.errors import GameOverError, OutOfBoundsError
 from games.engine.tictactoe_ai import Strategy, choose_move
 
-from ...messages import Message, SquareMove
+from ...protocol.messages import Message, SquareMove
 from .. import seats_away
 from .. import sides as two_sided
-from ..table import COMPUTER_SEAT as COMPUTER_SEAT  # services log computer moves with it
+from ..table import COMPUTER_SEAT as COMPUTER_SEAT  # rooms.playing logs computer moves with it
 from ..table import Applied, Invalid, Lineup, Refused, SettingsError
 
 HUMAN = two_sided.HUMAN

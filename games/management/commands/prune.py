@@ -15,7 +15,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from games.models import Game, Move, Room
+from games.store.models import Game, Move, Room
 
 BATCH = 500
 """Rooms per transaction: bounds each one's locks and the size of its `IN` lists."""
