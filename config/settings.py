@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "ninja",
     "axes",
     "games",
+    "games.players",
 ]
 
 MIDDLEWARE = [
@@ -74,15 +75,17 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-# django-axes counts failed logins (only /admin/ has one) per client address: after
-# AXES_FAILURE_LIMIT of them the address is refused, right password or not, for
+# django-axes counts failed sign-ins (/admin/, /accounts/login/, POST /api/accounts/token) per
+# client address and, but for /admin/, per username, each on its own: after AXES_FAILURE_LIMIT
+# of them the address (or the username, from anywhere) is refused, right password or not, for
 # AXES_COOLOFF_TIME. The address is REMOTE_ADDR: the peer's, or the X-Forwarded-For of a peer in
 # TRUSTED_PROXIES, which deploy/nginx.conf sets to its own peer (docs/operations.md, "Admin").
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
-AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_LOCKOUT_PARAMETERS = "games.players.lockout.lockout_parameters"  # /admin/: the address alone
+AXES_LOCKOUT_CALLABLE = "games.players.lockout.locked_out"
 AXES_FAILURE_LIMIT = int(os.environ.get("ADMIN_LOGIN_FAILURES", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("ADMIN_LOGIN_COOLOFF_MINUTES", "15")))
 AXES_RESET_ON_SUCCESS = True
@@ -305,6 +308,28 @@ RACE_COUNTDOWN_SECONDS = float(os.environ.get("RACE_COUNTDOWN_SECONDS", "3"))
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 """Prometheus scrapes /metrics with `Authorization: Bearer <this>`; unset, /metrics is a 404
 (docs/operations.md, Metrics)."""
+
+# Accounts (games.players): Django's own auth, passwords hashed with Argon2 first (older
+# hashes are upgraded at the next sign-in), through Django's validators.
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": f"django.contrib.auth.password_validation.{name}"}
+    for name in (
+        "UserAttributeSimilarityValidator",
+        "MinimumLengthValidator",
+        "CommonPasswordValidator",
+        "NumericPasswordValidator",
+    )
+]
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/"
+SIGNUPS_PER_HOUR = int(os.environ.get("SIGNUPS_PER_HOUR", "5"))
+"""New accounts one client address may make per hour (games/players/accounts.py)."""
 
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 SESSION_COOKIE_HTTPONLY = True

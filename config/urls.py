@@ -8,6 +8,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", api.urls),
     path("metrics", metrics, name="metrics"),
+    path("", include("games.players.urls")),
     path("", include("games.web.urls")),
 ]
 

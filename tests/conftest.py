@@ -96,6 +96,7 @@ def no_room_cap(settings):
     settings.HINTS_PER_MINUTE = 100_000
     settings.REPLAY_BUILDS_PER_MINUTE = 100_000
     settings.HINT_ROOM_SECONDS = 0
+    settings.SIGNUPS_PER_HOUR = 100_000
     settings.MOVES_BURST = settings.ADDRESS_MOVES_BURST = (
         100_000  # tests play fast from one address
     )

@@ -8,7 +8,10 @@ the move's cells, and after a timed event every bot gets a snapshot of its own b
 """
 
 import json
+from collections.abc import Iterable
 from typing import Any
+
+from django.contrib.auth import get_user_model
 
 from ..kinds.table import COMPUTER_SEAT, GameKind, MoveNews
 from ..protocol import audiences
@@ -22,8 +25,16 @@ def room_view(kind: GameKind, room: Room, game: Game, seat: int | None) -> dict[
     Solver bot is seated (`bot`, where the kind has one), and a race's racers and results
     with their names (the kind knows only seats)."""
     rows, extra = kind.text_rows(game.state, game.params, seat)
+    seated = list(room.players.all())
+    usernames = _usernames(p.account_id for p in seated)
     players = [
-        {"name": p.nickname, "seat": p.number, "online": p.online} for p in room.players.all()
+        {
+            "name": p.nickname,
+            "seat": p.number,
+            "online": p.online,
+            "username": usernames.get(p.account_id),
+        }
+        for p in seated
     ]
     view = {
         "game": kind.name,
@@ -43,6 +54,14 @@ def room_view(kind: GameKind, room: Room, game: Game, seat: int | None) -> dict[
             names[COMPUTER_SEAT] = kind.bot.name
         view["race"] = _named(race, names)
     return view
+
+
+def _usernames(accounts: Iterable[int | None]) -> dict[int | None, str]:
+    """Signed-in seats' usernames by account id: one query, and none in a room of guests."""
+    ids = {account for account in accounts if account is not None}
+    if not ids:
+        return {}
+    return dict(get_user_model().objects.filter(pk__in=ids).values_list("pk", "username"))
 
 
 def _named(race: dict[str, Any], names: dict[int, str]) -> dict[str, Any]:

@@ -4,10 +4,12 @@ first one hosts the room), and why an invite cannot seat anyone now (a lock, the
 """
 
 import secrets
+from datetime import datetime
 from functools import partial
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
 from ..broadcast import announce
 from ..kinds import kind_of, seats_away
@@ -77,11 +79,13 @@ def open_room(
     *,
     is_public: bool = True,
     seed: int | None = None,
+    account: Any = None,
 ) -> tuple[Room, Player | None]:
-    """A room and its creator's seat (none when `creator` is None), together or not at all: a
-    nickname refused, or any error on the way, leaves no room without its host behind."""
+    """A room and its creator's seat (none when `creator` is None; `account`'s, a signed-in
+    creator's), together or not at all: a nickname refused, or any error on the way, leaves no
+    room without its host behind."""
     room = create_room(kind, settings, is_public=is_public, seed=seed)
-    return room, None if creator is None else join_room(room, creator)
+    return room, None if creator is None else join_room(room, creator, account)
 
 
 def create_game(
@@ -125,11 +129,28 @@ def seats_taken(room: Room) -> str | None:
     return f"{taken} — you can watch."
 
 
+class SeatKicked(PermissionError):
+    """The account's seat in the room was kicked by the host: no new seat until `until`."""
+
+    def __init__(self, until: datetime) -> None:
+        super().__init__(until.isoformat())
+        self.until = until
+
+
+def account_seat(room: Room, account: Any) -> Player | None:
+    """The seat a signed-in person (`account`, a `User`) holds in the room already, if any."""
+    if account is None:
+        return None
+    return Player.objects.filter(room=room, account=account).order_by("-number").first()
+
+
 @transaction.atomic
-def join_room(room: Room, nickname: str) -> Player:
+def join_room(room: Room, nickname: str, account: Any = None) -> Player:
     """A new seat, under a name no one else in the room has (see `unique_nickname`); the first
     player to join hosts the room. `RoomFull` in a locked room, or past its player cap (or
-    `MAX_PLAYERS_PER_ROOM` seats)."""
+    `MAX_PLAYERS_PER_ROOM` seats). A signed-in person (`account`, a `User`) who holds a seat
+    here already gets that seat back, so a kick or a mute binds to the account, not to a
+    browser's cookie: `SeatKicked` while the kick lasts."""
     wanted = clean_nickname(nickname)
     # Lock the room, not its last seat: PostgreSQL re-reads only the row it waited for, so two
     # joins locking the old last seat would both take the next number (IntegrityError, a 500).
@@ -140,6 +161,11 @@ def join_room(room: Room, nickname: str) -> Player:
         .values_list("locked", "player_cap")
         .get()
     )
+    kept = account_seat(room, account)  # after the lock: two joins at once make one seat
+    if kept is not None:
+        if kept.kicked_until is not None and kept.kicked_until > timezone.now():
+            raise SeatKicked(kept.kicked_until)
+        return kept
     seats = list(Player.objects.filter(room=room).values_list("number", "nickname", "role"))
     people = sum(1 for seat in seats if seat[2] == Player.Role.PLAYER)
     refused = join_refused(locked, cap, people)
@@ -150,7 +176,7 @@ def join_room(room: Room, nickname: str) -> Player:
     taken = {seat[1].casefold() for seat in seats}
     name = unique_nickname(wanted, taken)
     player = Player.objects.create(
-        room=room, number=number, nickname=name, colour=colour_for_seat(number)
+        room=room, number=number, nickname=name, colour=colour_for_seat(number), account=account
     )
     if room.host_id is None:
         Room.objects.filter(pk=room.pk, host__isnull=True).update(host=player)

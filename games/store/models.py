@@ -7,6 +7,7 @@ from (`seed` + moves), and `version` counts the moves so clients can spot a miss
 import re
 import secrets
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -118,6 +119,15 @@ class Player(models.Model):
     muted = models.BooleanField(default=False, help_text="The host muted this seat in chat.")
     kicked_until = models.DateTimeField(
         null=True, blank=True, help_text="The host kicked this seat: refused until then."
+    )
+    account = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="seats",
+        help_text="A signed-in person's seat (games.players); null for a guest's. Read only "
+        "where a page or the roster names it, never on a move's path.",
     )
 
     class Meta:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import previews, replays, seat_views, views
+from . import previews, profile, replays, seat_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -28,4 +28,5 @@ urlpatterns = [
     path("r/<str:code>/rewind/", replays.rewind, name="rewind"),
     path("r/<str:code>/history/", replays.room_history, name="room_history"),
     path("records/", replays.records, name="records"),
+    path("@/<str:username>/", profile.player_profile, name="profile"),
 ]

@@ -4,6 +4,7 @@ import secrets
 import time
 from collections.abc import Callable
 from functools import wraps
+from typing import Any
 
 from django.db.models import Count, OuterRef, Q, Subquery
 from django.http import HttpRequest, HttpResponse
@@ -50,6 +51,22 @@ def find_room(code: str) -> Room | None:
 
 def seat_of(request: HttpRequest, room: Room) -> Player | None:
     return joining.find_player(room, request.session.get("players", {}).get(room.code))
+
+
+def account_of(request: HttpRequest) -> Any:
+    """The signed-in person's `User` (games.players), or None for a guest."""
+    user = getattr(request, "user", None)
+    return user if user is not None and user.is_authenticated else None
+
+
+def as_account(request: HttpRequest, data: Any) -> Any:
+    """A form's data with a signed-in person's username as the nickname: they never type one."""
+    account = account_of(request)
+    if account is None:
+        return data
+    data = data.copy()
+    data["nickname"] = account.username
+    return data
 
 
 @require_safe
@@ -165,7 +182,7 @@ def create_room(request: HttpRequest) -> HttpResponse:
         names = f"{', '.join(others)} or {last}" if others else last
         context = {**home_context(request), "game_error": f"Choose {names}."}
         return render(request, "games/home.html", context, status=400)
-    form = kind.create_form(request.POST)
+    form = kind.create_form(as_account(request, request.POST))
     with room_reservation(request, time.time()) as reservation:
         if not reservation.decision.allowed:  # the form comes back as typed, errors and all
             form.add_error(None, TOO_MANY_ROOMS)
@@ -178,7 +195,11 @@ def create_room(request: HttpRequest) -> HttpResponse:
         data = form.cleaned_data
         try:  # the room and its creator's seat together: a refused name leaves no room
             room, player = joining.open_room(
-                kind.name, data["settings"], data["nickname"], is_public=data["is_public"]
+                kind.name,
+                data["settings"],
+                data["nickname"],
+                is_public=data["is_public"],
+                account=account_of(request),
             )
         except nicknames.NicknameError as error:
             form.add_error("nickname", str(error))
@@ -221,8 +242,10 @@ def admitted(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     @wraps(view)
     def wrapper(request: HttpRequest, room: Room) -> HttpResponse:
         watcher = request.COOKIES.get(host.COOKIE) or secrets.token_urlsafe(16)
-        kicked = host.seat_kicked(seat_of(request, room)) or host.spectator_kicked(
-            room, host.handle(room.code, watcher)
+        kicked = (
+            host.seat_kicked(seat_of(request, room))
+            or host.seat_kicked(joining.account_seat(room, account_of(request)))
+            or host.spectator_kicked(room, host.handle(room.code, watcher))
         )
         if kicked is not None:
             response = render(request, "games/kicked.html", {"reason": kicked}, status=403)
@@ -264,7 +287,7 @@ def room(request: HttpRequest, room: Room) -> HttpResponse:
 @with_room
 @admitted
 def join(request: HttpRequest, room: Room) -> HttpResponse:
-    form = NicknameForm(request.POST)
+    form = NicknameForm(as_account(request, request.POST))
     if not form.is_valid():
         return join_page(request, room, form)
     seat = take_seat(request, room, form)
@@ -280,7 +303,10 @@ def take_seat(request: HttpRequest, room: Room, form: NicknameForm) -> Player | 
             form.add_error(None, TOO_MANY_JOINS)
             return too_many(join_page(request, room, form, status=200), reservation.decision)
         try:
-            player = joining.join_room(room, nickname)
+            player = joining.join_room(room, nickname, account_of(request))
+        except joining.SeatKicked as error:
+            reason = host.kicked_text(error.until.timestamp())
+            return render(request, "games/kicked.html", {"reason": reason}, status=403)
         except nicknames.NicknameError as error:
             form.add_error("nickname", str(error))
             return join_page(request, room, form)

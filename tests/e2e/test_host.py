@@ -12,8 +12,7 @@ from tests.helpers import servers
 from tests.helpers.e2e.accessibility import audit
 from tests.helpers.e2e.chat import say
 from tests.helpers.e2e.rooms import PHONE, cell, wait_until_live
-from tests.helpers.e2e.signals import HOLD_MS, ping_on
-from tests.helpers.e2e.touch import touch
+from tests.helpers.e2e.signals import ping_on
 
 from .conftest import EXPECTED_CONSOLE_ERRORS
 

@@ -260,3 +260,15 @@ def retry_after(refused, policy: str, window: int) -> int:
     assert refused["RateLimit-Policy"] == f"{policy};w={window}"
     assert refused["RateLimit"] == f"{policy.split(';')[0]};r=0;t={wait}"
     return wait
+
+
+def signed_in(username: str = "ana_k", password: str = "correct-horse-battery-9"):
+    """A browser (a Django test `Client`) signed in to a new account, and its user."""
+    from django.test import Client
+
+    from games.players import accounts
+
+    user = accounts.sign_up(username, password)
+    browser = Client()
+    browser.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
+    return browser, user

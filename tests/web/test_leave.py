@@ -16,9 +16,8 @@ from games.kinds.tictactoe import rules as tictactoe_rules
 from games.rooms import autoplay, joining, playing
 from games.rooms.leaving import LEFT
 from games.store.models import Move, Player, Room
-
-from .flags_helpers import make_flags_room
-from .helpers import TIMEOUT, connect, receive_until, send, settle
+from tests.helpers.flags import make_flags_room
+from tests.helpers.web import TIMEOUT, connect, receive_until, send, settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 JSON = "application/json"

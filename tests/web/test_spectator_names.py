@@ -8,8 +8,7 @@ from channels.db import database_sync_to_async
 from games.broadcast import host_view
 from games.rooms import chat, joining
 from games.store.models import ChatMessage
-
-from .helpers import connect, make_room, receive_until, refused, send, settle
+from tests.helpers.web import connect, make_room, receive_until, refused, send, settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

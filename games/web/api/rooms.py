@@ -19,6 +19,7 @@ from ..room_limit import (
     room_reservation,
     too_many_builds,
 )
+from .accounts import account_of
 from .base import (
     STRICT_CLOSED,
     TOO_MANY_JOINS,
@@ -45,7 +46,14 @@ class Created(Schema):
 
 class Join(Schema):
     model_config = STRICT_CLOSED
-    name: str = Field(min_length=1, max_length=24, json_schema_extra={"pattern": VISIBLE})
+    name: str | None = Field(
+        None,
+        min_length=1,
+        max_length=24,
+        json_schema_extra={"pattern": VISIBLE},
+        description="Your name in the room; not needed (and not used) with an account's "
+        "personal token, whose username is the name.",
+    )
 
 
 class Joined(Schema):
@@ -57,14 +65,18 @@ class Joined(Schema):
 
 
 @api.post(
-    "/rooms", response={201: Created, 400: Error, 415: Error, 429: Error}, summary="Create a room"
+    "/rooms",
+    response={201: Created, 400: Error, 401: Error, 415: Error, 429: Error},
+    summary="Create a room",
 )
 def create_room(request: HttpRequest, body: Body[dict[str, Any]]) -> Status:
     """The body names the kind by `game` (and `mode` for a race) and takes that kind's options
     alone: an unknown field, or a preset with a size that disagrees, is a 400 that names it.
     The creator takes the first seat that is a person (for tic-tac-toe: X if X is human, else O;
     no seat when both are computers). At most 10 rooms a minute per client address (429). The
-    room and the creator's seat are made together: a refused name leaves no room behind."""
+    room and the creator's seat are made together: a refused name leaves no room behind. With
+    an account's personal token (`Authorization: Bearer`) the seat is the account's and its
+    username the name (`name` is not used); 401 for a token that is no account's."""
     with room_reservation(request, time.time()) as reservation:  # only rooms made count
         if not reservation.decision.allowed:
             raise RateLimited(TOO_MANY_ROOMS, reservation.decision)
@@ -73,10 +85,17 @@ def create_room(request: HttpRequest, body: Body[dict[str, Any]]) -> Status:
             settings = options.settings()
         except SettingsError as exc:
             raise HttpError(400, str(exc)) from None
-        creator = options.name if kind.creator_sits(settings) else None
+        account = account_of(request)
+        name = options.name if account is None else account.username
+        creator = name if kind.creator_sits(settings) else None
         try:
             room, player = joining.open_room(
-                kind.name, settings, creator, is_public=options.public, seed=options.seed
+                kind.name,
+                settings,
+                creator,
+                is_public=options.public,
+                seed=options.seed,
+                account=account,
             )
         except nicknames.NicknameError as exc:
             raise HttpError(400, f"name: {exc}") from None
@@ -89,7 +108,16 @@ def create_room(request: HttpRequest, body: Body[dict[str, Any]]) -> Status:
 
 @api.post(
     "/rooms/{code}/join",
-    response={200: Joined, 400: Error, 404: Error, 409: Error, 415: Error, 429: Error},
+    response={
+        200: Joined,
+        400: Error,
+        401: Error,
+        403: Error,
+        404: Error,
+        409: Error,
+        415: Error,
+        429: Error,
+    },
     summary="Join a room",
 )
 def join_room(request: HttpRequest, code: str, body: Join) -> dict[str, str]:
@@ -98,13 +126,23 @@ def join_room(request: HttpRequest, code: str, body: Join) -> dict[str, str]:
     normalised (NFKC, invisible characters dropped, spaces collapsed) and need one visible
     character. 409 when the host locked the room or its player cap (8 unless the host set
     another, at most 50) is reached, with the reason (watching is still open); 429 past 20
-    joins a minute from one client address."""
+    joins a minute from one client address. With an account's personal token
+    (`Authorization: Bearer`, from `POST /api/accounts/token`) the seat is the account's, named
+    by its username; an account that holds a seat here already gets it back (its token again),
+    and one the host kicked gets 403 until the kick ends. 401 for a token that is no
+    account's."""
     room = find_room(code)
+    account = account_of(request)
+    name = body.name if account is None else account.username
+    if name is None:
+        raise HttpError(400, "name: Field required (or send an account's personal token).")
     with join_reservation(request, time.time()) as reservation:  # only seats taken count
         if not reservation.decision.allowed:
             raise RateLimited(TOO_MANY_JOINS, reservation.decision)
         try:
-            player = joining.join_room(room, body.name)
+            player = joining.join_room(room, name, account)
+        except joining.SeatKicked as exc:
+            raise HttpError(403, rooms_host.kicked_text(exc.until.timestamp())) from None
         except nicknames.NicknameError as exc:
             raise HttpError(400, f"name: {exc}") from None
         except joining.RoomFull as exc:

@@ -76,6 +76,9 @@ class PlayerOut(Schema):
     name: str
     seat: int
     online: bool
+    username: str | None = Field(
+        description="The account a signed-in person's seat belongs to; null for a guest's."
+    )
 
 
 class RoomState(Schema):

@@ -1,0 +1,92 @@
+"""The API's account endpoints for bot authors (docs/api.md, "Accounts"): a personal token for
+a username and password, and a player's public figures, mounted on the API here; `account_of`
+is how `rooms`' create and join read the token."""
+
+from typing import Any
+
+from django.contrib.auth import authenticate
+from django.contrib.auth.models import User
+from django.http import HttpRequest
+from ninja import Field, Router, Schema, Status
+from ninja.errors import HttpError
+from pydantic import ConfigDict
+
+from ...players import accounts
+from ..profile import finished_games
+from .base import api
+
+router = Router(tags=["accounts"])
+
+
+class TokenIn(Schema):
+    model_config = ConfigDict(strict=True, extra="forbid")
+    username: str = Field(min_length=1, max_length=150)
+    password: str = Field(min_length=1, max_length=4096)
+
+
+class TokenOut(Schema):
+    token: str = Field(
+        description="A personal token: send it as `Authorization: Bearer <token>` on "
+        "`POST /api/rooms` and `POST /api/rooms/<code>/join` and the seat is your account's. "
+        "Shown once; listed (by its first characters) and revocable on /accounts/."
+    )
+    username: str
+
+
+class PlayerOut(Schema):
+    username: str
+    bot: bool = Field(description="A bot account (none yet: always false in this version).")
+    games: int = Field(description="Games that ended in rooms where the account held a seat.")
+    ratings: dict[str, Any] = Field(
+        description="Ratings per rated kind; empty until rated rooms exist (a later version)."
+    )
+
+
+class ErrorOut(Schema):
+    error: str
+
+
+WRONG = "Wrong username or password."
+
+
+@router.post(
+    "/accounts/token",
+    response={201: TokenOut, 400: ErrorOut, 401: ErrorOut, 415: ErrorOut, 429: ErrorOut},
+    summary="Get a personal token",
+)
+def token(request: HttpRequest, body: TokenIn) -> Status:
+    """A new personal token for the account. A wrong password is a 401 naming the problem;
+    failed attempts count per client address and per username (django-axes, as the sign-in
+    page): past the limit, 429 with `Retry-After`, even with the right password."""
+    user = authenticate(request, username=body.username, password=body.password)
+    if user is None:
+        raise HttpError(401, WRONG)  # a locked-out request becomes axes' 429 (`lockout`)
+    assert isinstance(user, User)
+    return Status(201, {"token": accounts.issue_token(user), "username": user.username})
+
+
+@router.get(
+    "/players/{username}", response={200: PlayerOut, 404: ErrorOut}, summary="Read a player"
+)
+def player(request: HttpRequest, username: str) -> dict[str, Any]:
+    """A player's public figures. `ratings` is `{}` until rated rooms exist."""
+    user = User.objects.filter(username=username, is_active=True).first()
+    if user is None:
+        raise HttpError(404, "No player with that username.")
+    games, _ = finished_games(user)
+    return {"username": user.username, "bot": False, "games": len(games), "ratings": {}}
+
+
+def account_of(request: HttpRequest) -> User | None:
+    """The account whose personal token the request carries (`Authorization: Bearer`), None
+    without one; 401 for a token that is no account's."""
+    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+    if not given.strip() or scheme.lower() != "bearer":
+        return None
+    user = accounts.user_for_token(given.strip())
+    if user is None:
+        raise HttpError(401, "That token is no account's: get one from POST /api/accounts/token.")
+    return user
+
+
+api.add_router("/", router)
