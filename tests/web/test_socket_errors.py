@@ -104,7 +104,9 @@ async def presence_told(room: Room) -> None:
     that would make the room's snapshot stale)."""
     rooms = rosters._rooms_by_loop.get(asyncio.get_running_loop(), {})
     for _ in range(200):
-        if room.pk not in rooms:
+        # A room with spectators keeps its entry (their crowd, issue 33): its task is what tells.
+        presence = rooms.get(room.pk)
+        if presence is None or presence.task is None:
             return
         await asyncio.sleep(0.02)  # polling, bounded by the loop
     raise AssertionError("presence still being told")
