@@ -398,8 +398,7 @@ def test_a_signed_in_seats_move_reads_nothing_more_than_a_guests():
     from django.test.utils import CaptureQueriesContext
 
     from games.protocol.messages import CellMove
-
-    from .helpers import hidden_cells
+    from tests.helpers.web import hidden_cells
 
     room = make_room()
     user = accounts.sign_up("Vi_v", PASSWORD)

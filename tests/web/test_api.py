@@ -175,6 +175,7 @@ def test_schema_and_docs_are_served(client):
         "/api/rooms/{code}/seats/{seat}/revoke",
         "/api/rooms/{code}/chat",
         "/api/rooms/{code}/host",
+        "/api/rooms/{code}/leave",
         "/api/accounts/token",
         "/api/players/{username}",
     }

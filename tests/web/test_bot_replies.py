@@ -33,7 +33,8 @@ async def test_a_move_is_acknowledged_with_its_id_and_its_event_names_the_mover(
     robo = await sync_to_async(joining.join_room)(room, "Robo")
     socket = await bot(room, robo.token)
     snapshot = await event(socket, "snapshot")
-    assert {"name": "Robo", "seat": robo.number, "online": False} in snapshot["players"]
+    robo_seat = {"name": "Robo", "seat": robo.number, "online": False, "username": None}
+    assert robo_seat in snapshot["players"]
     assert {p["name"] for p in snapshot["players"]} == {"Ana", "Robo"}
     assert snapshot["bot"] is False
     watcher = await bot(room, ana.token)

@@ -29,8 +29,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 LINE = re.compile(
     r'<li class="chat-message" id="chat-\d+" data-channel="(\w+)" data-author="([^"]*)"'
-    r'(?: data-spectator="\w{12}")?><b class="chat-author">[^<]*</b>'
-    r'(?: <span class="chat-handle" [^>]*>#\w{4}</span>)? <span class="chat-text">([^<]*)</span></li>'
+    r'(?: data-spectator="\w{12}")?><b class="chat-author" dir="auto">[^<]*</b>'
+    r'(?: <span class="chat-handle" [^>]*>(?:spectator )?#\w{4}</span>)?'
+    r' <span class="chat-text" dir="auto">([^<]*)</span></li>'
 )
 """A chat line; a spectator's carries their handle, by which the host names them (host controls)."""
 
