@@ -41,37 +41,9 @@
   update();
 
   // The browser's own check stops at the first invalid field and says only its error (a
-  // bubble): the page says every invalid field's error at once, under each field, as the
-  // server's answer does, and takes the player to the first. (Disabled and hidden fields, the
-  // other games' and sizes', are not checked.)
+  // bubble), in its own words: the server checks every field and says each invalid field's
+  // error at once, under each field, in the app's words (issue 35).
   form.noValidate = true;
-  form.addEventListener("submit", (event) => {
-    const invalid = Array.from(form.elements).filter(
-      (field) => field.willValidate && !field.closest("[hidden]") && !field.checkValidity(),
-    );
-    form.querySelectorAll(".field-error[data-from-page]").forEach((error) => error.remove());
-    form.querySelectorAll("[data-invalid-from-page]").forEach((field) => {
-      field.removeAttribute("aria-invalid");
-      field.removeAttribute("aria-describedby");
-      field.removeAttribute("data-invalid-from-page");
-    });
-    if (!invalid.length) return;
-    event.preventDefault();
-    for (const field of invalid) {
-      const id = `${field.name}-error`; // as the server names it
-      document.getElementById(id)?.remove(); // the server's, for an earlier value
-      const error = document.createElement("span");
-      error.className = "field-error";
-      error.id = id;
-      error.dataset.fromPage = "true";
-      error.textContent = field.validationMessage;
-      field.setAttribute("aria-invalid", "true");
-      field.setAttribute("aria-describedby", id);
-      field.dataset.invalidFromPage = "true";
-      field.after(error);
-    }
-    invalid[0].focus();
-  });
   // A refused form comes back at the top of a long page: take the player to the first error
   // (a field marked invalid, or the form's own message) so it is seen and typed over at once.
   const firstError = form.querySelector('.form-error, [aria-invalid="true"]');
