@@ -35,6 +35,7 @@ def test_the_watchers_of_a_deleted_room_are_told(new_context, live_server_url, s
     )
     assert status == 204
     for name, page in (("phone", phone), ("desktop", desktop)):
-        expect(page.locator("#room-error")).to_have_text("The host closed this room.")
+        # The server's reason is the one message, on the connection line (issue 35).
+        expect(page.locator("#connection")).to_have_text("The host closed this room.")
         expect(page.locator("#connection")).to_have_attribute("data-state", "closed")
         shot(page, screenshots, f"room-deleted-{name}-{scheme}")
