@@ -42,7 +42,9 @@ async def test_the_container_command_sends_the_largest_snapshots_and_cascades(co
     url = f"{daphne.ws_url}/ws/r/{room['code']}/?watch=1"
     async with websockets.connect(url, origin=daphne.url, max_size=None) as socket:
         snapshot = await asyncio.wait_for(socket.recv(), 10)
-        assert 'id="board"' in snapshot and len(snapshot) > 250_000  # a 50x50 board, compact (issue 35)
+        assert (
+            'id="board"' in snapshot and len(snapshot) > 250_000
+        )  # a 50x50 board, compact (issue 35)
         status, moved = await asyncio.to_thread(
             api,
             daphne.url,
