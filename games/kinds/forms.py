@@ -20,6 +20,13 @@ class CreateRoomForm(forms.Form):
     def settings_from(self, data: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
 
+    def refuse_each(self, faults: list[SettingsError]) -> None:
+        """Every fault under its field at once, not only the first (issue 35)."""
+        for fault in faults[1:]:
+            self.add_error(fault.field, str(fault))
+        if faults:
+            raise faults[0]  # `clean` shows it under its field, beside the others
+
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         if self.errors:

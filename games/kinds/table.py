@@ -9,7 +9,7 @@ The states, params and settings the table's functions take are the storable (JSO
 `Game.state`, `Game.params` and `Room.settings`; each kind parses them with its own engine.
 """
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, get_args
 
@@ -61,6 +61,26 @@ class SettingsError(ValueError):
     def __init__(self, message: str, field: str | None = None) -> None:
         super().__init__(message)
         self.field = field
+
+
+def whole(value: Any) -> bool:
+    """A whole number as JSON or a form gives it (True is an int to Python, not to a player)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def size_faults(sides: Iterable[tuple[str, Any, int, int]], mines: Any) -> list[SettingsError]:
+    """Each fault of a custom board size that can be told field by field, for `sides` of
+    (field, value, smallest, largest): the home form shows them all at once under their fields,
+    where a kind's `validate_settings` stops at the first, as the API does. The mines' own range
+    depends on the size, so it is told once the size fits."""
+    faults = [
+        SettingsError(f"{name.capitalize()} must be a whole number from {low} to {high}.", name)
+        for name, value, low, high in sides
+        if not whole(value) or not low <= value <= high
+    ]
+    if faults and not (whole(mines) and mines >= 1):
+        faults.append(SettingsError("Mines must be a whole number, at least 1.", "mines"))
+    return faults
 
 
 class Refused(ValueError):

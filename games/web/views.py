@@ -83,6 +83,9 @@ def home_context(
     forms = {name: kind.create_form(initial=initial) for name, kind in KINDS.items()}
     if bound is not None:
         forms[game] = bound
+        for name, kind in KINDS.items():  # a mode's board fields are its game's (a race's size)
+            if kind.mode is None and kind.api_game == KINDS[game].api_game:
+                forms[name] = bound
     return {
         "game": KINDS[game].api_game,
         "mode": KINDS[game].mode,

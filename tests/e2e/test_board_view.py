@@ -110,17 +110,19 @@ def test_right_click_on_a_scrolled_big_board_keeps_the_view_and_moves_focus(
     expect(cell(page, x, y)).to_have_attribute("data-state", "flagged")
     cell(page, x, y).click()  # a flag protects its cell: this only moves the current cell
 
+    # Scroll the page down to the board's last rows and the board to its right edge (the page
+    # goes on below the board, so "the page's bottom" would leave those rows above the window).
+    fx, fy = hidden_cell_near(page, 47, 47)
     page.evaluate(
-        """() => {
-            window.scrollTo(0, document.documentElement.scrollHeight);
+        """([x, y]) => {
+            document.getElementById(`cell-${x}-${y}`).scrollIntoView({ block: "center" });
             const scroller = document.querySelector(".board-scroll");
             scroller.scrollLeft = scroller.scrollWidth;
-        }"""
+        }""",
+        [fx, fy],
     )
     before = page.evaluate(VIEW)
     assert before["page"] > 0
-
-    fx, fy = hidden_cell_near(page, 47, 47)
     target = cell(page, fx, fy)
     box = target.bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, button="right")

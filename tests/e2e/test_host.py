@@ -122,7 +122,7 @@ def test_talk_point_and_host_from_start_to_end(new_context, quick_server, screen
     ana.context.close()
     notice = "Ana has been away: Bo is the host now."
     expect(bo.locator("#host-notice")).to_have_text(notice, timeout=15_000)
-    expect(bo.locator('#roster .roster-player[data-seat="1"] .badge')).to_have_text("host")
+    expect(bo.locator('#roster .roster-player[data-seat="1"] .badge.host')).to_have_text("host")
     bo.locator("details.host-menu summary").tap()
     expect(bo.get_by_role("button", name="Lock the room")).to_have_attribute("aria-pressed", "true")
     bo.locator("#host-menu").scroll_into_view_if_needed()

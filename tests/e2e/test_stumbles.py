@@ -78,9 +78,12 @@ def test_a_flag_on_a_race_mini_board_is_drawn_as_the_flag_not_a_red_mine(
     join(bo, invite, "Bo")
     ana.get_by_role("button", name="Start race").click()
     for page in (ana, bo):
-        expect(page.locator("#board")).to_have_attribute("data-status", "playing")
-    bo.locator("#cell-0-0").click(button="right")
-    expect(bo.locator("#cell-0-0")).to_have_attribute("data-state", "flagged")
+        expect(page.locator("#race")).to_have_attribute("data-phase", "racing", timeout=10_000)
+    # A no-guess race opens with cells revealed: Bo flags the first one still hidden.
+    hidden = bo.locator('#board .cell[data-state="hidden"]').first
+    x, y = hidden.get_attribute("data-x"), hidden.get_attribute("data-y")
+    bo.locator(f"#cell-{x}-{y}").click(button="right")
+    expect(bo.locator(f"#cell-{x}-{y}")).to_have_attribute("data-state", "flagged")
     # Out of the race, Ana sees Bo's board in full: his flag among its cells.
     ana.get_by_role("button", name="Give up", exact=True).click()
     ana.get_by_role("button", name="Yes, give up").click()

@@ -102,6 +102,22 @@ def test_a_bad_custom_size_is_shown_next_to_its_field_with_what_was_typed(
     assert Room.objects.count() == 0
 
 
+@pytest.mark.parametrize(("mode", "smallest"), [("coop", 2), ("race", 4)])
+def test_every_bad_custom_size_field_is_shown_at_once_under_its_own_field(client, mode, smallest):
+    typed = {"preset": "custom", "mode": mode, "width": "99", "height": "1", "mines": "0"}
+    if mode == "race":
+        typed.update(penalty="5", time_limit="0", spectator_delay="3", bot_pace="2")
+    response = create(client, **typed)
+    assert response.status_code == 400
+    html = main_of(response.content.decode())
+    errors = dict(re.findall(r'<span class="field-error" id="(\w+)-error">([^<]*)</span>', html))
+    assert errors.keys() == {"width", "height", "mines"}
+    assert errors["width"].startswith(f"Width must be a whole number from {smallest} to")
+    assert errors["height"].startswith(f"Height must be a whole number from {smallest} to")
+    assert errors["mines"] == "Mines must be a whole number, at least 1."
+    assert Room.objects.count() == 0
+
+
 def test_a_preset_ignores_what_is_left_in_the_hidden_custom_fields(client):
     assert create(client, preset="beginner", width="9.5", mines="lots").status_code == 302
     assert Room.objects.get().settings["width"] == 9

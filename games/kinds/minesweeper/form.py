@@ -45,6 +45,7 @@ class CreateMinesweeperRoomForm(CreateRoomForm):
         size = rules.PRESETS.get(data["preset"]) or {
             key: data.get(key) for key in ("width", "height", "mines")
         }
+        self.refuse_each(rules.size_faults(size["width"], size["height"], size["mines"]))
         return rules.validate_settings(
             size["width"], size["height"], size["mines"], data["no_guess"]
         )

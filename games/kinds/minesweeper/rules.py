@@ -16,7 +16,8 @@ from games.engine.errors import EngineError, GameOverError, GenerationError
 from ...protocol.messages import CellMove, Message
 from ...store.identity_memo import IdentityMemo
 from ..table import COMPUTER_SEAT as COMPUTER_SEAT  # rooms.playing logs the bot's moves with it
-from ..table import HINTED, Applied, Invalid, Refused, SettingsError
+from ..table import HINTED, Applied, Invalid, Refused, SettingsError, whole
+from ..table import size_faults as table_size_faults
 
 MAX_WIDTH = 50
 MAX_HEIGHT = 50
@@ -39,10 +40,17 @@ def size_message(field: str) -> str:
     return f"{field.capitalize()} must be a whole number from 2 to {limit}."
 
 
+def size_faults(width: Any, height: Any, mines: Any) -> list[SettingsError]:
+    """Every fault of a custom size the home form can show at once (see `table.size_faults`)."""
+    return table_size_faults(
+        (("width", width, 2, MAX_WIDTH), ("height", height, 2, MAX_HEIGHT)), mines
+    )
+
+
 def validate_settings(width: Any, height: Any, mines: Any, no_guess: Any = False) -> dict[str, Any]:
     """Room settings within the limits, or a SettingsError that says what is allowed."""
     for field, value, limit in (("width", width, MAX_WIDTH), ("height", height, MAX_HEIGHT)):
-        if not isinstance(value, int) or isinstance(value, bool) or not 2 <= value <= limit:
+        if not whole(value) or not 2 <= value <= limit:
             raise SettingsError(size_message(field), field)
     most = engine.max_mines(width, height)
     if most < 1:  # 2×2 to 3×3: "1 to 0 mines" would make no sense
@@ -51,7 +59,7 @@ def validate_settings(width: Any, height: Any, mines: Any, no_guess: Any = False
             "neighbours cover it. Make it at least 4 cells wide or high.",
             "width",  # the size is at fault, not the mines: the form shows it at Width
         )
-    if not isinstance(mines, int) or isinstance(mines, bool) or not 1 <= mines <= most:
+    if not whole(mines) or not 1 <= mines <= most:
         raise SettingsError(
             f"A {width}×{height} board takes 1 to {most} mines "
             "(the first click and its neighbours are always clear).",

@@ -31,7 +31,9 @@ class CreateRaceForm(CreateRoomForm):
     width = forms.IntegerField(required=False, initial=20)
     height = forms.IntegerField(required=False, initial=12)
     mines = forms.IntegerField(required=False, initial=40)
-    no_guess = forms.BooleanField(required=False, initial=True)
+    no_guess = forms.BooleanField(
+        required=False, initial=True, label="No guessing: always solvable by logic"
+    )
     penalty = forms.ChoiceField(choices=PENALTY_CHOICES, initial="5", label="Mine hit")
     time_limit = forms.ChoiceField(choices=TIME_LIMIT_CHOICES, initial="0", label="Time limit")
     spectator_delay = forms.ChoiceField(choices=DELAY_CHOICES, initial="3", label="Spectators")
@@ -45,6 +47,7 @@ class CreateRaceForm(CreateRoomForm):
 
     def settings_from(self, data: dict[str, Any]) -> dict[str, Any]:
         size = rules.PRESETS.get(data["preset"]) or {key: data.get(key) for key in SIZE_FIELDS}
+        self.refuse_each(rules.size_faults(size["width"], size["height"], size["mines"]))
         out = data["penalty"] == "out"
         return rules.validate_settings(
             size["width"],

@@ -26,7 +26,9 @@ from ..table import (
     Refused,
     Restart,
     SettingsError,
+    whole,
 )
+from ..table import size_faults as table_size_faults
 
 MAX_WIDTH = 30
 MAX_HEIGHT = 24
@@ -62,6 +64,13 @@ def _choice(value: Any, allowed: tuple[int, ...], field: str, what: str) -> int:
     return int(value)
 
 
+def size_faults(width: Any, height: Any, mines: Any) -> list[SettingsError]:
+    """Every fault of a custom size the home form can show at once (see `table.size_faults`)."""
+    return table_size_faults(
+        (("width", width, 4, MAX_WIDTH), ("height", height, 4, MAX_HEIGHT)), mines
+    )
+
+
 def validate_settings(
     width: Any,
     height: Any,
@@ -71,12 +80,12 @@ def validate_settings(
 ) -> dict[str, Any]:
     """Room settings within the limits, or a SettingsError that says what is allowed."""
     for field, value, limit in (("width", width, MAX_WIDTH), ("height", height, MAX_HEIGHT)):
-        if not isinstance(value, int) or isinstance(value, bool) or not 4 <= value <= limit:
+        if not whole(value) or not 4 <= value <= limit:
             raise SettingsError(
                 f"{field.capitalize()} must be a whole number from 4 to {limit}.", field
             )
     most = ms.max_mines(width, height)
-    if not isinstance(mines, int) or isinstance(mines, bool) or not 1 <= mines <= most:
+    if not whole(mines) or not 1 <= mines <= most:
         raise SettingsError(f"A {width}×{height} board takes 1 to {most} mines.", "mines")
     if not isinstance(no_guess, bool):
         raise SettingsError("no_guess must be true or false.", "no_guess")
