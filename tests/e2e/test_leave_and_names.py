@@ -84,7 +84,8 @@ def test_a_player_leaves_and_a_spectator_takes_a_name(new_context, screenshots):
     ana.get_by_text("QR code").click()
     qr = ana.get_by_alt_text("QR code of the invite link")
     expect(qr).to_be_visible()
-    ana.wait_for_function("document.querySelector('.invite-qr img').naturalWidth > 0")
+    expect(qr).to_have_js_property("complete", True)
+    assert qr.evaluate("(image) => image.naturalWidth") > 0
     audit(ana, "host-qr", screenshots)
     audit(bo, "phone-player", screenshots)
 

@@ -359,9 +359,12 @@ def test_five_reactions_keep_the_name_in_its_row_and_show_by_the_board(
     invite = create_coop(ana, "Ana")
     bo = new_context(viewport=LAPTOP, color_scheme=scheme).new_page()
     join_as(bo, invite, "Bo")
-    for count, emote in enumerate(["waving", "laughing", "wow", "thumbs up", "applause"], 1):
+    for emote in ["waving", "laughing", "wow", "thumbs up", "applause"]:
         bo.get_by_role("button", name=f"React: {emote}").click()
-        expect(ana.locator('#signals .reaction[data-seat="1"]')).to_have_count(count)
+        # Each shows a few seconds: on a loaded machine the first may be gone by the fifth, so
+        # the newest is checked, not the count.
+        newest = ana.locator('#signals .reaction[data-seat="1"]').last
+        expect(newest).to_contain_text(emote)
         bo.wait_for_timeout(REACTION_PACE_MS)  # a person's pace, inside the server's budget
     row = ana.locator('#roster .roster-player[data-seat="1"]')
     expect(row.locator(".reaction-badge")).to_have_count(1)  # the newest alone
