@@ -24,9 +24,10 @@ import math
 import threading
 import time
 import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -306,29 +307,31 @@ class Deployment:
         return Decision(limit, False, 0, max(0.0, stats_reset - time.time()))
 
     def take(self, limit: Limit, key: object) -> Decision:
-        item = self.item(limit)
-        if self.limiter.hit(item, str(key)):
-            return Decision(limit, True, 0)
-        return self.refused(limit, self.limiter.get_window_stats(item, str(key)).reset_time)
+        return self._decide(self.limiter.hit, limit, key)
 
     async def take_async(self, limit: Limit, key: object) -> Decision:
-        limiter, item = self.async_limiter(), self.item(limit)
-        if await limiter.hit(item, str(key)):
-            return Decision(limit, True, 0)
-        stats = await limiter.get_window_stats(item, str(key))
-        return self.refused(limit, stats.reset_time)
+        return await self._decide_async(self.async_limiter().hit, limit, key)
 
     def test(self, limit: Limit, key: object) -> Decision:
+        return self._decide(self.limiter.test, limit, key)
+
+    async def test_async(self, limit: Limit, key: object) -> Decision:
+        return await self._decide_async(self.async_limiter().test, limit, key)
+
+    def _decide(self, ask: Callable[[Any, str], bool], limit: Limit, key: object) -> Decision:
+        """`ask` (the limiter's hit or test) for `key`; a refusal says when the window frees."""
         item = self.item(limit)
-        if self.limiter.test(item, str(key)):
+        if ask(item, str(key)):
             return Decision(limit, True, 0)
         return self.refused(limit, self.limiter.get_window_stats(item, str(key)).reset_time)
 
-    async def test_async(self, limit: Limit, key: object) -> Decision:
-        limiter, item = self.async_limiter(), self.item(limit)
-        if await limiter.test(item, str(key)):
+    async def _decide_async(
+        self, ask: Callable[[Any, str], Awaitable[bool]], limit: Limit, key: object
+    ) -> Decision:
+        item = self.item(limit)
+        if await ask(item, str(key)):
             return Decision(limit, True, 0)
-        stats = await limiter.get_window_stats(item, str(key))
+        stats = await self.async_limiter().get_window_stats(item, str(key))
         return self.refused(limit, stats.reset_time)
 
     def clear(self, limit: Limit, key: object) -> None:
