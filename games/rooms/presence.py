@@ -59,8 +59,14 @@ def spectators_counted(
     """Spectator sockets of `process` in a room since its last presence message, in one
     transaction (`live.rosters`): `left` were written before and are taken out first, as far as
     the process's part still holds them (it may have been taken for dead meanwhile), then `came`
-    are added; `crowd`, when it changed, is how many addresses they come from now."""
+    are added; `crowd`, when it changed, is how many addresses they come from now.
+
+    The room's row is locked first, as the host's delete locks it before its cascade reaches
+    these rows: taken the other way round (the share, then the room's count) the two deadlocked
+    on PostgreSQL, and the delete answered 500 (CI, a room deleted as its watchers came)."""
     with transaction.atomic():
+        if not Room.objects.select_for_update(no_key=True).filter(pk=room_id).exists():
+            return  # deleted: its shares went with it
         applied = _change_share(process, room_id, None, -left) if left else 0
         if came:
             applied += _change_share(process, room_id, None, came)

@@ -9,6 +9,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
+from games.rooms import signals
 from tests.e2e.conftest import screenshot
 
 pytestmark = [pytest.mark.e2e]
@@ -264,9 +265,10 @@ BOARD_BOX = """() => {
     };
 }"""
 TAP_MIN_PX = 24
-REACTION_PACE_MS = 260
-"""Between two reactions of one person: the server takes four a second (games/live/signals.py),
-and each shows for three seconds, so five at this pace are all on show at once."""
+REACTION_PACE_MS = 1000 * signals.PER_PLAYER.window / signals.PER_PLAYER.count + 100
+"""Between two reactions of one person: inside the server's budget (games/rooms/signals.py) in
+either shape. With Redis the budget is a moving window (four in four seconds, docs/operations.md
+"Limits"), so five a quarter second apart would lose the fifth; a second apart they all land."""
 
 
 def phone_page(new_context, scheme: str = "light") -> Page:
