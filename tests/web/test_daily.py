@@ -10,7 +10,8 @@ from django.test import Client
 
 from games.rooms import daily
 from games.store import daily as daily_store
-from games.store.models import DailyResult, Game, Room
+from games.store.models import DailyResult, Game, GameSummary, Room
+from games.web import history
 from tests.helpers.daily import finish, mines_of
 from tests.helpers.web import signed_in
 
@@ -272,3 +273,12 @@ def test_a_body_is_optional_and_a_guest_without_a_name_plays_as_guest():
     assert set(response.json()) == {"code", "url", "player_token", "counted"}
     assert response.json()["url"].endswith(f"/r/{response.json()['code']}/")
     assert DailyResult.objects.get().name == "Guest"
+
+
+def test_a_won_copy_is_no_record_on_the_no_guess_board(client, settings):
+    """Every copy after the first may be played knowing the layout: none stands in /records/."""
+    settings.DAILY_BOARD = (9, 9, 10)  # the beginner board's size, which has records
+    finish(play(client, name="Ana")["code"], win=True)
+    boards = history.records()
+    assert all(not table.entries for board in boards for table in board.tables)
+    assert GameSummary.objects.get().board == ""
