@@ -277,6 +277,26 @@ page, a chunk or the API's game view of a game no process kept): the one cost of
 grows with the game (about 0.4 s at 4,700 moves, docs/performance.md)."""
 PREVIEWS_PER_MINUTE = int(os.environ.get("PREVIEWS_PER_MINUTE", "60"))
 """Link-preview pictures one client address may have drawn per minute; kept ones are free."""
+DAILY_PLAYS_PER_MINUTE = int(os.environ.get("DAILY_PLAYS_PER_MINUTE", "10"))
+"""Copies of the daily board one client address may be dealt per minute (page and API together):
+each is a room with its board generated, and only a person's first copy counts anyway."""
+
+
+def daily_board(text: str) -> tuple[int, int, int]:
+    """`DAILY_BOARD` as WIDTHxHEIGHTxMINES ("16x16x40"); a value that is no such board (or not a
+    no-guess one: at most a quarter mines, 4 to 50 a side) falls back to intermediate, so a typo
+    in the environment never stops the server nor deals a board nobody can clear."""
+    try:
+        width, height, mines = (int(part) for part in text.lower().split("x"))
+    except ValueError:
+        return 16, 16, 40
+    if 4 <= width <= 50 and 4 <= height <= 50 and 1 <= mines <= width * height // 4:
+        return width, height, mines
+    return 16, 16, 40
+
+
+DAILY_BOARD = daily_board(os.environ.get("DAILY_BOARD", "16x16x40"))
+"""The daily board's size (games.rooms.daily): the same for every day, so days compare."""
 RATE_WINDOW_SECONDS = int(os.environ.get("RATE_WINDOW_SECONDS", "60"))
 """The "minute" of the per-address limits above (rooms, joins, hints, replays, previews): their
 counters start again every this many seconds of the clock (games/web/room_limit.py). Tests

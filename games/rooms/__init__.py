@@ -10,5 +10,6 @@ in one transaction and announcing after the commit (`games.broadcast.announce`).
     chat        the room's chat lines, checked, paced and kept
     signals     pings and reactions: presence, sent at once, never stored
     presence    the sockets each process counts, its heartbeat, dead processes swept
+    daily       the daily board: a day's seed, a person's copy dealt, the day's results
     base        an action's `Outcome`, `Forbidden` and a spectator's refusals
 """

@@ -34,7 +34,7 @@ from ..kinds.table import (
     Restart,
 )
 from ..protocol.messages import CellMove, Command, Message, SquareMove
-from ..store import kept_games, rowsql
+from ..store import daily, kept_games, rowsql
 from ..store.models import Game, Player, Room
 from . import joining
 from .base import SPECTATORS_CANNOT_PLAY, SPECTATORS_CANNOT_START, Forbidden, Outcome
@@ -155,7 +155,8 @@ def record(
     through `announce_move`). None, and nothing written, when another move changed the game
     since it was read (never under the row lock). A computer's move has no player, only a seat.
     The row's time is the one the rules used when they read the clock (`Applied.at`), so the
-    log replays to the same times to the millisecond; else now."""
+    log replays to the same times to the millisecond; else now. The one place a game's end is
+    written: a daily copy's result is recorded here, in the same transaction."""
     now = timezone.now() if applied.at is None else datetime.fromtimestamp(applied.at, UTC)
     read_version = game.version
     game.state = applied.state
@@ -177,7 +178,13 @@ def record(
         "created_at": now,
     }
     fields = ["state", "status", "version", "started_at", "finished_at"]
-    return rowsql.write_move(game, fields, move, read_version, unchanged)
+    if applied.status == Game.Status.PLAYING or not daily.is_daily(game.params):
+        return rowsql.write_move(game, fields, move, read_version, unchanged)
+    with transaction.atomic():  # a daily copy's end and its result: both or neither
+        written = rowsql.write_move(game, fields, move, read_version, unchanged)
+        if written is not None:
+            daily.record_end(game)
+    return written
 
 
 def _action_of(message: Message) -> str:

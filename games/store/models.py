@@ -18,6 +18,7 @@ from .palette import PALETTE_SIZE
 __all__ = [
     "MAX_NICKNAME",
     "ChatMessage",
+    "DailyResult",
     "Game",
     "GameSummary",
     "Move",
@@ -343,3 +344,45 @@ class ChatMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.author} ({self.channel}): {self.text[:40]}"
+
+
+class DailyResult(models.Model):
+    """A person's counted attempt at a day's board (`games.rooms.daily`): made when their first
+    copy is dealt, its figures filled in when that game ends (`games.store.daily`). One per day
+    and person (`person`: the account, else the browser), so two requests at once count one
+    copy, and a later copy (played for fun, or to learn the layout) is never recorded."""
+
+    date = models.DateField()
+    person = models.CharField(
+        max_length=48, help_text='"account:<id>" when signed in, else "browser:<key>".'
+    )
+    account = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    browser = models.CharField(
+        max_length=32, blank=True, help_text="A random key kept in the browser's session."
+    )
+    name = models.CharField(max_length=MAX_NICKNAME, help_text="The name the results show.")
+    room = models.ForeignKey(Room, null=True, on_delete=models.SET_NULL, related_name="+")
+    game = models.ForeignKey(Game, null=True, on_delete=models.SET_NULL, related_name="+")
+    dealt_at = models.DateTimeField(auto_now_add=True)
+    ended_at = models.DateTimeField(null=True, blank=True, help_text="None while under way.")
+    won = models.BooleanField(null=True)
+    time_ms = models.PositiveIntegerField(null=True)
+    three_bv = models.PositiveIntegerField(null=True, help_text="The board's 3BV.")
+    three_bv_per_s = models.FloatField(
+        null=True, help_text="3BV solved (all of it when won) a second, to 0.01."
+    )
+    assisted = models.BooleanField(
+        default=False,
+        help_text="Hints, the Solver bot or a second seat helped: kept, left off the results.",
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["date", "person"], name="one_daily_result_per_person"),
+        ]
+        indexes = [models.Index(fields=["date", "won", "time_ms"], name="daily_results_by_date")]
+
+    def __str__(self) -> str:
+        return f"{self.name} on {self.date}"

@@ -25,6 +25,7 @@ from django.db.models import QuerySet
 from ..kinds import KINDS
 from ..kinds.replays import Seat, Timeline, named_stats
 from ..kinds.table import COMPUTER_SEAT
+from ..store import daily
 from ..store.models import Game, GameSummary, Move, Room
 
 HISTORY_SHOWN = 20
@@ -148,7 +149,9 @@ def _summary(game: Game, timeline: Timeline) -> GameSummary:
         status=timeline.status,
         kind=game.room.kind,
         with_bot=with_bot,
-        board=stats.get("board", ""),
+        # A daily copy is no record: its layout is everyone's, and copies after the counted
+        # attempt may be played knowing it (docs/contracts.md, "The daily board").
+        board="" if daily.is_daily(game.params) else stats.get("board", ""),
         no_guess=bool(stats.get("no_guess")),
         time_ms=stats.get("time_ms"),
         three_bv=stats.get("three_bv"),

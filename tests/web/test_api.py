@@ -178,6 +178,9 @@ def test_schema_and_docs_are_served(client):
         "/api/rooms/{code}/leave",
         "/api/accounts/token",
         "/api/players/{username}",
+        "/api/daily",
+        "/api/daily/play",
+        "/api/daily/{day}/results",
     }
     docs = client.get("/api/docs")
     assert docs.status_code == 200 and b"swagger-ui" in docs.content
