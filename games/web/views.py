@@ -11,7 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from ..broadcast import host_view
+from ..broadcast import bot_events, host_view
 from ..kinds import KINDS, kind_for, kind_of
 from ..kinds.table import GameKind
 from ..limits import Decision, headers
@@ -209,6 +209,11 @@ def create_room(request: HttpRequest) -> HttpResponse:
             return render(
                 request, "games/home.html", home_context(request, kind.name, form), status=400
             )
+        except joining.SignInToRate as error:
+            form.add_error("rated", f"{error}: sign in, or untick Rated.")
+            return render(
+                request, "games/home.html", home_context(request, kind.name, form), status=403
+            )
         reservation.keep()
     assert player is not None
     remember_seat(request, room, player, data["nickname"])
@@ -316,6 +321,9 @@ def take_seat(request: HttpRequest, room: Room, form: NicknameForm) -> Player | 
         except joining.RoomFull as error:
             form.add_error(None, str(error))
             return join_page(request, room, form, status=409)
+        except joining.SignInToRate as error:
+            form.add_error(None, f"{error}: this room is rated. Sign in, or watch the game.")
+            return join_page(request, room, form, status=403)
         reservation.keep()
     remember_seat(request, room, player, nickname)
     return player
@@ -360,6 +368,7 @@ def render_room(request: HttpRequest, room: Room, player: Player | None) -> Http
         "history": history.room_history(room),
         "preview": tags(request, room, context_game, Page.WATCH if player is None else Page.ROOM),
         "host_menu": hosts and host_view.menu_context(room),
+        "rating_changes": room.settings.get("rated") and bot_events.rating_changes(context_game),
     }
     return render(request, rendering.page_template, context)
 
