@@ -32,6 +32,14 @@ def move(kind: GameKind, news: MoveNews) -> None:
         chat_after_race(news.room.pk)
 
 
+def ratings(room_id: int, number: int, changes: list[dict[str, object]]) -> None:
+    """A rated game's end moved its players' ratings: the line on every screen, the event for
+    every bot (`rating_changes`, as the room's JSON gives them)."""
+    context = {"rating_changes": changes, "oob": True}
+    html = render_to_string("games/partials.html#rating_changes", context)
+    outbox.send(room_id, {audiences.ALL: html, audiences.JSON: bot_events.ratings(number, changes)})
+
+
 def room_closed(room_id: int) -> None:
     """The host deleted the room: every socket in it says so and closes."""
     outbox.send(room_id, audiences.CLOSED)
