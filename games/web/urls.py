@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import previews, profile, replays, seat_views, views
+from . import previews, profile, replays, seat_views, standings, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -29,4 +29,5 @@ urlpatterns = [
     path("r/<str:code>/history/", replays.room_history, name="room_history"),
     path("records/", replays.records, name="records"),
     path("@/<str:username>/", profile.player_profile, name="profile"),
+    path("leaderboard/", standings.leaderboard, name="leaderboard"),
 ]
