@@ -5,9 +5,11 @@ API and the bots' events, and the ratings read back on the API, the profile and 
 leaderboard."""
 
 import json
+import threading
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection, transaction
 from django.template.loader import render_to_string
 from django.test import Client
 from jsonschema import Draft202012Validator
@@ -15,7 +17,8 @@ from jsonschema import Draft202012Validator
 from games.broadcast import announce, bot_events
 from games.kinds.table import Refused
 from games.players import accounts
-from games.rooms import computers, leaving, ratings
+from games.protocol.messages import SquareMove
+from games.rooms import computers, dispatch, joining, leaving, ratings
 from games.store.models import Game, Player, Rating, RatingChange, Room
 from tests.helpers.flags import mines as flags_mines
 from tests.helpers.race import go_now, race_of, safe_and_mine
@@ -391,3 +394,75 @@ def test_the_end_is_announced_to_every_screen_and_bot_after_the_commit(
     after = Rating.objects.get(account__username="Ana_r").rating
     assert f"Ana_r 1500 → {after}" in html
     assert f"Ana_r 1500 → {after}" in client.get(f"/r/{code}/watch/").content.decode()
+
+
+# Two processes at once (each thread has its own connection: PostgreSQL in CI) -------------------
+
+
+def rated_tictactoe_one_move_from_the_end() -> tuple[Room, Player]:
+    """A rated tic-tac-toe room of two accounts where X (Ana) wins with square 2."""
+    ana, bo = account("Ana_t")[0], account("Bo_t")[0]
+    settings = {"x": "human", "o": "human", "rated": True}
+    room, first = joining.open_room("tictactoe", settings, "Ana_t", account=ana)
+    second = joining.join_room(room, "Bo_t", bo)
+    assert first is not None
+    for player, cell in ((first, 0), (second, 3), (first, 1), (second, 4)):
+        dispatch.play(room, player, SquareMove(cell))
+    return room, first
+
+
+def at_once(*calls) -> list[object]:
+    """Each call in a thread of its own (its own database connection), started together; what
+    each returned or raised."""
+    barrier, results = threading.Barrier(len(calls)), [None] * len(calls)
+
+    def run(n, call):
+        try:
+            barrier.wait(timeout=10)
+            results[n] = call()
+        except Exception as error:  # compared by the caller
+            results[n] = error
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=item) for item in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_processes_sending_the_winning_move_at_once_rate_the_game_once():
+    room, ana = rated_tictactoe_one_move_from_the_end()
+
+    results = at_once(*[lambda: dispatch.play(room, ana, SquareMove(2))] * 2)
+
+    assert sum(isinstance(r, Refused) for r in results) == 1, results  # the game was over
+    game = room.current_game()
+    assert game.status == "won"
+    assert sorted(RatingChange.objects.filter(game=game).values_list("username", flat=True)) == [
+        "Ana_t",
+        "Bo_t",
+    ]
+    assert set(Rating.objects.values_list("games", flat=True)) == {1}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_processes_rating_one_ended_game_at_once_write_one_change_per_account():
+    room, _ = rated_tictactoe_one_move_from_the_end()
+    game = room.current_game()
+    won = {**game.state, "squares": "XXXOO....", "status": "won", "winner": "X"}
+    Game.objects.filter(pk=game.pk).update(state=won, status="won")  # ended, not rated yet
+    game.refresh_from_db()
+
+    def settle() -> list:
+        with transaction.atomic():
+            return ratings.settle(game)
+
+    results = at_once(settle, settle)
+
+    assert sorted(len(r) for r in results) == [0, 2], results
+    assert RatingChange.objects.filter(game=game).count() == 2
+    assert set(Rating.objects.values_list("games", flat=True)) == {1}
