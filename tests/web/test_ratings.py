@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator
 from games.broadcast import announce, bot_events
 from games.kinds.table import Refused
 from games.players import accounts
-from games.protocol.messages import SquareMove
+from games.protocol.messages import Command, SquareMove
 from games.rooms import computers, dispatch, joining, leaving, ratings
 from games.store.models import Game, Player, Rating, RatingChange, Room
 from tests.helpers.flags import mines as flags_mines
@@ -466,3 +466,22 @@ def test_two_processes_rating_one_ended_game_at_once_write_one_change_per_accoun
     assert sorted(len(r) for r in results) == [0, 2], results
     assert RatingChange.objects.filter(game=game).count() == 2
     assert set(Rating.objects.values_list("games", flat=True)) == {1}
+
+
+def test_leaving_a_rated_tictactoe_game_loses_it_and_nobody_takes_the_seat_over(client):
+    code, seats = rated_room(client, {"game": "tictactoe", "x": "human", "o": "human"})
+    room = Room.objects.get(code=code)
+    move(client, code, seats[0], action="mark", cell=4)
+    _, cy = account("Cy_r")
+    visitor = client.post(f"/api/rooms/{code}/join", {}, content_type=JSON, **bearer(cy))
+    players = {p.number: p for p in Player.objects.filter(room=room)}
+
+    leaving.leave(room, players[0])  # Ana, X, leaves under way
+    with pytest.raises(Refused, match="not taken over"):
+        dispatch.play(room, players[2], Command("take_seat"))
+    dispatch.play(room, players[1], Command("claim_win"))
+
+    assert visitor.status_code == 200
+    assert ended_game(code).status == "won"
+    shown = dict(Rating.objects.values_list("account__username", "rating"))
+    assert shown["Ana_r"] < 1500 < shown["Bo_r"] and "Cy_r" not in shown
