@@ -54,6 +54,9 @@ def new_game(room_id: int, news: NewGame) -> None:
     room = Room.objects.get(pk=room_id)
     html = kind_of(room.kind).rendering.new_game_html(room, room.current_game(), news)
     outbox.send(room.pk, audiences.with_texts(html, NEW_GAME_FOR_BOTS))
+    if room.settings.get("rated"):  # the last game's rating line goes with it
+        empty = render_to_string("games/partials.html#rating_changes", {"oob": True})
+        outbox.send(room.pk, {audiences.ALL: empty})
 
 
 def snapshot_for(room: Room, seat: int | None, *, json: bool = False) -> str:

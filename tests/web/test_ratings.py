@@ -14,8 +14,8 @@ from django.template.loader import render_to_string
 from django.test import Client
 from jsonschema import Draft202012Validator
 
-from games.broadcast import announce, bot_events
-from games.kinds.table import Refused
+from games.broadcast import announce, bot_events, outbox
+from games.kinds.table import NewGame, Refused
 from games.players import accounts
 from games.protocol.messages import Command, SquareMove
 from games.rooms import computers, dispatch, joining, leaving, ratings
@@ -485,3 +485,15 @@ def test_leaving_a_rated_tictactoe_game_loses_it_and_nobody_takes_the_seat_over(
     assert ended_game(code).status == "won"
     shown = dict(Rating.objects.values_list("account__username", "rating"))
     assert shown["Ana_r"] < 1500 < shown["Bo_r"] and "Cy_r" not in shown
+
+
+def test_a_rematch_clears_the_rating_line_on_every_screen(client, monkeypatch):
+    code, _ = tictactoe_won_by_x(client)
+    room = Room.objects.get(code=code)
+    sent = []
+    monkeypatch.setattr(outbox, "send", lambda room_id, texts, *rest: sent.append(texts))
+
+    announce.new_game(room.pk, NewGame("Ana_r", interrupted=False))
+
+    lines = [t["all"] for t in sent if 'id="rating-changes"' in t.get("all", "")]
+    assert len(lines) == 1 and " hidden>" in lines[0] and "→" not in lines[0]
