@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 from openskill.models import PlackettLuce
 
 from ..kinds import kind_of
@@ -86,12 +87,12 @@ def _rate(game: Game, kind: str, ranks: Mapping[int, int]) -> list[dict[str, Any
         for s in order
     ]
     rated = MODEL.rate(teams, ranks=[ranks[s] for s in order])
-    changes, rows = [], []
+    changes, rows, now = [], [], timezone.now()
     for seat, (new,) in zip(order, rated, strict=True):
         account, rating = accounts[seat], ratings[accounts[seat].pk]
         before = rating.rating
         rating.mu, rating.sigma, rating.rating = new.mu, new.sigma, shown(new.mu)
-        rating.games += 1
+        rating.games, rating.updated_at = rating.games + 1, now  # bulk_update skips auto_now
         rows.append(
             RatingChange(
                 game_id=game.pk,

@@ -20,6 +20,7 @@ from games.players import accounts
 from games.protocol.messages import Command, SquareMove
 from games.rooms import computers, dispatch, joining, leaving, ratings
 from games.store.models import Game, Player, Rating, RatingChange, Room
+from games.web import standings
 from tests.helpers.flags import mines as flags_mines
 from tests.helpers.race import go_now, race_of, safe_and_mine
 from tests.helpers.web import signed_in
@@ -497,3 +498,22 @@ def test_a_rematch_clears_the_rating_line_on_every_screen(client, monkeypatch):
 
     lines = [t["all"] for t in sent if 'id="rating-changes"' in t.get("all", "")]
     assert len(lines) == 1 and " hidden>" in lines[0] and "→" not in lines[0]
+
+
+def test_reading_an_accounts_ratings_and_history_takes_two_queries_however_many_games(
+    client, django_assert_num_queries
+):
+    code, seats = tictactoe_won_by_x(client)
+    for _ in range(2):  # rematches: the sides swap, X wins again
+        assert move(client, code, seats[0], action="new_game").status_code == 200
+        x = Room.objects.get(code=code).current_game().params["X"]["seat"]
+        for seat, cell in ((x, 0), (1 - x, 3), (x, 1), (1 - x, 4), (x, 2)):
+            assert move(client, code, seats[seat], action="mark", cell=cell).status_code == 200
+    ana = User.objects.get(username="Ana_r")
+
+    with django_assert_num_queries(2):
+        shown = standings.profile_ratings(ana)
+
+    assert [r.label for r in shown] == ["Tic-tac-toe"]
+    assert shown[0].figures["games"] == 3 and len(shown[0].history) == 4
+    assert shown[0].history[0] == 1500 and shown[0].history[-1] == shown[0].figures["rating"]
