@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from ..broadcast import bot_events, host_view
 from ..kinds import KINDS, kind_for, kind_of
-from ..kinds.table import GameKind
+from ..kinds.table import SIGN_IN_TO_RATE, GameKind
 from ..limits import Decision, headers
 from ..rooms import host, joining, nicknames
 from ..store.models import Game, Player, Room, is_room_code
@@ -322,24 +322,30 @@ def take_seat(request: HttpRequest, room: Room, form: NicknameForm) -> Player | 
             form.add_error(None, str(error))
             return join_page(request, room, form, status=409)
         except joining.SignInToRate as error:
-            form.add_error(None, f"{error}: this room is rated. Sign in, or watch the game.")
+            form.add_error(None, str(error))
             return join_page(request, room, form, status=403)
         reservation.keep()
     remember_seat(request, room, player, nickname)
     return player
 
 
+RATED_INVITE = f"{SIGN_IN_TO_RATE}: this room is rated, only signed-in players sit here."
+
+
 def join_page(
     request: HttpRequest, room: Room, form: NicknameForm, status: int = 400
 ) -> HttpResponse:
-    taken = joining.seats_taken(room)
+    # A guest at a rated room's invite is told at once, not after typing a name.
+    rated_guest = bool(room.settings.get("rated")) and account_of(request) is None
+    taken = RATED_INVITE if rated_guest else joining.seats_taken(room)
     context = {
         "room": room,
         "form": form,
         "kind_label": kind_label(room.kind),
         "seats_taken": taken,
+        "rated_guest": rated_guest,
         # Past the cap a name gets no seat at all; in a two-sided room it still joins the talk.
-        "may_join": taken is None or joining.join_refusal(room) is None,
+        "may_join": not rated_guest and (taken is None or joining.join_refusal(room) is None),
         # The name this browser used last: one click (or Enter) on "Join game" takes the seat.
         "remembered": not form.is_bound and bool(form.initial.get("nickname")),
         # A chat app's crawler lands here (no session): the link's preview, and no seat taken.

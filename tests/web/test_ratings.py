@@ -517,3 +517,13 @@ def test_reading_an_accounts_ratings_and_history_takes_two_queries_however_many_
     assert [r.label for r in shown] == ["Tic-tac-toe"]
     assert shown[0].figures["games"] == 3 and len(shown[0].history) == 4
     assert shown[0].history[0] == 1500 and shown[0].history[-1] == shown[0].figures["rating"]
+
+
+def test_a_guest_opening_a_rated_rooms_invite_is_asked_to_sign_in_not_for_a_name(client):
+    code, _ = rated_room(client, {"game": "flags", "x": "human", "o": "human"}, names=("Ana_r",))
+
+    page = Client().get(f"/r/{code}/").content.decode()
+    member = signed_in("Bo_i")[0].get(f"/r/{code}/").content.decode()
+
+    assert SIGN_IN in page and 'name="nickname"' not in page and "/accounts/login/" in page
+    assert SIGN_IN not in member and "Join as Bo_i" in member
