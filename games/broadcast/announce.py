@@ -32,6 +32,14 @@ def move(kind: GameKind, news: MoveNews) -> None:
         chat_after_race(news.room.pk)
 
 
+def ratings(room_id: int, number: int, changes: list[dict[str, object]]) -> None:
+    """A rated game's end moved its players' ratings: the line on every screen, the event for
+    every bot (`rating_changes`, as the room's JSON gives them)."""
+    context = {"rating_changes": changes, "oob": True}
+    html = render_to_string("games/partials.html#rating_changes", context)
+    outbox.send(room_id, {audiences.ALL: html, audiences.JSON: bot_events.ratings(number, changes)})
+
+
 def room_closed(room_id: int) -> None:
     """The host deleted the room: every socket in it says so and closes."""
     outbox.send(room_id, audiences.CLOSED)
@@ -46,6 +54,9 @@ def new_game(room_id: int, news: NewGame) -> None:
     room = Room.objects.get(pk=room_id)
     html = kind_of(room.kind).rendering.new_game_html(room, room.current_game(), news)
     outbox.send(room.pk, audiences.with_texts(html, NEW_GAME_FOR_BOTS))
+    if room.settings.get("rated"):  # the last game's rating line goes with it
+        empty = render_to_string("games/partials.html#rating_changes", {"oob": True})
+        outbox.send(room.pk, {audiences.ALL: empty})
 
 
 def snapshot_for(room: Room, seat: int | None, *, json: bool = False) -> str:

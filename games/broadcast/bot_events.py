@@ -16,7 +16,7 @@ from django.contrib.auth import get_user_model
 from ..kinds.table import COMPUTER_SEAT, GameKind, MoveNews
 from ..protocol import audiences
 from ..protocol.messages import MAX_MESSAGE_BYTES, echoable_id
-from ..store.models import Game, Room
+from ..store.models import Game, RatingChange, Room
 
 
 def room_view(kind: GameKind, room: Room, game: Game, seat: int | None) -> dict[str, Any]:
@@ -47,6 +47,9 @@ def room_view(kind: GameKind, room: Room, game: Game, seat: int | None) -> dict[
     }
     if kind.bot is not None:
         view["bot"] = kind.bot.seated(game.params)
+    if room.settings.get("rated"):
+        view["rated"] = True
+        view["rating_changes"] = rating_changes(game)
     race = extra.get("race")
     if isinstance(race, dict):
         names = {p["seat"]: p["name"] for p in players}
@@ -54,6 +57,15 @@ def room_view(kind: GameKind, room: Room, game: Game, seat: int | None) -> dict[
             names[COMPUTER_SEAT] = kind.bot.name
         view["race"] = _named(race, names)
     return view
+
+
+def rating_changes(game: Game) -> list[dict[str, Any]]:
+    """A rated game's `rating_changes` (none until it ends): one query, in rated rooms only."""
+    rows = RatingChange.objects.filter(game=game).order_by("id")
+    return [
+        {"username": username, "before": before, "after": after}
+        for username, before, after in rows.values_list("username", "before", "after")
+    ]
 
 
 def _usernames(accounts: Iterable[int | None]) -> dict[int | None, str]:
@@ -107,6 +119,11 @@ def move(kind: GameKind, news: MoveNews) -> dict[str, str]:
     if news.mover is not None:
         texts[audiences.json_seat(news.mover.number)] = _text(event)
     return texts
+
+
+def ratings(number: int, changes: list[dict[str, Any]]) -> str:
+    """A rated game ended: each player's rating before and after, to every bot."""
+    return _text({"type": "ratings", "number": number, "rating_changes": changes})
 
 
 def hint(number: int, asker: str, cell: tuple[int, int] | None) -> str:

@@ -8,6 +8,8 @@ from django import forms
 from ..store.models import MAX_NICKNAME
 from .table import SettingsError
 
+RATED_LABEL = "Rated: signed-in players only, no computers; the result moves ratings"
+
 
 class CreateRoomForm(forms.Form):
     """What every create form asks; each game turns its own fields into validated settings."""

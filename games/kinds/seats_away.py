@@ -32,6 +32,12 @@ CLAIM = "claim_win"
 """The log's move by which the player who stayed ended the game (the other's forfeit)."""
 
 
+RATED_SEAT = (
+    "This game is rated: the seat of a player who left is not taken over (they lose it once "
+    "the other side claims the win)."
+)
+
+
 @dataclass(frozen=True, slots=True)
 class SeatChanged:
     """A side's person went away (`away`), came back, or stayed away too long (`free`)."""
@@ -165,6 +171,8 @@ def claim_win(
 def take_seat(state: dict[str, Any], lineup: Lineup, params: dict[str, Any]) -> Applied:
     """A seated visitor without a side takes the free seat: the game goes on with them, and the
     absent player's seat no longer holds that side (the new `Applied.params`)."""
+    if params.get("rated"):
+        raise Refused(RATED_SEAT)
     if any(params[mark]["seat"] == lineup.seat for mark in ("X", "O")):
         raise Refused("You already play in this game: only a visitor without a side can take it.")
     free = free_mark(state) if _playing(state) else None

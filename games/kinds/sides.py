@@ -11,6 +11,8 @@ no Django, like the rules that use it.
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from .table import SettingsError
+
 HUMAN = "human"
 
 
@@ -61,6 +63,38 @@ def sides_of(params: dict[str, Any], marks: Iterable[Any], side: Callable[..., A
 def side_of_seat(sides: Mapping[Any, Any], seat: int) -> Any:
     """The side a person's seat holds this game, or None when they have no seat in it."""
     return next((side for side in sides.values() if side.seat == seat), None)
+
+
+def rated_sides(x: str, o: str, rated: Any) -> dict[str, Any]:
+    """`{"rated": True}` for the settings of a rated room, `{}` otherwise; SettingsError when
+    a computer would hold a side of it (a computer has no account to rate)."""
+    if not isinstance(rated, bool):
+        raise SettingsError("rated must be true or false.", "rated")
+    if not rated:
+        return {}
+    if x != HUMAN or o != HUMAN:
+        raise SettingsError(
+            "Rated games have no computer players: X and O must both be people.",
+            "x" if x != HUMAN else "o",
+        )
+    return {"rated": True}
+
+
+def with_rated(settings: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+    """A game's params knowing the room is rated: leaving and taking a seat read it."""
+    return {**params, "rated": True} if settings.get("rated") else params
+
+
+def standings(state: Mapping[str, Any], params: Mapping[str, Any]) -> dict[int, int] | None:
+    """The people's seats by rank once the game is over (`GameKind.standings`): the winner's
+    side 1, the other 2; a draw, both 1. None while on, or when a computer holds a side."""
+    if state.get("status") in (None, "playing"):
+        return None
+    seats = {mark: params[mark]["seat"] for mark in ("X", "O")}
+    if None in seats.values():
+        return None
+    winner = state.get("winner")
+    return {seat: 1 if winner in (None, mark) else 2 for mark, seat in seats.items()}
 
 
 def may_restart(sides: Callable[[dict[str, Any]], Mapping[Any, Any]]) -> Callable[..., str | None]:

@@ -102,6 +102,21 @@ MAX_SEED = 2**62 - 1
 holds it."""
 
 
+RATED_DESCRIPTION = (
+    "A rated room: everyone seated must be signed in (an account's personal token, "
+    "`Authorization: Bearer`), no computer plays, and the game's end moves the players' "
+    'ratings (docs/contracts.md, "Players and ratings"). A guest gets 403.'
+)
+SIGN_IN_TO_RATE = "Sign in to play rated games"
+RATED_NO_COMPUTERS = "Rated rooms have no computer players: only signed-in people play."
+"""What a guest hears when creating or joining a rated room (403 in the API)."""
+
+
+def rated_option() -> Any:
+    """A kind's `rated` create option (race, Flags, tic-tac-toe)."""
+    return Field(False, description=RATED_DESCRIPTION)
+
+
 def side_option(players: Collection[str], default: str, role: str) -> Any:
     """A two-sided kind's create option for who holds a side: a person (`human`, the first of
     `players`) or one of the kind's computers, listed in the schema."""
@@ -434,6 +449,10 @@ class GameKind:
     """(state, params) -> the seats that play this game, or None when every seat does (a race's
     lobby); None here: every seat always plays. The others seated only watch, and the pages count
     them with the spectators (a third visitor to a tic-tac-toe room, a late racer)."""
+    standings: Callable[[State, Params], Mapping[int, int] | None] | None = None
+    """(state, params) -> each person's seat with its rank once the game is over (1 first; a
+    tie shares a rank), None while it is on: what a rated game's end rates
+    (`games.rooms.ratings`); None here: the kind is never rated."""
     seats_for_people: Callable[[Settings], int] | None = None
     """How many people a room with these settings seats (two-sided kinds: their human sides), so
     an invite can say the seats are taken before asking a name; None: any number up to the

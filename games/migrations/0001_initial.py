@@ -6,99 +6,229 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Player',
+            name="Player",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField(help_text="Seat number; the engine's player id.")),
-                ('nickname', models.CharField(max_length=24)),
-                ('colour', models.PositiveSmallIntegerField(default=0)),
-                ('role', models.CharField(choices=[('player', 'Player'), ('spectator', 'Spectator')], default='player', max_length=10)),
-                ('token', models.CharField(default=games.store.models.new_player_token, editable=False, max_length=40, unique=True)),
-                ('connections', models.PositiveIntegerField(default=0, help_text='Open sockets; the player is online while this is above zero.')),
-                ('joined_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "number",
+                    models.PositiveIntegerField(help_text="Seat number; the engine's player id."),
+                ),
+                ("nickname", models.CharField(max_length=24)),
+                ("colour", models.PositiveSmallIntegerField(default=0)),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[("player", "Player"), ("spectator", "Spectator")],
+                        default="player",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "token",
+                    models.CharField(
+                        default=games.store.models.new_player_token,
+                        editable=False,
+                        max_length=40,
+                        unique=True,
+                    ),
+                ),
+                (
+                    "connections",
+                    models.PositiveIntegerField(
+                        default=0,
+                        help_text="Open sockets; the player is online while this is above zero.",
+                    ),
+                ),
+                ("joined_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['number'],
+                "ordering": ["number"],
             },
         ),
         migrations.CreateModel(
-            name='Room',
+            name="Room",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('code', models.CharField(default=games.store.models.new_room_code, editable=False, max_length=43, unique=True)),
-                ('kind', models.CharField(choices=[('minesweeper', 'Minesweeper'), ('tictactoe', 'Tic-tac-toe')], default='minesweeper', max_length=16)),
-                ('settings', models.JSONField(default=dict, help_text='Parameters every new game starts from.')),
-                ('is_public', models.BooleanField(default=True)),
-                ('hints_used', models.PositiveIntegerField(default=0)),
-                ('spectators', models.PositiveIntegerField(default=0, help_text='Open spectator sockets, across every server process.')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('host', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='games.player')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "code",
+                    models.CharField(
+                        default=games.store.models.new_room_code,
+                        editable=False,
+                        max_length=43,
+                        unique=True,
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("minesweeper", "Minesweeper"), ("tictactoe", "Tic-tac-toe")],
+                        default="minesweeper",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "settings",
+                    models.JSONField(
+                        default=dict, help_text="Parameters every new game starts from."
+                    ),
+                ),
+                ("is_public", models.BooleanField(default=True)),
+                ("hints_used", models.PositiveIntegerField(default=0)),
+                (
+                    "spectators",
+                    models.PositiveIntegerField(
+                        default=0, help_text="Open spectator sockets, across every server process."
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "host",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="games.player",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.AddField(
-            model_name='player',
-            name='room',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='players', to='games.room'),
+            model_name="player",
+            name="room",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="players", to="games.room"
+            ),
         ),
         migrations.CreateModel(
-            name='Game',
+            name="Game",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('params', models.JSONField(default=dict)),
-                ('seed', models.BigIntegerField()),
-                ('state', models.JSONField()),
-                ('status', models.CharField(choices=[('playing', 'Playing'), ('won', 'Won'), ('lost', 'Lost'), ('draw', 'Draw')], default='playing', max_length=8)),
-                ('version', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('room', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='games', to='games.room')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                ("params", models.JSONField(default=dict)),
+                ("seed", models.BigIntegerField()),
+                ("state", models.JSONField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("playing", "Playing"),
+                            ("won", "Won"),
+                            ("lost", "Lost"),
+                            ("draw", "Draw"),
+                        ],
+                        default="playing",
+                        max_length=8,
+                    ),
+                ),
+                ("version", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "room",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="games",
+                        to="games.room",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['room', 'number'],
+                "ordering": ["room", "number"],
             },
         ),
         migrations.CreateModel(
-            name='Move',
+            name="Move",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seq', models.PositiveIntegerField()),
-                ('seat', models.PositiveIntegerField(help_text="The engine's player id, kept if the row goes.")),
-                ('action', models.CharField(max_length=8)),
-                ('x', models.IntegerField(blank=True, null=True)),
-                ('y', models.IntegerField(blank=True, null=True)),
-                ('cell', models.IntegerField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='moves', to='games.game')),
-                ('player', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='games.player')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seq", models.PositiveIntegerField()),
+                (
+                    "seat",
+                    models.PositiveIntegerField(
+                        help_text="The engine's player id, kept if the row goes."
+                    ),
+                ),
+                ("action", models.CharField(max_length=8)),
+                ("x", models.IntegerField(blank=True, null=True)),
+                ("y", models.IntegerField(blank=True, null=True)),
+                ("cell", models.IntegerField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="moves",
+                        to="games.game",
+                    ),
+                ),
+                (
+                    "player",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="games.player",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['game', 'seq'],
-                'constraints': [models.UniqueConstraint(fields=('game', 'seq'), name='unique_move_seq_per_game'), models.CheckConstraint(condition=models.Q(('seq__gt', 0)), name='move_seq_positive')],
+                "ordering": ["game", "seq"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("game", "seq"), name="unique_move_seq_per_game"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("seq__gt", 0)), name="move_seq_positive"
+                    ),
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='player',
-            constraint=models.UniqueConstraint(fields=('room', 'number'), name='unique_seat_per_room'),
+            model_name="player",
+            constraint=models.UniqueConstraint(
+                fields=("room", "number"), name="unique_seat_per_room"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='player',
-            constraint=models.CheckConstraint(condition=models.Q(('colour__lt', 8)), name='colour_in_palette'),
+            model_name="player",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("colour__lt", 8)), name="colour_in_palette"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='game',
-            constraint=models.UniqueConstraint(fields=('room', 'number'), name='unique_game_number_per_room'),
+            model_name="game",
+            constraint=models.UniqueConstraint(
+                fields=("room", "number"), name="unique_game_number_per_room"
+            ),
         ),
     ]

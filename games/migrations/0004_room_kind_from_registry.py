@@ -4,15 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0003_presence_per_server_process'),
+        ("games", "0003_presence_per_server_process"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='room',
-            name='kind',
-            field=models.CharField(default='minesweeper', help_text='A name in games.kinds.KINDS, the registry that says what each kind is.', max_length=16),
+            model_name="room",
+            name="kind",
+            field=models.CharField(
+                default="minesweeper",
+                help_text="A name in games.kinds.KINDS, the registry that says what each kind is.",
+                max_length=16,
+            ),
         ),
     ]

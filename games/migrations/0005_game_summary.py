@@ -5,28 +5,55 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0004_room_kind_from_registry'),
+        ("games", "0004_room_kind_from_registry"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='GameSummary',
+            name="GameSummary",
             fields=[
-                ('game', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='summary', serialize=False, to='games.game')),
-                ('status', models.CharField(max_length=8)),
-                ('board', models.CharField(blank=True, help_text="A preset's name for a co-op game on one, else ''.", max_length=16)),
-                ('no_guess', models.BooleanField(default=False)),
-                ('time_ms', models.PositiveIntegerField(null=True)),
-                ('three_bv', models.PositiveIntegerField(null=True)),
-                ('clicks', models.PositiveIntegerField(default=0)),
-                ('players', models.JSONField(default=list, help_text='Nicknames of those who moved, by seat.')),
-                ('stats', models.JSONField(default=dict, help_text="Everything the kind's statistics say.")),
-                ('finished_at', models.DateTimeField(null=True)),
+                (
+                    "game",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="summary",
+                        serialize=False,
+                        to="games.game",
+                    ),
+                ),
+                ("status", models.CharField(max_length=8)),
+                (
+                    "board",
+                    models.CharField(
+                        blank=True,
+                        help_text="A preset's name for a co-op game on one, else ''.",
+                        max_length=16,
+                    ),
+                ),
+                ("no_guess", models.BooleanField(default=False)),
+                ("time_ms", models.PositiveIntegerField(null=True)),
+                ("three_bv", models.PositiveIntegerField(null=True)),
+                ("clicks", models.PositiveIntegerField(default=0)),
+                (
+                    "players",
+                    models.JSONField(
+                        default=list, help_text="Nicknames of those who moved, by seat."
+                    ),
+                ),
+                (
+                    "stats",
+                    models.JSONField(
+                        default=dict, help_text="Everything the kind's statistics say."
+                    ),
+                ),
+                ("finished_at", models.DateTimeField(null=True)),
             ],
             options={
-                'indexes': [models.Index(fields=['board', 'no_guess', 'status', 'time_ms'], name='records')],
+                "indexes": [
+                    models.Index(fields=["board", "no_guess", "status", "time_ms"], name="records")
+                ],
             },
         ),
     ]

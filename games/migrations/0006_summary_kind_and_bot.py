@@ -10,34 +10,41 @@ def forget_summaries(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0005_game_summary'),
+        ("games", "0005_game_summary"),
     ]
 
     operations = [
         migrations.RunPython(forget_summaries, migrations.RunPython.noop),
         migrations.RemoveIndex(
-            model_name='gamesummary',
-            name='records',
+            model_name="gamesummary",
+            name="records",
         ),
         migrations.AddField(
-            model_name='gamesummary',
-            name='kind',
-            field=models.CharField(blank=True, help_text="The room's kind (Room.kind).", max_length=16),
+            model_name="gamesummary",
+            name="kind",
+            field=models.CharField(
+                blank=True, help_text="The room's kind (Room.kind).", max_length=16
+            ),
         ),
         migrations.AddField(
-            model_name='gamesummary',
-            name='with_bot',
-            field=models.BooleanField(default=False, help_text='Whether the Solver bot played (records are for people).'),
+            model_name="gamesummary",
+            name="with_bot",
+            field=models.BooleanField(
+                default=False, help_text="Whether the Solver bot played (records are for people)."
+            ),
         ),
         migrations.AlterField(
-            model_name='gamesummary',
-            name='board',
-            field=models.CharField(blank=True, help_text="A preset's name for a game on one, else ''.", max_length=16),
+            model_name="gamesummary",
+            name="board",
+            field=models.CharField(
+                blank=True, help_text="A preset's name for a game on one, else ''.", max_length=16
+            ),
         ),
         migrations.AddIndex(
-            model_name='gamesummary',
-            index=models.Index(fields=['kind', 'board', 'no_guess', 'status', 'time_ms'], name='records_by_kind'),
+            model_name="gamesummary",
+            index=models.Index(
+                fields=["kind", "board", "no_guess", "status", "time_ms"], name="records_by_kind"
+            ),
         ),
     ]

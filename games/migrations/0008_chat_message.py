@@ -5,27 +5,60 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0007_move_action_longer'),
+        ("games", "0007_move_action_longer"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ChatMessage',
+            name="ChatMessage",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('author', models.CharField(max_length=24)),
-                ('channel', models.CharField(choices=[('players', 'Players'), ('spectators', 'Spectators')], max_length=10)),
-                ('text', models.CharField(max_length=200)),
-                ('at', models.DateTimeField(auto_now_add=True)),
-                ('game', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='games.game')),
-                ('player', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='games.player')),
-                ('room', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='games.room')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("author", models.CharField(max_length=24)),
+                (
+                    "channel",
+                    models.CharField(
+                        choices=[("players", "Players"), ("spectators", "Spectators")],
+                        max_length=10,
+                    ),
+                ),
+                ("text", models.CharField(max_length=200)),
+                ("at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "game",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="games.game",
+                    ),
+                ),
+                (
+                    "player",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="games.player",
+                    ),
+                ),
+                (
+                    "room",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="games.room",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['room', 'id'],
-                'indexes': [models.Index(fields=['room', '-id'], name='chat_latest_per_room')],
+                "ordering": ["room", "id"],
+                "indexes": [models.Index(fields=["room", "-id"], name="chat_latest_per_room")],
             },
         ),
     ]

@@ -4,72 +4,95 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0008_chat_message'),
+        ("games", "0008_chat_message"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='chatmessage',
-            name='spectator',
-            field=models.CharField(blank=True, help_text="A spectator's handle (`host.handle`), for the host.", max_length=16),
+            model_name="chatmessage",
+            name="spectator",
+            field=models.CharField(
+                blank=True,
+                help_text="A spectator's handle (`host.handle`), for the host.",
+                max_length=16,
+            ),
         ),
         migrations.AddField(
-            model_name='player',
-            name='away_since',
-            field=models.DateTimeField(blank=True, help_text='When its socket count last fell to zero.', null=True),
+            model_name="player",
+            name="away_since",
+            field=models.DateTimeField(
+                blank=True, help_text="When its socket count last fell to zero.", null=True
+            ),
         ),
         migrations.AddField(
-            model_name='player',
-            name='kicked_until',
-            field=models.DateTimeField(blank=True, help_text='The host kicked this seat: refused until then.', null=True),
+            model_name="player",
+            name="kicked_until",
+            field=models.DateTimeField(
+                blank=True, help_text="The host kicked this seat: refused until then.", null=True
+            ),
         ),
         migrations.AddField(
-            model_name='player',
-            name='muted',
-            field=models.BooleanField(default=False, help_text='The host muted this seat in chat.'),
+            model_name="player",
+            name="muted",
+            field=models.BooleanField(default=False, help_text="The host muted this seat in chat."),
         ),
         migrations.AddField(
-            model_name='player',
-            name='online_since',
-            field=models.DateTimeField(blank=True, help_text='When its socket count last rose from zero.', null=True),
+            model_name="player",
+            name="online_since",
+            field=models.DateTimeField(
+                blank=True, help_text="When its socket count last rose from zero.", null=True
+            ),
         ),
         migrations.AddField(
-            model_name='room',
-            name='kicked',
-            field=models.JSONField(default=dict, help_text="Spectators' handles the host kicked, each with when it may come back (epoch seconds); at most `host.KICKS_KEPT`."),
+            model_name="room",
+            name="kicked",
+            field=models.JSONField(
+                default=dict,
+                help_text="Spectators' handles the host kicked, each with when it may come back (epoch seconds); at most `host.KICKS_KEPT`.",
+            ),
         ),
         migrations.AddField(
-            model_name='room',
-            name='locked',
-            field=models.BooleanField(default=False, help_text='No new players; spectators welcome.'),
+            model_name="room",
+            name="locked",
+            field=models.BooleanField(
+                default=False, help_text="No new players; spectators welcome."
+            ),
         ),
         migrations.AddField(
-            model_name='room',
-            name='muted_spectators',
-            field=models.JSONField(default=list, help_text="Spectators' handles the host muted; at most `host.MUTES_KEPT`."),
+            model_name="room",
+            name="muted_spectators",
+            field=models.JSONField(
+                default=list,
+                help_text="Spectators' handles the host muted; at most `host.MUTES_KEPT`.",
+            ),
         ),
         migrations.AddField(
-            model_name='room',
-            name='player_cap',
+            model_name="room",
+            name="player_cap",
             # Rooms made before host controls keep taking players up to the old hard cap.
-            field=models.PositiveSmallIntegerField(default=50, help_text='Seats that play, at most (2 to 50): joins past it are refused.'),
+            field=models.PositiveSmallIntegerField(
+                default=50,
+                help_text="Seats that play, at most (2 to 50): joins past it are refused.",
+            ),
             preserve_default=False,
         ),
         migrations.AlterField(
-            model_name='room',
-            name='player_cap',
-            field=models.PositiveSmallIntegerField(default=8, help_text='Seats that play, at most (2 to 50): joins past it are refused.'),
+            model_name="room",
+            name="player_cap",
+            field=models.PositiveSmallIntegerField(
+                default=8,
+                help_text="Seats that play, at most (2 to 50): joins past it are refused.",
+            ),
         ),
         migrations.AddField(
-            model_name='room',
-            name='spectator_count_shown',
+            model_name="room",
+            name="spectator_count_shown",
             field=models.BooleanField(default=True),
         ),
         migrations.AddField(
-            model_name='room',
-            name='spectators_muted',
+            model_name="room",
+            name="spectators_muted",
             field=models.BooleanField(default=False),
         ),
     ]

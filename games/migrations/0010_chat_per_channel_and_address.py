@@ -4,19 +4,22 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0009_host_controls'),
+        ("games", "0009_host_controls"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='chatmessage',
-            name='address',
-            field=models.CharField(blank=True, help_text="A keyed hash of the sender's address (`chat.address_tag`): how many of a channel's kept lines one address holds.", max_length=16),
+            model_name="chatmessage",
+            name="address",
+            field=models.CharField(
+                blank=True,
+                help_text="A keyed hash of the sender's address (`chat.address_tag`): how many of a channel's kept lines one address holds.",
+                max_length=16,
+            ),
         ),
         migrations.AddIndex(
-            model_name='chatmessage',
-            index=models.Index(fields=['room', 'channel', '-id'], name='chat_latest_per_channel'),
+            model_name="chatmessage",
+            index=models.Index(fields=["room", "channel", "-id"], name="chat_latest_per_channel"),
         ),
     ]

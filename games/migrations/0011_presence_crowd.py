@@ -4,15 +4,17 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0010_chat_per_channel_and_address'),
+        ("games", "0010_chat_per_channel_and_address"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='presence',
-            name='crowd',
-            field=models.PositiveIntegerField(default=0, help_text="A spectators' row: the distinct client addresses (an IPv6 /64 as one) among its sockets, the crowd the home page's On now ranks rooms by (`live.rosters`)."),
+            model_name="presence",
+            name="crowd",
+            field=models.PositiveIntegerField(
+                default=0,
+                help_text="A spectators' row: the distinct client addresses (an IPv6 /64 as one) among its sockets, the crowd the home page's On now ranks rooms by (`live.rosters`).",
+            ),
         ),
     ]

@@ -6,16 +6,22 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0011_presence_crowd'),
+        ("games", "0011_presence_crowd"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='player',
-            name='account',
-            field=models.ForeignKey(blank=True, help_text="A signed-in person's seat (games.players); null for a guest's. Read only where a page or the roster names it, never on a move's path.", null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='seats', to=settings.AUTH_USER_MODEL),
+            model_name="player",
+            name="account",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="A signed-in person's seat (games.players); null for a guest's. Read only where a page or the roster names it, never on a move's path.",
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="seats",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
     ]

@@ -6,35 +6,97 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0012_player_account'),
+        ("games", "0012_player_account"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='DailyResult',
+            name="DailyResult",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('date', models.DateField()),
-                ('person', models.CharField(help_text='"account:<id>" when signed in, else "browser:<key>".', max_length=48)),
-                ('browser', models.CharField(blank=True, help_text="A random key kept in the browser's session.", max_length=32)),
-                ('name', models.CharField(help_text='The name the results show.', max_length=24)),
-                ('dealt_at', models.DateTimeField(auto_now_add=True)),
-                ('ended_at', models.DateTimeField(blank=True, help_text='None while under way.', null=True)),
-                ('won', models.BooleanField(null=True)),
-                ('time_ms', models.PositiveIntegerField(null=True)),
-                ('three_bv', models.PositiveIntegerField(help_text="The board's 3BV.", null=True)),
-                ('three_bv_per_s', models.FloatField(help_text='3BV solved (all of it when won) a second, to 0.01.', null=True)),
-                ('assisted', models.BooleanField(default=False, help_text='Hints, the Solver bot or a second seat helped: kept, left off the results.')),
-                ('account', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('game', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='games.game')),
-                ('room', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='games.room')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("date", models.DateField()),
+                (
+                    "person",
+                    models.CharField(
+                        help_text='"account:<id>" when signed in, else "browser:<key>".',
+                        max_length=48,
+                    ),
+                ),
+                (
+                    "browser",
+                    models.CharField(
+                        blank=True,
+                        help_text="A random key kept in the browser's session.",
+                        max_length=32,
+                    ),
+                ),
+                ("name", models.CharField(help_text="The name the results show.", max_length=24)),
+                ("dealt_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "ended_at",
+                    models.DateTimeField(blank=True, help_text="None while under way.", null=True),
+                ),
+                ("won", models.BooleanField(null=True)),
+                ("time_ms", models.PositiveIntegerField(null=True)),
+                ("three_bv", models.PositiveIntegerField(help_text="The board's 3BV.", null=True)),
+                (
+                    "three_bv_per_s",
+                    models.FloatField(
+                        help_text="3BV solved (all of it when won) a second, to 0.01.", null=True
+                    ),
+                ),
+                (
+                    "assisted",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Hints, the Solver bot or a second seat helped: kept, left off the results.",
+                    ),
+                ),
+                (
+                    "account",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "game",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="games.game",
+                    ),
+                ),
+                (
+                    "room",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="games.room",
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['date', 'won', 'time_ms'], name='daily_results_by_date')],
-                'constraints': [models.UniqueConstraint(fields=('date', 'person'), name='one_daily_result_per_person')],
+                "indexes": [
+                    models.Index(fields=["date", "won", "time_ms"], name="daily_results_by_date")
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("date", "person"), name="one_daily_result_per_person"
+                    )
+                ],
             },
         ),
     ]

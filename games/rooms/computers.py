@@ -11,7 +11,15 @@ from django.db import transaction
 
 from ..broadcast import announce
 from ..kinds import kind_of
-from ..kinds.table import COMPUTER_SEAT, Applied, GameKind, Invalid, NewGame
+from ..kinds.table import (
+    COMPUTER_SEAT,
+    RATED_NO_COMPUTERS,
+    Applied,
+    GameKind,
+    Invalid,
+    NewGame,
+    Refused,
+)
 from ..store import kept_games
 from ..store.models import Game, Player, Room
 from . import joining, playing
@@ -71,6 +79,8 @@ def set_bot(room: Room, player: Player | None, on: bool, pace: int | None = None
         raise Forbidden(SPECTATORS_CANNOT_SET_BOT)
     if pace is not None and (not on or bot.with_pace is None):
         raise Invalid("This Solver bot has one pace: send add_bot without a pace.")
+    if on and room.settings.get("rated"):
+        raise Refused(RATED_NO_COMPUTERS)  # a computer has no account to rate
     paced = bot.with_pace if pace is not None else None
     with transaction.atomic():
         game = playing.lock_current_game(room)

@@ -13,11 +13,26 @@ from django.utils import timezone
 
 from ..broadcast import announce
 from ..kinds import kind_of, seats_away
+from ..kinds.table import SIGN_IN_TO_RATE
 from ..store import kept_games
 from ..store.models import Game, Player, Room
 from ..store.palette import colour_for_seat
 from . import nicknames
+from .base import Forbidden
 from .nicknames import clean_nickname, unique_nickname
+
+
+class SignInToRate(Forbidden):
+    """A guest (no account) creating or joining a rated room: 403, `SIGN_IN_TO_RATE`."""
+
+    def __init__(self) -> None:
+        super().__init__(SIGN_IN_TO_RATE)
+
+
+def check_rated(settings: dict[str, Any], account: Any) -> None:
+    """`SignInToRate` for a guest in a rated room: a rating needs an account to belong to."""
+    if settings.get("rated") and account is None:
+        raise SignInToRate
 
 
 class RoomFull(Exception):
@@ -83,7 +98,8 @@ def open_room(
 ) -> tuple[Room, Player | None]:
     """A room and its creator's seat (none when `creator` is None; `account`'s, a signed-in
     creator's), together or not at all: a nickname refused, or any error on the way, leaves no
-    room without its host behind."""
+    room without its host behind. `SignInToRate`: a guest asked for a rated room."""
+    check_rated(settings, account)
     room = create_room(kind, settings, is_public=is_public, seed=seed)
     return room, None if creator is None else join_room(room, creator, account)
 
@@ -150,7 +166,9 @@ def join_room(room: Room, nickname: str, account: Any = None) -> Player:
     player to join hosts the room. `RoomFull` in a locked room, or past its player cap (or
     `MAX_PLAYERS_PER_ROOM` seats). A signed-in person (`account`, a `User`) who holds a seat
     here already gets that seat back, so a kick or a mute binds to the account, not to a
-    browser's cookie: `SeatKicked` while the kick lasts."""
+    browser's cookie: `SeatKicked` while the kick lasts; `SignInToRate` for a guest in a
+    rated room."""
+    check_rated(room.settings, account)
     wanted = clean_nickname(nickname)
     # Lock the room, not its last seat: PostgreSQL re-reads only the row it waited for, so two
     # joins locking the old last seat would both take the next number (IntegrityError, a 500).

@@ -36,7 +36,7 @@ from ..kinds.table import (
 from ..protocol.messages import CellMove, Command, Message, SquareMove
 from ..store import daily, kept_games, rowsql
 from ..store.models import Game, Player, Room
-from . import joining
+from . import joining, ratings
 from .base import SPECTATORS_CANNOT_PLAY, SPECTATORS_CANNOT_START, Forbidden, Outcome
 
 
@@ -51,7 +51,7 @@ def play_move(room: Room, player: Player | None, message: CellMove | SquareMove)
         outcome = _move(room, player, message, rowsql.current_game(room.pk, locked=False))
     if outcome is None:  # another move got in between: again, the row locked from the read on
         with transaction.atomic():
-            outcome = _move(room, player, message, lock_current_game(room))
+            outcome = _move(room, player, message, lock_current_game(room), locked=True)
     assert outcome is not None  # under the lock nothing can get in between
     return outcome
 
@@ -76,12 +76,18 @@ def _move(
     message: CellMove | SquareMove,
     game: Game,
     unchanged: str | None = None,
+    locked: bool = False,
 ) -> Outcome | None:
     """The move applied to `game` and recorded, its broadcast due after the commit; None, and
     nothing written, when another move changed the game since it was read (`unchanged`: the
-    state's text if `game` is a kept copy, `rowsql.write_move`)."""
+    state's text if `game` is a kept copy, `rowsql.write_move`), or when the move ends a rated
+    game and the row is not `locked`: that end is written under the lock, in the transaction
+    that rates it (`ratings.settle`), once a game."""
     kind = kind_of(room.kind)
     applied = kind.apply(game.state, message, player.number, game.params)
+    ends_rated = applied.status != Game.Status.PLAYING and ratings.is_rated(room.settings)
+    if ends_rated and not locked:
+        return None
     if applied.changed:
         written = record(game, player, message, applied, unchanged=unchanged)
         if written is None:
@@ -125,10 +131,17 @@ def announce_move(
     the room's next move (`kept_games`, with `written`, the state's text as `record` wrote it):
     in that order, so that copying the game (about 60 µs on a move after a pause) does not hold
     up the broadcast. What the fragments show beyond the move (seats, scores) is read now,
-    inside the transaction, so the renderer gets all it needs from here and queries nothing."""
+    inside the transaction, so the renderer gets all it needs from here and queries nothing.
+    A rated game's end moves its players' ratings here, in the same transaction (every path
+    that records a move comes here: a move, a command, the clock, a player leaving), and
+    announces the changes after the move."""
     facts = kind.rendering.gather(room, game, applied)
     news = MoveNews(room, game, applied, player, facts)
     transaction.on_commit(partial(announce.move, kind, news))
+    if game.is_over and ratings.is_rated(room.settings):
+        changes = ratings.settle(game)
+        if changes:
+            transaction.on_commit(partial(announce.ratings, room.pk, game.number, changes))
     if written is not None:
         transaction.on_commit(partial(_keep, game, written))
 

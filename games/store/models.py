@@ -24,6 +24,8 @@ __all__ = [
     "Move",
     "Player",
     "Presence",
+    "Rating",
+    "RatingChange",
     "Room",
     "ServerProcess",
     "is_room_code",
@@ -386,3 +388,56 @@ class DailyResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} on {self.date}"
+
+
+class Rating(models.Model):
+    """An account's rating in one rated kind (`games.rooms.ratings`): openskill's `mu` and
+    `sigma` as the library keeps them, and `rating`, the number shown (1500-centred), kept
+    beside them so the leaderboard orders by an index instead of working it out per row."""
+
+    account = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings"
+    )
+    kind = models.CharField(max_length=16, help_text="Room.kind: race, flags or tictactoe.")
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    rating = models.IntegerField(help_text="Shown: 1500 + (mu − 25) × 60 (ratings.shown).")
+    games = models.PositiveIntegerField(default=0, help_text="Rated games played in the kind.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["account", "kind"], name="one_rating_per_kind"),
+        ]
+        indexes = [models.Index(fields=["kind", "-rating"], name="rating_leaderboard")]
+
+    def __str__(self) -> str:
+        return f"{self.account_id} {self.kind} {self.rating}"
+
+
+class RatingChange(models.Model):
+    """What one rated game did to one account's rating: the profile's history and the game's
+    `rating_changes`. Unique per (game, account), so a game's end rated twice (two processes at
+    once) writes nothing the second time: the database refuses it, whoever checked first."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rating_changes")
+    account = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
+    )
+    kind = models.CharField(max_length=16)
+    username = models.CharField(max_length=150, help_text="Copied: the line keeps its name.")
+    before = models.IntegerField()
+    after = models.IntegerField()
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "account"], name="one_change_per_game"),
+        ]
+        indexes = [
+            models.Index(fields=["account", "kind", "-at"], name="rating_history"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.username} {self.before} → {self.after} in game {self.game_id}"

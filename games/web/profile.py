@@ -12,7 +12,7 @@ from django.views.decorators.http import require_safe
 
 from ..kinds import KINDS
 from ..store.models import Game, GameSummary, Player
-from . import history
+from . import history, standings
 
 RECENT_SHOWN = 20
 
@@ -112,4 +112,5 @@ def player_profile(request: HttpRequest, username: str) -> HttpResponse:
     user = User.objects.filter(username=username, is_active=True).first()
     if user is None:
         return render(request, "games/404.html", status=404)
-    return render(request, "players/profile.html", {"profile": profile(user)})
+    context = {"profile": profile(user), "ratings": standings.profile_ratings(user)}
+    return render(request, "players/profile.html", context)

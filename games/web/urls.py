@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import daily, previews, profile, replays, seat_views, views
+from . import daily, previews, profile, replays, seat_views, standings, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -32,4 +32,5 @@ urlpatterns = [
     path("daily/play/", daily.play, name="daily_play"),
     path("daily/<str:day>/", daily.past_day, name="daily_day"),
     path("@/<str:username>/", profile.player_profile, name="profile"),
+    path("leaderboard/", standings.leaderboard, name="leaderboard"),
 ]

@@ -11,9 +11,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from ..broadcast import host_view
+from ..broadcast import bot_events, host_view
 from ..kinds import KINDS, kind_for, kind_of
-from ..kinds.table import GameKind
+from ..kinds.table import SIGN_IN_TO_RATE, GameKind
 from ..limits import Decision, headers
 from ..rooms import host, joining, nicknames
 from ..store.models import Game, Player, Room, is_room_code
@@ -209,6 +209,11 @@ def create_room(request: HttpRequest) -> HttpResponse:
             return render(
                 request, "games/home.html", home_context(request, kind.name, form), status=400
             )
+        except joining.SignInToRate as error:
+            form.add_error("rated", f"{error}: sign in, or untick Rated.")
+            return render(
+                request, "games/home.html", home_context(request, kind.name, form), status=403
+            )
         reservation.keep()
     assert player is not None
     remember_seat(request, room, player, data["nickname"])
@@ -316,22 +321,31 @@ def take_seat(request: HttpRequest, room: Room, form: NicknameForm) -> Player | 
         except joining.RoomFull as error:
             form.add_error(None, str(error))
             return join_page(request, room, form, status=409)
+        except joining.SignInToRate as error:
+            form.add_error(None, str(error))
+            return join_page(request, room, form, status=403)
         reservation.keep()
     remember_seat(request, room, player, nickname)
     return player
 
 
+RATED_INVITE = f"{SIGN_IN_TO_RATE}: this room is rated, only signed-in players sit here."
+
+
 def join_page(
     request: HttpRequest, room: Room, form: NicknameForm, status: int = 400
 ) -> HttpResponse:
-    taken = joining.seats_taken(room)
+    # A guest at a rated room's invite is told at once, not after typing a name.
+    rated_guest = bool(room.settings.get("rated")) and account_of(request) is None
+    taken = RATED_INVITE if rated_guest else joining.seats_taken(room)
     context = {
         "room": room,
         "form": form,
         "kind_label": kind_label(room.kind),
         "seats_taken": taken,
+        "rated_guest": rated_guest,
         # Past the cap a name gets no seat at all; in a two-sided room it still joins the talk.
-        "may_join": taken is None or joining.join_refusal(room) is None,
+        "may_join": not rated_guest and (taken is None or joining.join_refusal(room) is None),
         # The name this browser used last: one click (or Enter) on "Join game" takes the seat.
         "remembered": not form.is_bound and bool(form.initial.get("nickname")),
         # A chat app's crawler lands here (no session): the link's preview, and no seat taken.
@@ -360,6 +374,7 @@ def render_room(request: HttpRequest, room: Room, player: Player | None) -> Http
         "history": history.room_history(room),
         "preview": tags(request, room, context_game, Page.WATCH if player is None else Page.ROOM),
         "host_menu": hosts and host_view.menu_context(room),
+        "rating_changes": room.settings.get("rated") and bot_events.rating_changes(context_game),
     }
     return render(request, rendering.page_template, context)
 

@@ -50,5 +50,6 @@ KIND = GameKind(
     replays=history.REPLAYS,
     seats_for_people=sides.seats_for_people,
     playing_seats=sides.playing_seats,
+    standings=sides.standings,
     grid=rules.grid,
 )

@@ -4,7 +4,7 @@ from typing import Any
 
 from django import forms
 
-from ..forms import CreateRoomForm
+from ..forms import RATED_LABEL, CreateRoomForm
 from . import rules
 
 SEAT_CHOICES = list(rules.PLAYER_LABELS.items())
@@ -25,6 +25,7 @@ class CreateFlagsRoomForm(CreateRoomForm):
     turn_seconds = forms.TypedChoiceField(
         choices=TIMER_CHOICES, coerce=int, initial="0", required=False, label="Turn timer"
     )
+    rated = forms.BooleanField(required=False, initial=False, label=RATED_LABEL)
 
     def people(self) -> int:
         """How many of the chosen players are people (which hint the fields show)."""
@@ -37,4 +38,5 @@ class CreateFlagsRoomForm(CreateRoomForm):
             data["o"],
             rules.STANDARD_MINES if mines is None else mines,
             data.get("turn_seconds") or 0,
+            data["rated"],
         )

@@ -4,7 +4,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from ..table import CreateOptions, Settings, side_option
+from ..table import CreateOptions, Settings, rated_option, side_option
 from . import rules
 
 
@@ -29,5 +29,7 @@ class FlagsOptions(CreateOptions):
         json_schema_extra={"enum": list(rules.TURN_SECONDS)},
     )
 
+    rated: bool = rated_option()
+
     def settings(self) -> Settings:
-        return rules.validate_settings(self.x, self.o, self.mines, self.turn_seconds)
+        return rules.validate_settings(self.x, self.o, self.mines, self.turn_seconds, self.rated)

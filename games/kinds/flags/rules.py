@@ -63,7 +63,7 @@ class Side:
 
 
 def validate_settings(
-    x: Any, o: Any, mines: Any = STANDARD_MINES, turn_seconds: Any = 0
+    x: Any, o: Any, mines: Any = STANDARD_MINES, turn_seconds: Any = 0, rated: Any = False
 ) -> dict[str, Any]:
     """Room settings, or a SettingsError naming the field at fault and what it may be."""
     for name, value in (("x", x), ("o", o)):
@@ -88,7 +88,8 @@ def validate_settings(
         raise SettingsError(
             f"The turn timer must be one of {choices} seconds (0: no timer).", "turn_seconds"
         )
-    return {"x": x, "o": o, "mines": mines, "turn_seconds": turn_seconds}
+    rating = two_sided.rated_sides(x, o, rated)
+    return {"x": x, "o": o, "mines": mines, "turn_seconds": turn_seconds, **rating}
 
 
 creator_sits = two_sided.creator_sits
@@ -97,7 +98,7 @@ creator_sits = two_sided.creator_sits
 def game_params(settings: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
     """The next game's sides: game 1 from the room's settings, every later one swapped."""
     board = {"mines": settings["mines"], "turn_seconds": settings.get("turn_seconds", 0)}
-    return {**two_sided.next_sides(settings, previous), **board}
+    return two_sided.with_rated(settings, {**two_sided.next_sides(settings, previous), **board})
 
 
 def sides(params: dict[str, Any]) -> dict[engine.Seat, Side]:

@@ -47,5 +47,6 @@ KIND = GameKind(
     may_restart=rules.may_restart,
     replays=history.REPLAYS,
     playing_seats=rules.playing_seats,
+    standings=rules.standings,
     grid=rules.grid,
 )

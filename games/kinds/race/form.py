@@ -5,7 +5,7 @@ from typing import Any
 
 from django import forms
 
-from ..forms import CreateRoomForm
+from ..forms import RATED_LABEL, CreateRoomForm
 from . import rules
 
 PRESET_CHOICES = [
@@ -38,6 +38,7 @@ class CreateRaceForm(CreateRoomForm):
     time_limit = forms.ChoiceField(choices=TIME_LIMIT_CHOICES, initial="0", label="Time limit")
     spectator_delay = forms.ChoiceField(choices=DELAY_CHOICES, initial="3", label="Spectators")
     bot_pace = forms.ChoiceField(choices=PACE_CHOICES, initial="2", label="Solver bot")
+    rated = forms.BooleanField(required=False, initial=False, label=RATED_LABEL)
 
     def clean(self) -> dict[str, Any]:
         if self.cleaned_data.get("preset", "custom") != "custom":
@@ -59,4 +60,5 @@ class CreateRaceForm(CreateRoomForm):
             time_limit=int(data["time_limit"]),
             spectator_delay=int(data["spectator_delay"]),
             bot_pace=int(data["bot_pace"]),
+            rated=data["rated"],
         )

@@ -8,7 +8,7 @@ from pydantic import ConfigDict, Field
 from games.engine import minesweeper as ms
 
 from ..options import PRESET_DESCRIPTION, PRESET_OR_SIZE, Preset, board_size
-from ..table import CreateOptions, Settings
+from ..table import CreateOptions, Settings, rated_option
 from . import rules
 
 
@@ -66,6 +66,7 @@ class RaceOptions(CreateOptions):
         rules.PACES,
         "The computer racer's safe cells a second, once the host adds it (`add_bot`).",
     )
+    rated: bool = rated_option()
 
     def settings(self) -> Settings:
         given = {"width": self.width, "height": self.height, "mines": self.mines}
@@ -80,4 +81,5 @@ class RaceOptions(CreateOptions):
             time_limit=self.time_limit_seconds,
             spectator_delay=self.spectator_delay_seconds,
             bot_pace=self.bot_pace,
+            rated=self.rated,
         )

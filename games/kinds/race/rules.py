@@ -53,6 +53,7 @@ DEFAULTS = {
     "spectator_delay": 3,
     "bot_pace": 2,
     "bot": False,
+    "rated": False,
 }
 BOT_NAME = "Solver bot"
 
@@ -96,9 +97,13 @@ def validate_settings(
             "mines",
         )
     given = {**DEFAULTS, **{k: v for k, v in options.items() if v is not None}}
-    eliminate = given["eliminate"]
+    eliminate, rated = given["eliminate"], given["rated"]
     if not isinstance(eliminate, bool):
         raise SettingsError("eliminate must be true or false.", "eliminate")
+    if not isinstance(rated, bool):
+        raise SettingsError("rated must be true or false.", "rated")
+    if rated and not no_guess:
+        raise SettingsError("Rated races are no-guess: luck must decide nothing.", "no_guess")
     return {
         "width": width,
         "height": height,
@@ -115,6 +120,7 @@ def validate_settings(
         ),
         "bot_pace": _choice(given["bot_pace"], PACES, "bot_pace", "The computer racer's pace"),
         "bot": bool(given["bot"]),
+        **({"rated": True} if rated else {}),
     }
 
 
@@ -152,6 +158,21 @@ def rules_of(params: Mapping[str, Any]) -> engine.Rules:
 
 def initial_state(params: dict[str, Any], seed: int) -> dict[str, Any]:
     return engine.to_dict(engine.new_race(rules_of(params), seed))
+
+
+def standings(state: Mapping[str, Any], params: Mapping[str, Any]) -> dict[int, int] | None:
+    """Each racer's seat by place once the race is over (`GameKind.standings`): the race's own
+    places, except that a racer who gave up (or left the room, which gives up) comes last,
+    whatever they had cleared: leaving a rated race under way loses it. None while it runs."""
+    race = load(state)
+    if not race.is_over:
+        return None
+    places, last = engine.places(race), len(race.racers) + 1
+    return {
+        racer.seat: last if racer.standing is engine.Standing.GAVE_UP else places[racer.seat]
+        for racer in race.racers
+        if racer.seat != COMPUTER_SEAT
+    }
 
 
 def playing_seats(state: Mapping[str, Any], params: Mapping[str, Any]) -> frozenset[int] | None:

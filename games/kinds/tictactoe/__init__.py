@@ -48,4 +48,5 @@ KIND = GameKind(
     replays=history.REPLAYS,
     seats_for_people=sides.seats_for_people,
     playing_seats=sides.playing_seats,
+    standings=sides.standings,
 )

@@ -4,7 +4,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from ..table import CreateOptions, Settings, side_option
+from ..table import CreateOptions, Settings, rated_option, side_option
 from . import rules
 
 
@@ -15,5 +15,7 @@ class TicTacToeOptions(CreateOptions):
     x: str = side_option(rules.PLAYERS, rules.HUMAN, "Who plays X, who opens.")
     o: str = side_option(rules.PLAYERS, "perfect", "Who plays O.")
 
+    rated: bool = rated_option()
+
     def settings(self) -> Settings:
-        return rules.validate_settings(self.x, self.o)
+        return rules.validate_settings(self.x, self.o, self.rated)

@@ -56,14 +56,14 @@ class Side:
         return PLAYER_LABELS[self.player]
 
 
-def validate_settings(x: Any, o: Any) -> dict[str, Any]:
+def validate_settings(x: Any, o: Any, rated: Any = False) -> dict[str, Any]:
     """Room settings: what sits at X and at O, or a SettingsError that names the choices."""
     for mark, value in (("X", x), ("O", o)):
         if value not in PLAYERS:
             raise SettingsError(
                 f"{mark} must be one of {', '.join(PLAYERS)}, got {str(value)[:40]!r}."
             )
-    return {"x": x, "o": o}
+    return {"x": x, "o": o, **two_sided.rated_sides(x, o, rated)}
 
 
 creator_sits = two_sided.creator_sits
@@ -71,7 +71,7 @@ creator_sits = two_sided.creator_sits
 
 def game_params(settings: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
     """The next game's sides: game 1 from the room's settings, every later one swapped."""
-    return two_sided.next_sides(settings, previous)
+    return two_sided.with_rated(settings, two_sided.next_sides(settings, previous))
 
 
 def sides(params: dict[str, Any]) -> dict[engine.Mark, Side]:

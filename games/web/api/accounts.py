@@ -13,6 +13,7 @@ from pydantic import ConfigDict
 
 from ...players import accounts
 from ..profile import finished_games
+from ..standings import ratings_of
 from .base import api
 
 router = Router(tags=["accounts"])
@@ -33,12 +34,24 @@ class TokenOut(Schema):
     username: str
 
 
+class RatingOut(Schema):
+    rating: int = Field(
+        description="1500 + (mu − 25) × 60 from openskill's Plackett–Luce mu: a newcomer is 1500."
+    )
+    deviation: int = Field(description="openskill's sigma × 60: 500 for a newcomer, shrinking.")
+    games: int = Field(description="Rated games played in the kind.")
+    provisional: bool = Field(
+        description="Fewer than 5 rated games: shown with a '?' and left off the leaderboard."
+    )
+
+
 class PlayerOut(Schema):
     username: str
     bot: bool = Field(description="A bot account (none yet: always false in this version).")
     games: int = Field(description="Games that ended in rooms where the account held a seat.")
-    ratings: dict[str, Any] = Field(
-        description="Ratings per rated kind; empty until rated rooms exist (a later version)."
+    ratings: dict[str, RatingOut] = Field(
+        description="Ratings per rated kind (`race`, `flags`, `tictactoe`) the account has "
+        "played rated; a kind not played is absent."
     )
 
 
@@ -69,12 +82,17 @@ def token(request: HttpRequest, body: TokenIn) -> Status:
     "/players/{username}", response={200: PlayerOut, 404: ErrorOut}, summary="Read a player"
 )
 def player(request: HttpRequest, username: str) -> dict[str, Any]:
-    """A player's public figures. `ratings` is `{}` until rated rooms exist."""
+    """A player's public figures, with a rating per kind they have played rated."""
     user = User.objects.filter(username=username, is_active=True).first()
     if user is None:
         raise HttpError(404, "No player with that username.")
     games, _ = finished_games(user)
-    return {"username": user.username, "bot": False, "games": len(games), "ratings": {}}
+    return {
+        "username": user.username,
+        "bot": False,
+        "games": len(games),
+        "ratings": ratings_of(user),
+    }
 
 
 def account_of(request: HttpRequest) -> User | None:

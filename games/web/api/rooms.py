@@ -66,7 +66,7 @@ class Joined(Schema):
 
 @api.post(
     "/rooms",
-    response={201: Created, 400: Error, 401: Error, 415: Error, 429: Error},
+    response={201: Created, 400: Error, 401: Error, 403: Error, 415: Error, 429: Error},
     summary="Create a room",
 )
 def create_room(request: HttpRequest, body: Body[dict[str, Any]]) -> Status:
@@ -99,6 +99,8 @@ def create_room(request: HttpRequest, body: Body[dict[str, Any]]) -> Status:
             )
         except nicknames.NicknameError as exc:
             raise HttpError(400, f"name: {exc}") from None
+        except joining.SignInToRate as exc:
+            raise HttpError(403, f"rated: {exc} (send an account's personal token).") from None
         reservation.keep()
     token = None if player is None else player.token
     computers.play_computer_turns(room)  # a computer holding X opens (two computers play it out)
@@ -147,6 +149,8 @@ def join_room(request: HttpRequest, code: str, body: Join) -> dict[str, str]:
             raise HttpError(400, f"name: {exc}") from None
         except joining.RoomFull as exc:
             raise HttpError(409, str(exc)) from None
+        except joining.SignInToRate as exc:
+            raise HttpError(403, f"{exc}: this room is rated (send an account's token).") from None
         reservation.keep()
     return {"player_token": player.token, "name": player.nickname}
 

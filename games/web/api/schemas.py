@@ -81,6 +81,12 @@ class PlayerOut(Schema):
     )
 
 
+class RatingChangeOut(Schema):
+    username: str
+    before: int = Field(description="The shown rating before the game (1500-centred).")
+    after: int
+
+
 class RoomState(Schema):
     game: str
     number: int
@@ -125,6 +131,14 @@ class RoomState(Schema):
     )
     turn_seconds: int | None = Field(
         None, description="Flags: the turn timer in seconds (0: none); a turn past it passes."
+    )
+    rated: bool | None = Field(
+        None, description='Present (true) in a rated room only (docs/api.md, "Ratings").'
+    )
+    rating_changes: list[RatingChangeOut] | None = Field(
+        None,
+        description="A rated room: each player's shown rating before and after this game, "
+        "once it has ended (empty until then).",
     )
     turn_deadline: float | None = Field(
         None,

@@ -1,0 +1,127 @@
+"""Ratings as people read them: an account's per kind (the profile and `GET
+/api/players/<username>`), with a short history drawn as a sparkline, and the leaderboard.
+Each read is bounded: one query for an account's ratings, one for its history (the newest
+`HISTORY_READ` changes), one per rated kind for the leaderboard, all on indexes
+(`Rating.rating_leaderboard`, `RatingChange.rating_history`). Written by `games.rooms.ratings`."""
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_safe
+
+from ..kinds import KINDS
+from ..kinds.table import GameKind
+from ..rooms import ratings
+from ..store.models import Rating, RatingChange
+
+LEADERS = 50
+HISTORY_SHOWN = 30
+"""Rated games a profile's sparkline shows per kind (the newest)."""
+HISTORY_READ = 300
+"""Rating changes read for a profile, all kinds together: a bound on the query."""
+WIDTH, HEIGHT = 120, 28
+"""The sparkline's drawing box (CSS scales it)."""
+
+
+def rated_kinds() -> list[GameKind]:
+    """The kinds that offer rated rooms (`GameKind.standings`), in the registry's order."""
+    return [kind for kind in KINDS.values() if kind.standings is not None]
+
+
+def figures(rating: Rating) -> dict[str, Any]:
+    """A rating as the API gives it (docs/api.md, "Ratings")."""
+    return {
+        "rating": rating.rating,
+        "deviation": ratings.deviation(rating.sigma),
+        "games": rating.games,
+        "provisional": ratings.provisional(rating.games),
+    }
+
+
+def ratings_of(user: User) -> dict[str, dict[str, Any]]:
+    """The account's rating per kind it has played rated: one query."""
+    return {rating.kind: figures(rating) for rating in Rating.objects.filter(account=user)}
+
+
+@dataclass(frozen=True, slots=True)
+class KindRating:
+    label: str
+    figures: dict[str, Any]
+    history: list[int]
+    """Shown ratings after each rated game, oldest first (the newest `HISTORY_SHOWN`)."""
+
+    @property
+    def points(self) -> str:
+        """The sparkline's polyline: the rating before the first game shown, then each after."""
+        values = self.history
+        if len(values) < 2:
+            return ""
+        low, high = min(values), max(values)
+        span = max(high - low, 1)
+        step = WIDTH / (len(values) - 1)
+        return " ".join(
+            f"{i * step:.1f},{HEIGHT - 2 - (v - low) * (HEIGHT - 4) / span:.1f}"
+            for i, v in enumerate(values)
+        )
+
+    @property
+    def summary(self) -> str:
+        if not self.history:
+            return "No rated games yet."
+        return f"{len(self.history) - 1} rated games: from {self.history[0]} to {self.history[-1]}."
+
+
+def profile_ratings(user: User) -> list[KindRating]:
+    """The account's ratings with their recent history, per rated kind it has played: two
+    queries."""
+    found = ratings_of(user)
+    changes = (
+        RatingChange.objects.filter(account=user)
+        .order_by("-at", "-id")
+        .values_list("kind", "before", "after")[:HISTORY_READ]
+    )
+    history: dict[str, list[tuple[int, int]]] = {}
+    for kind, before, after in changes:
+        history.setdefault(kind, []).append((before, after))
+    shown = []
+    for kind in rated_kinds():
+        if kind.name not in found:
+            continue
+        newest = list(reversed(history.get(kind.name, [])[:HISTORY_SHOWN]))
+        values = [newest[0][0], *(after for _, after in newest)] if newest else []
+        shown.append(KindRating(kind.label, found[kind.name], values))
+    return shown
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    label: str
+    kind: str
+    leaders: list[Rating]
+
+
+def leaderboards() -> list[Board]:
+    """The top `LEADERS` per rated kind, provisional ratings left out: one query per kind. No
+    list of bot accounts yet: accounts have no bot flag (docs/contracts.md)."""
+    least = ratings.PROVISIONAL_GAMES
+    return [
+        Board(
+            kind.label,
+            kind.name,
+            list(
+                Rating.objects.filter(kind=kind.name, games__gte=least, account__is_active=True)
+                .select_related("account")
+                .order_by("-rating", "account_id")[:LEADERS]
+            ),
+        )
+        for kind in rated_kinds()
+    ]
+
+
+@require_safe
+def leaderboard(request: HttpRequest) -> HttpResponse:
+    """The top players per rated kind, at /leaderboard/."""
+    return render(request, "players/leaderboard.html", {"boards": leaderboards()})
