@@ -94,9 +94,9 @@ def test_no_door_takes_or_deals_a_day_to_come(client):
 
 
 @pytest.mark.parametrize("day", ["2026-13-01", "yesterday", "2026-1-1", "20261129"])
-def test_a_malformed_date_is_a_400_naming_the_form(client, day):
+def test_a_malformed_date_is_a_404_naming_the_form(client, day):
     response = client.get(f"/api/daily/{day}/results")
-    assert response.status_code == 400
+    assert response.status_code == 404
     assert "YYYY-MM-DD" in response.json()["error"]
 
 

@@ -95,19 +95,18 @@ def daily_play(request: HttpRequest, body: Body[DailyPlay | None] = None) -> Sta
 
 @api.get(
     "/daily/{day}/results",
-    response={200: DailyResults, 400: Error, 404: Error},
+    response={200: DailyResults, 404: Error},
     summary="A day's daily results",
 )
 def daily_results(request: HttpRequest, day: str) -> dict[str, object]:
     """The day's ended attempts made without help (hints, the Solver bot, a second player):
-    won ones fastest first, then lost ones by their 3BV/s. 400 for a malformed date, 404 for a
-    day that has not begun."""
+    won ones fastest first, then lost ones by their 3BV/s. 404 for a day that has not begun and
+    for a text that is no day (its error names the form): no such results exist, and any text
+    is a valid path here, so a 400 would refuse what the schema allows."""
     try:
         when = daily.parse_day(day)
-    except daily.NotYet as exc:
+    except daily.DayError as exc:  # NotYet among them
         raise HttpError(404, str(exc)) from None
-    except daily.DayError as exc:
-        raise HttpError(400, str(exc)) from None
     rows = [
         {
             "name": result.name,
