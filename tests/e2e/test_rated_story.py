@@ -245,6 +245,7 @@ def test_two_friends_play_rated_and_a_guest_plays_unrated(
     expect(guest.locator("#tictactoe-fields .field-error")).to_have_text(
         "Sign in to play rated games: sign in, or untick Rated."
     )
+    checked(guest, screenshots, "create-rated-refused", "phone")
     guest.locator("#tictactoe-fields").locator(RATED).uncheck()
     guest.locator('#tictactoe-fields select[name="o"]').select_option("perfect")
     guest.get_by_role("button", name="Create room").click()
