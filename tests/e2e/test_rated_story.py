@@ -65,6 +65,14 @@ def checked(page: Page, shots: Path, name: str, screen: str) -> None:
     assert width <= page.viewport_size["width"], f"{name} on the {screen}: {width} px wide"
 
 
+def checked_on_both(page: Page, shots: Path, name: str) -> None:
+    """`checked` on a laptop, then at a phone's width (a page only one of them opens)."""
+    checked(page, shots, name, "laptop")
+    page.set_viewport_size(PHONE["viewport"])
+    checked(page, shots, name, "phone")
+    page.set_viewport_size(LAPTOP["viewport"])
+
+
 def open_create_form(page: Page, game: str) -> None:
     page.goto("/")
     page.locator(f'input[name="game"][value="{game}"]').check()
@@ -129,7 +137,7 @@ def test_two_friends_play_rated_and_a_guest_plays_unrated(
     fields.locator('select[name="o"]').select_option("human")
     fields.locator('input[name="mines"]').fill(str(FLAGS_MINES))
     fields.locator(RATED).check()
-    checked(ana, screenshots, "create-rated-flags", "laptop")
+    checked_on_both(ana, screenshots, "create-rated-flags")
     ana.get_by_role("button", name="Create room").click()
     live(ana)
     code = ana.locator(".room").get_attribute("data-room")
@@ -152,32 +160,31 @@ def test_two_friends_play_rated_and_a_guest_plays_unrated(
     checked(ana, screenshots, "flags-rated-over", "laptop")
     checked(bo, screenshots, "flags-rated-over", "phone")
 
-    # A rated race: Bo makes it on his phone (no-guess), Ana joins, Bo starts; Bo clears his
-    # board first, then Ana hers.
-    open_create_form(bo, "minesweeper")
-    bo.locator('input[name="mode"][value="race"]').check()
-    race_fields = bo.locator("#minesweeper-fields")
-    expect(race_fields.locator('input[name="no_guess"]')).to_be_checked()
-    bo.locator('input[name="preset"][value="beginner"]').check()
-    bo.locator("#race-fields").locator(RATED).check()
-    checked(bo, screenshots, "create-rated-race", "phone")
-    bo.get_by_role("button", name="Create room").click()
-    live(bo)
-    race = bo.locator(".room").get_attribute("data-room")
-    race_invite = bo.locator("#invite-link").input_value()
-    join_signed_in(ana, race_invite, "ana")
-    expect(bo.locator("#lobby-racers")).to_contain_text("ana")
-    bo.get_by_role("button", name="Start race").click()
+    # A rated race: Ana makes it (no-guess), Bo joins, Ana starts; Bo clears his board first,
+    # then Ana hers.
+    open_create_form(ana, "minesweeper")
+    ana.locator('input[name="mode"][value="race"]').check()
+    expect(ana.locator('#minesweeper-fields input[name="no_guess"]')).to_be_checked()
+    ana.locator('input[name="preset"][value="beginner"]').check()
+    ana.locator("#race-fields").locator(RATED).check()
+    checked_on_both(ana, screenshots, "create-rated-race")
+    ana.get_by_role("button", name="Create room").click()
+    live(ana)
+    race = ana.locator(".room").get_attribute("data-room")
+    race_invite = ana.locator("#invite-link").input_value()
+    join_signed_in(bo, race_invite, "bob")
+    expect(ana.locator("#lobby-racers")).to_contain_text("bob")
+    ana.get_by_role("button", name="Start race").click()
     for page in (ana, bo):
         expect(page.locator("#race")).to_have_attribute("data-phase", "racing")
         expect(page.locator("#board")).to_have_attribute("data-status", "playing")
-    reveal_all(bo, safe_cells(game_db, race, 0))
-    expect(bo.locator("#status-0")).to_have_attribute("data-standing", "finished")
-    reveal_all(ana, safe_cells(game_db, race, 1))
+    reveal_all(bo, safe_cells(game_db, race, 1))
+    expect(ana.locator("#status-1")).to_have_attribute("data-standing", "finished")
+    reveal_all(ana, safe_cells(game_db, race, 0))
     for page in (ana, bo):
         expect(page.locator("#results tr[data-seat]")).to_have_count(2)
         rating_line(page, "ana", "bob")
-    expect(ana.locator('#results tr[data-place="1"]')).to_have_attribute("data-seat", "0")
+    expect(ana.locator('#results tr[data-place="1"]')).to_have_attribute("data-seat", "1")
     checked(ana, screenshots, "race-rated-over", "laptop")
     checked(bo, screenshots, "race-rated-over", "phone")
 
