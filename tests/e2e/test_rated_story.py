@@ -144,6 +144,8 @@ def test_two_friends_play_rated_and_a_guest_plays_unrated(
     join_signed_in(bo, ana.locator("#invite-link").input_value(), "bob")
     expect(ana.locator("#room-title")).to_have_text(f"Flags: ana against bob, {FLAGS_MINES} mines")
     expect(ana.locator("#rating-changes")).to_be_hidden()  # nothing rated yet
+    expect(ana.locator("#roster .roster-player")).to_have_count(2)
+    expect(ana.locator("#roster .badge.guest")).to_have_count(0)  # two accounts, no guest
 
     # Ana claims a mine and opens a number; Bo claims one and opens a number; Ana claims two.
     play(ana, hidden_mines(game_db, code)[0])
@@ -209,6 +211,9 @@ def test_two_friends_play_rated_and_a_guest_plays_unrated(
         tokens = [personal_token(api, "ana"), personal_token(api, "bob")]
         room, seats = rated_tictactoe_room(api, *tokens)
         win_rated_games(api, room, winner=seats[0], loser=seats[1], games=5)
+        ratings = api.get("/api/players/ana").json()["ratings"]
+        assert not ratings["tictactoe"]["provisional"] and ratings["tictactoe"]["games"] == 5
+        assert ratings["flags"]["provisional"] and ratings["race"]["games"] == 1
     finally:
         api.dispose()
 
