@@ -151,3 +151,19 @@ def test_race_results_show_two_decimals_as_every_other_view():
     }
     html = render_to_string("games/race.html#results", {"rows": [row]})
     assert "<td>1.50</td><td>11</td><td>1.52</td>" in html
+
+
+def test_race_results_scroll_sideways_from_the_keyboard_too():
+    """On a phone the results table is wider than the screen: its scrolling box takes the focus
+    and is named by the heading (axe: scrollable-region-focusable), in the room and the replay."""
+    from django.template.loader import render_to_string
+
+    row = {"seat": 0, "place": 1, "name": {"nickname": "Ana", "colour": "0"}}
+    player = {"seat": 0, "place": 1, "name": "Ana", "colour": "0"}
+    room = render_to_string("games/race.html#results", {"rows": [row]})
+    replay = render_to_string("games/stats.html#race_results", {"stats": {"players": [player]}})
+    for html in (room, replay):
+        box = re.search(r'<div class="results-scroll"[^>]*>', html)
+        assert box, html
+        assert 'tabindex="0"' in box[0] and 'role="region"' in box[0], box[0]
+        assert 'aria-labelledby="results-title"' in box[0] and 'id="results-title"' in html
