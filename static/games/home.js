@@ -20,6 +20,11 @@
         field.disabled = fields.hidden;
       });
     });
+    // A rated room seats no computer: what only a computer uses goes while Rated is ticked.
+    form.querySelectorAll(".game-fields").forEach((fields) => {
+      const rated = Boolean(fields.querySelector('input[name="rated"]')?.checked);
+      fields.querySelectorAll("[data-unrated]").forEach((part) => { part.hidden = rated; });
+    });
     // A race defaults to a no-guess board (a guess decides a race by luck) until the box is touched.
     const noGuess = form.querySelector('#minesweeper-fields input[name="no_guess"]');
     if (noGuess && mode !== lastMode && !noGuessTouched) noGuess.checked = mode === "race";

@@ -273,3 +273,19 @@ def test_two_friends_play_rated_and_a_guest_plays_unrated(
     expect(guest.locator(finished)).to_be_attached()
     expect(guest.locator("#rating-changes")).to_be_hidden()
     expect(guest.locator("#roster .badge.guest")).to_be_visible()
+
+
+def test_a_rated_race_form_hides_what_only_the_solver_bot_uses(new_context):
+    """A rated room seats no computer, so its form does not offer the bot's pace or mention it."""
+    page = new_context(**LAPTOP).new_page()
+    page.goto("/")
+    page.locator('input[name="mode"][value="race"]').check()
+    pace = page.locator('#race-fields select[name="bot_pace"]')
+    hint = page.locator("#race-fields .hint")
+    expect(pace).to_be_visible()
+    expect(hint).to_contain_text("Solver bot", use_inner_text=True)
+    page.locator(f"#race-fields {RATED}").check()
+    expect(pace).to_be_hidden()
+    expect(hint).not_to_contain_text("Solver bot", use_inner_text=True)
+    page.locator(f"#race-fields {RATED}").uncheck()
+    expect(pace).to_be_visible()
