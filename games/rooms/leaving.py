@@ -18,10 +18,11 @@ from django.db.models import F
 from django.utils import timezone
 
 from ..broadcast import announce, outbox
-from ..kinds import kind_of
+from ..kinds import GameKind, kind_of, seats_away
+from ..kinds.table import Lineup
 from ..protocol import audiences
 from ..protocol.messages import Command
-from ..store.models import Player, Room, new_player_token
+from ..store.models import Game, Player, Room, new_player_token
 from . import host
 from .base import Forbidden
 from .playing import announce_move, lock_current_game, record
@@ -77,6 +78,26 @@ def _tell_the_game(room: Room, seat: Player) -> None:
     if applied.changed:
         written = record(game, seat, Command(action), applied)
         announce_move(kind, room, game, seat, applied, written)
+    if game.params.get("rated") and game.status == Game.Status.PLAYING:
+        _claimed_for_the_other_side(kind, room, game, seat)
+
+
+def _claimed_for_the_other_side(kind: GameKind, room: Room, game: Game, gone: Player) -> None:
+    """A rated two-sided game is lost by leaving it (docs/contracts.md, "Players and ratings"):
+    the other side's claim of the win is made for them at once, logged as theirs (a replay reads
+    a claim as its sender's opponent forfeiting), and the game's end rates both."""
+    claim = kind.commands.get(seats_away.CLAIM)
+    if claim is None:  # a race: the leaver gave up, and ranks last
+        return
+    sides = [game.params.get(mark) or {} for mark in ("X", "O")]
+    seats = [side.get("seat") for side in sides if side.get("seat") not in (None, gone.number)]
+    winner = Player.objects.filter(room=room, number__in=seats).first()
+    if winner is None:  # the other side is a computer's, which a rated game never has
+        return
+    lineup = Lineup(seat=winner.number, host=room.host_id == winner.pk, seats=())
+    applied = claim(game.state, lineup, game.params)
+    written = record(game, winner, Command(seats_away.CLAIM), applied)
+    announce_move(kind, room, game, winner, applied, written)
 
 
 def _hand_on(room: Room, gone: Player) -> Player | None:

@@ -19,7 +19,7 @@ from games.kinds.table import NewGame, Refused
 from games.players import accounts
 from games.protocol.messages import Command, SquareMove
 from games.rooms import computers, dispatch, joining, leaving, ratings
-from games.store.models import Game, Player, Rating, RatingChange, Room
+from games.store.models import Game, Move, Player, Rating, RatingChange, Room
 from games.web import standings
 from tests.helpers.flags import mines as flags_mines
 from tests.helpers.race import go_now, race_of, safe_and_mine
@@ -478,13 +478,15 @@ def test_leaving_a_rated_tictactoe_game_loses_it_and_nobody_takes_the_seat_over(
     visitor = client.post(f"/api/rooms/{code}/join", {}, content_type=JSON, **bearer(cy))
     players = {p.number: p for p in Player.objects.filter(room=room)}
 
-    leaving.leave(room, players[0])  # Ana, X, leaves under way
-    with pytest.raises(Refused, match="not taken over"):
-        dispatch.play(room, players[2], Command("take_seat"))
-    dispatch.play(room, players[1], Command("claim_win"))
+    leaving.leave(room, players[0])  # Ana, X, leaves under way: she loses at once
 
+    game = ended_game(code)
+    assert game.status == "won" and game.state["winner"] == "O"
+    last = Move.objects.filter(game=game).order_by("-seq").first()
+    assert (last.action, last.seat) == ("claim_win", 1)  # logged as Bo's claim, as replays read
+    with pytest.raises(Refused):
+        dispatch.play(room, players[2], Command("take_seat"))
     assert visitor.status_code == 200
-    assert ended_game(code).status == "won"
     shown = dict(Rating.objects.values_list("account__username", "rating"))
     assert shown["Ana_r"] < 1500 < shown["Bo_r"] and "Cy_r" not in shown
 
@@ -528,3 +530,17 @@ def test_a_guest_opening_a_rated_rooms_invite_is_asked_to_sign_in_not_for_a_name
 
     assert SIGN_IN in page and 'name="nickname"' not in page and "/accounts/login/" in page
     assert SIGN_IN not in member and "Join as Bo_i" in member
+
+
+def test_leaving_a_rated_flags_game_under_way_loses_it_at_once(client):
+    code, _ = rated_room(client, {"game": "flags", "x": "human", "o": "human", "mines": 9})
+    room = Room.objects.get(code=code)
+    players = {p.number: p for p in Player.objects.filter(room=room)}
+
+    leaving.leave(room, players[1])  # Bo, O, leaves before a move
+
+    game = ended_game(code)
+    last = Move.objects.filter(game=game).order_by("-seq").first()
+    assert (last.action, last.seat) == ("claim_win", 0)
+    shown = dict(Rating.objects.values_list("account__username", "rating"))
+    assert shown["Bo_r"] < 1500 < shown["Ana_r"]
