@@ -4,7 +4,7 @@ everyone on `/play/` and every lobby bot through one group.
 
 The open seeks are read and rendered once per change, in the process that made it, and the
 one message carries both the page's HTML and the bots' JSON: a lobby of many viewers costs no
-query and no render per viewer (docs/performance.md, "The lobby").
+query and no render per viewer (docs/performance.md, "Quick match").
 """
 
 import asyncio
