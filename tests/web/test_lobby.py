@@ -10,10 +10,12 @@ from datetime import timedelta
 
 import pytest
 from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
 from django.db import connection, connections
 from django.test import Client
 from django.utils import timezone
 
+from config.asgi import application
 from games.engine import race as race_engine
 from games.protocol.seeks import Wanted
 from games.rooms import lobby as rooms_lobby
@@ -371,3 +373,23 @@ def test_the_play_page_offers_the_games_and_a_matched_page_takes_its_seat():
 
 def test_the_lobby_and_the_daily_board_share_the_browser_key():
     assert rooms_lobby.BROWSER_KEY == daily_pages.BROWSER_KEY
+
+
+async def test_a_lobby_socket_obeys_the_room_sockets_flood_rules(monkeypatch):
+    from games.protocol import flood
+
+    flooder = await lobby()
+    for _ in range(flood.MESSAGES.count + 5):
+        await flooder.send_json_to({"action": "cancel"})
+    while (output := await flooder.receive_output(timeout=5))["type"] != "websocket.close":
+        pass
+    assert output["code"] == 1008
+    monkeypatch.setattr(flood, "SOCKETS", flood.OpenSockets(1))
+    first = await lobby()
+    second = WebsocketCommunicator(application, "/ws/lobby/", subprotocols=["json"])
+    await second.connect()
+    assert "Too many open connections" in (await event(second))["error"]
+    assert (await second.receive_output(timeout=5))["code"] == 4429
+    await first.disconnect()
+    await second.disconnect()
+    await flooder.disconnect()
