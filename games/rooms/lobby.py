@@ -12,8 +12,8 @@ committed) and both wait for ever.
 
 Only after the commit is anyone told (`broadcast.lobby`): each matched socket its `matched`
 with its seat's token, and the lobby the open seeks. A matched race starts by itself once every
-racer is connected, or `RACE_START_WAIT` seconds after the match without waiting for the rest
-(`start_when_ready`, on the event loop of the process that paired them).
+racer is connected, or `RACE_START_WAIT` seconds after the match without the racers who have
+not come (`start_when_ready`, on the event loop of the process that paired them).
 
 Rated seeks pair only with rated seeks of the same settings, by rating: two seekers pair when
 their ratings differ by no more than the wider of their windows, each `RATING_WINDOW` plus
@@ -40,7 +40,7 @@ from ..protocol.messages import Command
 from ..protocol.seeks import Wanted
 from ..server_loop import server_loop
 from ..store.models import Player, Room, Seek
-from . import autoplay, joining, nicknames, playing
+from . import autoplay, joining, leaving, nicknames, playing
 from .base import Forbidden
 
 SEEK_LIFETIME = timedelta(minutes=10)
@@ -365,8 +365,22 @@ def _start_soon(room_id: int) -> None:
         loop.call_soon_threadsafe(_start_task, loop, room_id, context=context)
 
 
+_starting: set[asyncio.Task[bool]] = set()
+"""The waits of matched races of this process (kept, or asyncio may collect a task mid-wait)."""
+
+
 def _start_task(loop: asyncio.AbstractEventLoop, room_id: int) -> None:
-    loop.create_task(start_when_ready(room_id), name=f"lobby-race-{room_id}")
+    task = loop.create_task(start_when_ready(room_id), name=f"lobby-race-{room_id}")
+    _starting.add(task)
+    task.add_done_callback(_starting.discard)
+
+
+async def stop() -> None:
+    """Cancel the waits of matched races (tests: nothing outlives its test's database)."""
+    tasks = [task for task in _starting if task.get_loop() is asyncio.get_running_loop()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def start_when_ready(room_id: int, wait: float | None = None) -> bool:
@@ -390,14 +404,28 @@ def everyone_here(room_id: int) -> bool:
 
 
 def start_race(room_id: int) -> tuple[Room, Any] | None:
-    """The host's `start`, given by the server for them; None when the race has started
-    already (the host was quicker) or the room is gone."""
-    room = Room.objects.filter(pk=room_id).select_related("host").first()
-    if room is None or room.host is None:
+    """The host's `start`, given by the server for them, without the racers who have not
+    connected (they leave the room, `leaving.leave`) when at least two have; with them, as
+    away racers, when fewer have (a race needs two). None when the race has started already
+    (the host was quicker) or the room is gone."""
+    room = Room.objects.filter(pk=room_id).first()
+    game = None if room is None else room.current_game()
+    if room is None or game is None:
         return None
     kind = kind_of(room.kind)
+    if kind.playing_seats is None or kind.playing_seats(game.state, game.params) is not None:
+        return None  # under way: the seats racing are named
+    seats = list(Player.objects.filter(room=room, role=Player.Role.PLAYER))
+    if sum(1 for seat in seats if seat.connections > 0) >= 2:
+        for seat in seats:
+            if seat.connections == 0:
+                leaving.leave(room, seat)
+    host_id = Room.objects.filter(pk=room_id).values_list("host_id", flat=True).first()
+    host = Player.objects.filter(pk=host_id).first()  # handed on if the host was absent
+    if host is None:
+        return None
     try:
-        outcome = playing.command(room, room.host, Command("start"), kind)
+        outcome = playing.command(room, host, Command("start"), kind)
     except (Refused, Forbidden):
         return None
     return room, outcome.game

@@ -29,6 +29,13 @@ from tests.helpers.web import signed_in
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.fixture(autouse=True)
+async def no_race_left_waiting():
+    """A matched race's wait (15 s) must not outlive its test's database."""
+    yield
+    await rooms_lobby.stop()
+
+
 async def matched_pair(game: dict) -> tuple[dict, dict]:
     ana, bo = await lobby(), await lobby()
     await seek(ana, **game)
@@ -72,6 +79,14 @@ async def test_a_race_for_two_waits_for_the_second_and_one_for_three_for_the_thi
     assert await Player.objects.filter(room=room).acount() == 3
     for socket in (ana, bo, cy):
         await socket.disconnect()
+
+
+async def matched(socket) -> dict:
+    """The `matched` a socket gets, after its `waiting` if it waited."""
+    while (told := await reply(socket))["type"] == "waiting":
+        pass
+    assert told["type"] == "matched", told
+    return told
 
 
 async def _open_ids() -> list[int]:
@@ -251,15 +266,23 @@ async def test_a_matched_race_starts_once_both_racers_are_connected():
 
 
 async def test_a_matched_race_starts_without_the_absent_after_the_wait():
-    race = {"game": "minesweeper", "mode": "race", "preset": "beginner"}
-    ana, _ = await matched_pair(race)
-    room = await Room.objects.aget(code=ana["room"])
-    socket = await bot(room, ana["player_token"])
+    race = {"game": "minesweeper", "mode": "race", "preset": "beginner", "players": 3}
+    sockets = [await lobby() for _ in range(3)]
+    for socket in sockets:
+        await seek(socket, **race)
+    seats = [await matched(socket) for socket in sockets]
+    room = await Room.objects.aget(code=seats[0]["room"])
+    numbers = [(await Player.objects.aget(token=seat["player_token"])).number for seat in seats]
+    racers = [await bot(room, seat["player_token"]) for seat in seats[1:]]  # one is absent
     assert await rooms_lobby.start_when_ready(room.pk, wait=0.3)
     game = await room.games.alast()
-    assert race_engine.from_dict(game.state).phase is not race_engine.Phase.LOBBY
+    started = race_engine.from_dict(game.state)
+    assert started.phase is not race_engine.Phase.LOBBY
+    absent = await Player.objects.aget(room=room, number=numbers[0])  # left: watching
+    assert sorted(r.seat for r in started.racers) == sorted(numbers[1:]) and absent.is_spectator
     assert not await rooms_lobby.start_when_ready(room.pk, wait=0)  # started once
-    await socket.disconnect()
+    for socket in [*racers, *sockets]:
+        await socket.disconnect()
 
 
 async def test_the_api_lists_and_takes_a_seek_and_the_seeker_is_told():
