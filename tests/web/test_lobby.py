@@ -64,7 +64,7 @@ async def test_two_flags_seekers_play_in_one_room_with_working_tokens():
     assert not await Seek.objects.filter(room__isnull=True).aexists()
 
 
-async def test_a_race_for_two_waits_for_the_second_and_one_for_three_for_the_third():
+async def test_a_race_for_three_waits_until_its_third_racer_seeks():
     race = {"game": "minesweeper", "mode": "race", "preset": "beginner"}
     ana, bo, cy = await lobby(), await lobby(), await lobby()
     await seek(ana, **race, players=3)
@@ -90,7 +90,8 @@ async def matched(socket) -> dict:
 
 
 async def _open_ids() -> list[int]:
-    return [pk async for pk in Seek.objects.filter(room__isnull=True).values_list("pk", flat=True)]
+    seeks = Seek.objects.filter(room__isnull=True).order_by("pk").values_list("pk", flat=True)
+    return [pk async for pk in seeks]
 
 
 @pytest.mark.parametrize(
