@@ -417,3 +417,22 @@ async def test_a_lobby_socket_obeys_the_room_sockets_flood_rules(monkeypatch):
     await first.disconnect()
     await second.disconnect()
     await flooder.disconnect()
+
+
+async def test_the_open_seeks_are_read_and_rendered_once_per_change_for_every_viewer(monkeypatch):
+    from games.broadcast import lobby as news
+
+    viewers = [await lobby() for _ in range(5)]
+    reads, renders = [], []
+    read, render = news.open_seeks, news.seeks_html
+    monkeypatch.setattr(news, "open_seeks", lambda: reads.append(1) or read())
+    monkeypatch.setattr(news, "seeks_html", lambda seeks: renders.append(1) or render(seeks))
+    seeker = await lobby()
+    reads.clear(), renders.clear()  # the seeker's own first list, on its connect
+    await seek(seeker, game="flags", name="Ana")
+    assert (await reply(seeker))["type"] == "waiting"
+    for viewer in viewers:
+        assert [s["name"] for s in (await event(viewer, "seeks"))["seeks"]] == ["Ana"]
+    assert (len(reads), len(renders)) == (1, 1)
+    for socket in [*viewers, seeker]:
+        await socket.disconnect()
