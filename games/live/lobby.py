@@ -20,7 +20,9 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from ..broadcast.lobby import GROUP, seeks_html
+from ..broadcast.outbox import LAYER_ERRORS
 from ..limits import TokenBucket
+from ..log_limit import warn
 from ..protocol import flood
 from ..protocol import seeks as messages
 from ..rooms import lobby
@@ -28,6 +30,7 @@ from ..rooms.hints import address_of
 from . import bot_sockets
 from .consumer import TOO_MANY_SOCKETS, TOO_MANY_SOCKETS_TEXT
 from .receiving import POLICY_VIOLATION, SOMETHING_WENT_WRONG
+from .shutdown import TRY_AGAIN_LATER
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +46,19 @@ class LobbyConsumer(AsyncWebsocketConsumer):
     errors = 0
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """As the room socket: the channel layer (Redis) failing closes the socket with 1013
+        (try again later) and one line in the log, not a traceback and a seek left behind."""
         try:
             await super().__call__(scope, receive, send)
+        except LAYER_ERRORS as error:
+            warn(
+                log,
+                "layer_unavailable",
+                "lobby socket closed, channel layer unavailable: %s",
+                error,
+            )
+            self.joined = False  # the layer cannot take the discard either
+            await send({"type": "websocket.close", "code": TRY_AGAIN_LATER})
         finally:
             await self._leave()  # every way out: a disconnect, an error, a cancelled task
 
@@ -103,6 +117,8 @@ class LobbyConsumer(AsyncWebsocketConsumer):
             await self._handle(message)
         except (messages.BadSeek, lobby.SeekError) as error:
             await self._send({"type": "error", "error": str(error)})
+        except LAYER_ERRORS:
+            raise  # closes with 1013 (`__call__`)
         except Exception:
             self.errors += 1
             if self.errors == 1:

@@ -436,3 +436,19 @@ async def test_the_open_seeks_are_read_and_rendered_once_per_change_for_every_vi
     assert (len(reads), len(renders)) == (1, 1)
     for socket in [*viewers, seeker]:
         await socket.disconnect()
+
+
+async def test_a_lobby_socket_closes_with_1013_when_the_channel_layer_fails(monkeypatch):
+    from channels.layers import get_channel_layer
+
+    from games.protocol import flood
+
+    async def unreachable(*args):
+        raise OSError("Redis is down")
+
+    monkeypatch.setattr(get_channel_layer(), "group_add", unreachable)
+    socket = WebsocketCommunicator(application, "/ws/lobby/", subprotocols=["json"])
+    connected, code = await socket.connect(timeout=5)
+    assert (connected, code) == (False, 1013)
+    assert flood.SOCKETS.counts == {}  # its address's count given back
+    await socket.disconnect()
