@@ -150,18 +150,15 @@ def seek(seeker: Seeker, wanted: Wanted) -> Waiting | Seat:
         raise SignInFirst(SIGN_IN)
     name = seeker.shown()
     expire()
-    try:
-        with transaction.atomic():
-            _lock_queue(wanted)
-            _may_seek(seeker)
-            mine = _new_seek(seeker, wanted, name)
-            partners = _partners(mine)
-            if partners is None:
-                transaction.on_commit(news.seeks_changed)
-                return Waiting(mine.pk, _queue(wanted).count())
-            return _match([*partners, mine], wanted)[mine.pk]
-    except IntegrityError:  # the same person seeking from another process at this moment
-        raise SeekError(ONE_SEEK) from None
+    with transaction.atomic():
+        _lock_queue(wanted)
+        _may_seek(seeker)
+        mine = _new_seek(seeker, wanted, name)
+        partners = _partners(mine)
+        if partners is None:
+            transaction.on_commit(news.seeks_changed)
+            return Waiting(mine.pk, _queue(wanted).count())
+        return _match([*partners, mine], wanted)[mine.pk]
 
 
 def accept(seek_id: int, seeker: Seeker) -> Seat:
@@ -251,6 +248,16 @@ def _may_seek(seeker: Seeker) -> None:
 
 
 def _new_seek(seeker: Seeker, wanted: Wanted, name: str) -> Seek:
+    """The seek's row; `ONE_SEEK` when the person's other open seek was made at this very
+    moment (another process, another queue's lock): the unique constraint decides."""
+    try:
+        with transaction.atomic():
+            return _insert(seeker, wanted, name)
+    except IntegrityError:
+        raise SeekError(ONE_SEEK) from None
+
+
+def _insert(seeker: Seeker, wanted: Wanted, name: str) -> Seek:
     account = seeker.account
     return Seek.objects.create(
         game=wanted.game,

@@ -453,3 +453,14 @@ async def test_a_lobby_socket_closes_with_1013_when_the_channel_layer_fails(monk
     assert (connected, code) == (False, 1013)
     assert flood.SOCKETS.counts == held  # its address's count given back
     await socket.disconnect()
+
+
+def test_the_database_keeps_one_open_seek_a_person_when_two_seeks_race(monkeypatch):
+    """Two seeks of one person for two games at once hold two different queues' locks, so
+    neither sees the other's row: the unique constraint refuses the second."""
+    monkeypatch.setattr(rooms_lobby, "_may_seek", lambda seeker: None)  # both past the check
+    ana = Seeker("10.0.0.1", browser="ana", name="Ana")
+    assert isinstance(rooms_lobby.seek(ana, Wanted("flags")), Waiting)
+    with pytest.raises(rooms_lobby.SeekError, match="one open seek"):
+        rooms_lobby.seek(ana, Wanted("tictactoe"))
+    assert Seek.objects.count() == 1
