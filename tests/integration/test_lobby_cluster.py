@@ -6,7 +6,9 @@ in two rooms."""
 import asyncio
 import json
 import os
+import socket
 from collections import Counter
+from urllib.parse import urlsplit
 
 import pytest
 import websockets
@@ -14,12 +16,20 @@ import websockets
 from tests.conftest import skip_or_fail
 from tests.helpers import servers
 from tests.helpers.servers import Daphne
-from tests.integration.test_cluster_budgets import reachable
 
 pytestmark = pytest.mark.integration
 
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 SEEKERS = 24
+
+
+def reachable(url: str) -> bool:
+    parts = urlsplit(url)
+    try:
+        with socket.create_connection((parts.hostname, parts.port or 6379), timeout=1):
+            return True
+    except OSError:
+        return False
 
 
 @pytest.fixture(scope="module")
@@ -46,15 +56,15 @@ def pair(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
 
 
 async def seek(url: str, number: int, told: list[tuple[int, str]]) -> None:
-    async with websockets.connect(f"{url}/ws/lobby/", subprotocols=["json"]) as socket:
-        await socket.send(json.dumps({"action": "seek", "game": "flags", "name": f"P{number}"}))
+    async with websockets.connect(f"{url}/ws/lobby/", subprotocols=["json"]) as lobby:
+        await lobby.send(json.dumps({"action": "seek", "game": "flags", "name": f"P{number}"}))
         while True:
-            event = json.loads(await asyncio.wait_for(socket.recv(), 20))
+            event = json.loads(await asyncio.wait_for(lobby.recv(), 20))
             if event["type"] == "matched":
                 told.append((number, event["room"]))
                 break
         try:  # a second `matched` would be counted
-            again = json.loads(await asyncio.wait_for(socket.recv(), 0.5))
+            again = json.loads(await asyncio.wait_for(lobby.recv(), 0.5))
             if again["type"] == "matched":
                 told.append((number, again["room"]))
         except TimeoutError:
