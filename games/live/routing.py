@@ -1,4 +1,4 @@
-"""The websocket routes: a room's socket, with or without its trailing slash, and a close with
+"""The websocket routes: a room's socket and the lobby's, with or without its trailing slash, and a close with
 4404 for any other path (Channels' router would fail the handshake with a 500 and a traceback)."""
 
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -7,8 +7,9 @@ from django.urls import re_path
 from ..broadcast import bot_events
 from . import bot_sockets
 from .consumer import ROOM_NOT_FOUND, RoomConsumer
+from .lobby import LobbyConsumer
 
-NO_SUCH_PATH = "No websocket here: a room's is /ws/r/<code>/."
+NO_SUCH_PATH = "No websocket here: a room's is /ws/r/<code>/, the lobby's /ws/lobby/."
 
 
 class NoSuchPath(AsyncWebsocketConsumer):
@@ -25,5 +26,6 @@ class NoSuchPath(AsyncWebsocketConsumer):
 
 websocket_urlpatterns = [
     re_path(r"^ws/r/(?P<code>[^/]+)/?$", RoomConsumer.as_asgi()),
+    re_path(r"^ws/lobby/?$", LobbyConsumer.as_asgi()),
     re_path(r"", NoSuchPath.as_asgi()),
 ]

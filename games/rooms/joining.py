@@ -98,8 +98,10 @@ def open_room(
 ) -> tuple[Room, Player | None]:
     """A room and its creator's seat (none when `creator` is None; `account`'s, a signed-in
     creator's), together or not at all: a nickname refused, or any error on the way, leaves no
-    room without its host behind. `SignInToRate`: a guest asked for a rated room."""
-    check_rated(settings, account)
+    room without its host behind. `SignInToRate`: a guest asked for a rated room (a room
+    opened with no seat, as quick match opens one, is checked seat by seat as they join)."""
+    if creator is not None:
+        check_rated(settings, account)
     room = create_room(kind, settings, is_public=is_public, seed=seed)
     return room, None if creator is None else join_room(room, creator, account)
 

@@ -27,6 +27,7 @@ __all__ = [
     "Rating",
     "RatingChange",
     "Room",
+    "Seek",
     "ServerProcess",
     "is_room_code",
     "new_player_token",
@@ -441,3 +442,51 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.username} {self.before} → {self.after} in game {self.game_id}"
+
+
+class Seek(models.Model):
+    """A person waiting to play a stranger (`games.rooms.lobby`). The queue is this table, so
+    every process of a deployment pairs from one queue; a seek is open while `room` is null,
+    and matched once its room is made (kept until its socket closes, then deleted)."""
+
+    game = models.CharField(
+        max_length=16, help_text='The room\'s kind: "race", "flags" or "tictactoe".'
+    )
+    preset = models.CharField(max_length=16, blank=True, help_text="A race's board; else empty.")
+    players = models.PositiveSmallIntegerField(default=2, help_text="A race's racers, 2 to 8.")
+    rated = models.BooleanField(default=False)
+    rating = models.FloatField(
+        null=True, blank=True, help_text="The seeker's rating for the kind when signed in."
+    )
+    person = models.CharField(
+        max_length=250,
+        help_text='"account:<id>", "browser:<key>", or "socket:<channel>" for a bot: one open '
+        "seek each.",
+    )
+    name = models.CharField(max_length=MAX_NICKNAME, help_text="The name the seat will take.")
+    account = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    browser = models.CharField(
+        max_length=32, blank=True, help_text="A guest's random key kept in the session."
+    )
+    address = models.CharField(max_length=64, help_text="The client's address (`address_key`).")
+    channel = models.CharField(
+        max_length=200, null=True, blank=True, help_text="The lobby socket's channel name."
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    room = models.ForeignKey(
+        Room, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            # Two sockets of one person seeking at once (two processes) make one open seek.
+            models.UniqueConstraint(
+                fields=["person"], condition=Q(room__isnull=True), name="one_open_seek_per_person"
+            ),
+        ]
+        indexes = [models.Index(fields=["game", "preset", "players", "rated"], name="seek_queue")]
+
+    def __str__(self) -> str:
+        return f"{self.name} seeks {self.game}"

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import daily, previews, profile, replays, seat_views, standings, views
+from . import daily, play, previews, profile, replays, seat_views, standings, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -28,6 +28,8 @@ urlpatterns = [
     path("r/<str:code>/rewind/", replays.rewind, name="rewind"),
     path("r/<str:code>/history/", replays.room_history, name="room_history"),
     path("records/", replays.records, name="records"),
+    path("play/", play.play, name="play"),
+    path("play/seat/", play.seat, name="play_seat"),
     path("daily/", daily.today, name="daily"),
     path("daily/play/", daily.play, name="daily_play"),
     path("daily/<str:day>/", daily.past_day, name="daily_day"),

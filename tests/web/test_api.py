@@ -181,6 +181,8 @@ def test_schema_and_docs_are_served(client):
         "/api/daily",
         "/api/daily/play",
         "/api/daily/{day}/results",
+        "/api/seeks",
+        "/api/seeks/{seek_id}/accept",
     }
     docs = client.get("/api/docs")
     assert docs.status_code == 200 and b"swagger-ui" in docs.content

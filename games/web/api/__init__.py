@@ -3,12 +3,12 @@ made here appear live on every screen in the room. Schema and interactive docs a
 
 One module per resource: `accounts` (a personal token, a player's figures), `rooms` (create,
 join, read, revoke, leave, delete, a past game), `moves` (moves and hints), `host` (the host
-controls), `chat`, `daily` (the daily board); `base` holds the frame they share (the `api`
+controls), `chat`, `daily` (the daily board), `seeks` (quick match's open seeks); `base` holds the frame they share (the `api`
 object, JSON-only bodies, errors and their statuses, the bearer token), `schemas` the answers'
 shapes.
 """
 
-from . import accounts, chat, daily, host, moves, rooms  # noqa: F401  (each registers its routes on `api`)
+from . import accounts, chat, daily, host, moves, rooms, seeks  # noqa: F401  (each registers its routes on `api`)
 from .base import api
 from .moves import MoveIn
 
