@@ -1,9 +1,11 @@
 """Quick match under a stream of seekers (issue 37): every seeker paired, none twice, and how long
 each waited.
 
-    python -m bench.lobby [--seekers 200] [--seconds 10] [--port N]
+    python -m bench.lobby [--shape embedded|production] [--seekers 200] [--seconds 10] [--port N]
 
-One Daphne, SQLite, in-memory layer (the embedded shape, `make run`'s). `--seekers` bots arrive
+`--shape embedded` (the default, `make run`'s): one Daphne, SQLite, the in-memory layer;
+`--shape production`: two Daphnes on PostgreSQL and Redis (`bench.procs.production`), the
+seekers taking turns between them, so pairs are made across processes. `--seekers` bots arrive
 evenly over `--seconds`, each opening `/ws/lobby/` (JSON) and seeking one of three games in turn
 (Flags, tic-tac-toe, a beginner race for two), so every seeker has a compatible partner but the
 one that arrives last of an odd count. A seeker's wait is from its `seek` to its `matched`. It
@@ -69,11 +71,14 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else 0.0
 
 
-async def run(seekers: int, seconds: float, port: int | None) -> dict[str, object]:
+SHAPES = ("embedded", "production")
+
+
+async def run(shape_name: str, seekers: int, seconds: float, port: int | None) -> dict[str, object]:
     workdir = Path(tempfile.mkdtemp(prefix="lobby-bench-"))
     if port is not None:
         procs.free_port = lambda: port
-    shape = procs.embedded(workdir)
+    shape = procs.embedded(workdir) if shape_name == "embedded" else procs.production(workdir)
     procs.prepare(shape)
     server = procs.Server(shape, workdir).start()
     told: list[dict] = []
@@ -81,7 +86,10 @@ async def run(seekers: int, seconds: float, port: int | None) -> dict[str, objec
         begin = time.monotonic() + 0.5
         step = seconds / max(1, seekers)
         await asyncio.gather(
-            *(seeker(server.ports[0], n, begin + n * step, told) for n in range(seekers))
+            *(
+                seeker(server.ports[n % len(server.ports)], n, begin + n * step, told)
+                for n in range(seekers)
+            )
         )
     finally:
         server.stop()
@@ -89,6 +97,7 @@ async def run(seekers: int, seconds: float, port: int | None) -> dict[str, objec
     per_room = Counter(entry["room"] for entry in told)
     waits = [entry["wait"] for entry in told]
     figures = {
+        "shape": shape.label,
         "seekers": seekers,
         "seconds": seconds,
         "matched": len(per_seeker),
@@ -105,11 +114,12 @@ async def run(seekers: int, seconds: float, port: int | None) -> dict[str, objec
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shape", choices=SHAPES, default="embedded")
     parser.add_argument("--seekers", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--port", type=int, default=None, help="default: any free port")
     args = parser.parse_args()
-    asyncio.run(run(args.seekers, args.seconds, args.port))
+    asyncio.run(run(args.shape, args.seekers, args.seconds, args.port))
 
 
 if __name__ == "__main__":
