@@ -11,6 +11,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from ..kinds import KINDS
+from ..players import accounts
 from ..store.models import Game, GameSummary, Player
 from . import history, standings
 
@@ -112,5 +113,9 @@ def player_profile(request: HttpRequest, username: str) -> HttpResponse:
     user = User.objects.filter(username=username, is_active=True).first()
     if user is None:
         return render(request, "games/404.html", status=404)
-    context = {"profile": profile(user), "ratings": standings.profile_ratings(user)}
+    context = {
+        "profile": profile(user),
+        "ratings": standings.profile_ratings(user),
+        "bot": accounts.is_bot(user),
+    }
     return render(request, "players/profile.html", context)

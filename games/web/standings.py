@@ -1,7 +1,7 @@
 """Ratings as people read them: an account's per kind (the profile and `GET
 /api/players/<username>`), with a short history drawn as a sparkline, and the leaderboard.
 Each read is bounded: one query for an account's ratings, one for its history (the newest
-`HISTORY_READ` changes), one per rated kind for the leaderboard, all on indexes
+`HISTORY_READ` changes), two per rated kind for the leaderboard (people, bots), all on indexes
 (`Rating.rating_leaderboard`, `RatingChange.rating_history`). Written by `games.rooms.ratings`."""
 
 from dataclasses import dataclass
@@ -101,21 +101,32 @@ class Board:
     label: str
     kind: str
     leaders: list[Rating]
+    bots: list[Rating]
+    """The bot accounts' own list (`games.players.models.Profile.bot`): programs are not
+    ranked among people."""
+
+
+def leaders(kind: str, *, bots: bool) -> list[Rating]:
+    """The top `LEADERS` of people (or of bot accounts) in `kind`, provisional ratings left out:
+    one query, down the `rating_leaderboard` index."""
+    found = Rating.objects.filter(kind=kind, games__gte=ratings.PROVISIONAL_GAMES)
+    found = found.filter(account__is_active=True).select_related("account")
+    found = (
+        found.filter(account__profile__bot=True)
+        if bots
+        else found.exclude(account__profile__bot=True)
+    )
+    return list(found.order_by("-rating", "account_id")[:LEADERS])
 
 
 def leaderboards() -> list[Board]:
-    """The top `LEADERS` per rated kind, provisional ratings left out: one query per kind. No
-    list of bot accounts yet: accounts have no bot flag (docs/contracts.md)."""
-    least = ratings.PROVISIONAL_GAMES
+    """Per rated kind, the people's list and the bots': two queries per kind."""
     return [
         Board(
             kind.label,
             kind.name,
-            list(
-                Rating.objects.filter(kind=kind.name, games__gte=least, account__is_active=True)
-                .select_related("account")
-                .order_by("-rating", "account_id")[:LEADERS]
-            ),
+            leaders(kind.name, bots=False),
+            leaders(kind.name, bots=True),
         )
         for kind in rated_kinds()
     ]

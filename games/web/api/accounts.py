@@ -47,7 +47,9 @@ class RatingOut(Schema):
 
 class PlayerOut(Schema):
     username: str
-    bot: bool = Field(description="A bot account (none yet: always false in this version).")
+    bot: bool = Field(
+        description="A bot account (marked by staff): shown as one, rated on its own list."
+    )
     games: int = Field(description="Games that ended in rooms where the account held a seat.")
     ratings: dict[str, RatingOut] = Field(
         description="Ratings per rated kind (`race`, `flags`, `tictactoe`) the account has "
@@ -89,7 +91,7 @@ def player(request: HttpRequest, username: str) -> dict[str, Any]:
     games, _ = finished_games(user)
     return {
         "username": user.username,
-        "bot": False,
+        "bot": accounts.is_bot(user),
         "games": len(games),
         "ratings": ratings_of(user),
     }
