@@ -12,7 +12,7 @@ from ninja.errors import HttpError
 from pydantic import ConfigDict
 
 from ...players import accounts
-from ..profile import finished_games
+from ..profile import seats_of, tally
 from ..standings import ratings_of
 from .base import api
 
@@ -88,11 +88,10 @@ def player(request: HttpRequest, username: str) -> dict[str, Any]:
     user = User.objects.filter(username=username, is_active=True).first()
     if user is None:
         raise HttpError(404, "No player with that username.")
-    games, _ = finished_games(user)
     return {
         "username": user.username,
         "bot": accounts.is_bot(user),
-        "games": len(games),
+        "games": tally(seats_of(user))[0],
         "ratings": ratings_of(user),
     }
 
