@@ -9,6 +9,7 @@ from datetime import datetime
 
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
+from django.db.models.fields.json import KeyTextTransform
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
@@ -95,8 +96,11 @@ def tally(seats: Mapping[int, tuple[str, datetime]]) -> tuple[int, int]:
     on the profile page)."""
     played = wins = 0
     rows = ended_games(seats).values_list(
-        "room_id", "finished_at", "summary__status", "summary__stats__winner_name"
-    )
+        "room_id",
+        "finished_at",
+        "summary__status",
+        KeyTextTransform("winner_name", "summary__stats"),
+    )  # the name as text, no JSON decoded per row
     co_op = []
     for room, finished, status, winner in rows:
         if not counted(seats, room, finished):
@@ -125,16 +129,18 @@ def co_op_wins(seats: Mapping[int, tuple[str, datetime]], rooms: list[int]) -> i
 def recent_games(seats: Mapping[int, tuple[str, datetime]]) -> list[PlayedGame]:
     """The newest `RECENT_SHOWN` games that ended in the account's seats, with their summaries:
     a bounded read however many games the account has played."""
-    # Twice as many read as shown: a game that ended before the seat sat down is skipped.
+    # A few more read than shown: a game that ended before the seat sat down is skipped. The
+    # state (large for a race) is read only for a game whose summary is still to work out.
     newest = (
         ended_games(seats)
         .select_related("room")
+        .defer("state")
         .prefetch_related("room__players")
         .order_by("-finished_at", "-pk")
     )
     games = [
         game
-        for game in newest[: RECENT_SHOWN * 2]
+        for game in newest[: RECENT_SHOWN + 10]
         if counted(seats, game.room_id, game.finished_at)
     ][:RECENT_SHOWN]
     found = history.summaries(games)
