@@ -172,6 +172,11 @@ def build(accounts: int, games: int, busy: int, rng: random.Random) -> str:
             ),
             batch_size=5000,
         )
+    from django.db import connection
+
+    if connection.vendor == "postgresql":  # as autovacuum would soon after such a load
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
     return names[ids[0]]
 
 

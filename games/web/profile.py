@@ -79,7 +79,9 @@ def seats_of(user: User) -> dict[int, tuple[str, datetime]]:
 
 
 def ended_games(seats: Mapping[int, tuple[str, datetime]]) -> QuerySet[Game]:
-    return Game.objects.filter(room_id__in=list(seats)).exclude(status=Game.Status.PLAYING)
+    """Unordered: `Game`'s own order (by room) would join every row's room to sort by it."""
+    found = Game.objects.filter(room_id__in=list(seats)).exclude(status=Game.Status.PLAYING)
+    return found.order_by()
 
 
 def counted(
@@ -89,41 +91,28 @@ def counted(
     return finished is None or finished >= seats[room][1]
 
 
+SUMMARIES_PER_QUERY = 1000
+"""Summaries read per query by `tally`: by primary key, a bounded `IN` list."""
+
+
 def tally(seats: Mapping[int, tuple[str, datetime]]) -> tuple[int, int]:
-    """Games played and won in the account's seats: one query of plain values, the winner's
-    name read out of the summary by the database, not models (a player with a thousand games
-    is read in a few ms); won by their summaries (`history.summaries` works out the newest ones
-    on the profile page)."""
-    played = wins = 0
-    rows = ended_games(seats).values_list(
-        "room_id",
-        "finished_at",
-        "summary__status",
-        KeyTextTransform("winner_name", "summary__stats"),
-    )  # the name as text, no JSON decoded per row
-    co_op = []
-    for room, finished, status, winner in rows:
-        if not counted(seats, room, finished):
-            continue
-        played += 1
-        if status == Game.Status.WON and winner is None:
-            co_op.append(room)  # the team is in the summary's players: read below
-        else:
-            wins += won(status, winner, None, seats[room][0])
-    if co_op:
-        wins += co_op_wins(seats, co_op)
-    return played, wins
-
-
-def co_op_wins(seats: Mapping[int, tuple[str, datetime]], rooms: list[int]) -> int:
-    """Co-op games won with the seat among the team, in these rooms (`tally`)."""
-    rows = ended_games({room: seats[room] for room in rooms}).filter(summary__status="won")
-    return sum(
-        counted(seats, room, finished) and won("won", None, players, seats[room][0])
-        for room, finished, players in rows.values_list(
-            "room_id", "finished_at", "summary__players"
-        )
-    )
+    """Games played and won in the account's seats, from plain values, not models (a player
+    with a thousand games is read in a few ms): the games, then the won ones' summaries by
+    their keys (joined in one query, PostgreSQL hashed every summary there is), the winner's
+    name read as text by the database. The newest games' summaries are worked out first by
+    the profile page (`history.summaries`); an older game not yet summarised counts as not won."""
+    games = {
+        pk: room
+        for pk, room, finished in ended_games(seats).values_list("pk", "room_id", "finished_at")
+        if counted(seats, room, finished)
+    }
+    ids, wins = list(games), 0
+    for start in range(0, len(ids), SUMMARIES_PER_QUERY):
+        rows = GameSummary.objects.filter(
+            game_id__in=ids[start : start + SUMMARIES_PER_QUERY], status=Game.Status.WON
+        ).values_list("game_id", KeyTextTransform("winner_name", "stats"), "players")
+        wins += sum(won("won", winner, team, seats[games[pk]][0]) for pk, winner, team in rows)
+    return len(games), wins
 
 
 def recent_games(seats: Mapping[int, tuple[str, datetime]]) -> list[PlayedGame]:
