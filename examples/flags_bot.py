@@ -1,16 +1,18 @@
 """A Minesweeper Flags bot for the Minesweeper Live JSON API (standard library only).
 
-    python examples/flags_bot.py http://127.0.0.1:8000 [--opponent easy|strong]
+    python examples/flags_bot.py http://127.0.0.1:8000 [--opponent easy|strong] [--token TOKEN]
 
 It makes a Flags room against the computer, prints its watch link and plays X. Finding a mine
 claims it and keeps the turn, so it opens the hidden cell most likely to be a mine by the numbers
 around it (a number whose hidden neighbours must all be mines gives a sure claim). While behind
 it drops its one bomb where a 5x5 square should hold three mines or more. The computer's replies
 are played before each answer, so the bot reads the board again and moves while `turn` is `you`.
+With a personal token (`--token`, or `MINESWEEPER_TOKEN`) its seat is your account's.
 """
 
 import argparse
 import json
+import os
 import sys
 import time
 import urllib.error
@@ -66,9 +68,9 @@ def best_bomb(odds):
     )
 
 
-def play(base, opponent="easy"):
+def play(base, opponent="easy", account=None):
     body = {"game": "flags", "x": "human", "o": opponent, "name": "Bot"}
-    room = call(base, "POST", "/api/rooms", body)
+    room = call(base, "POST", "/api/rooms", body, account)  # `account`: a personal token
     code, token = room["code"], room["player_token"]
     print("Watch live:", urljoin(room["url"], "watch/"), flush=True)
     while (state := call(base, "GET", f"/api/rooms/{code}", token=token))["status"] == "playing":
@@ -93,5 +95,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Play Minesweeper Flags against the computer.")
     parser.add_argument("base", nargs="?", default="http://127.0.0.1:8000", help="server URL")
     parser.add_argument("--opponent", choices=["easy", "strong"], default="easy")
+    parser.add_argument("--token", default=os.environ.get("MINESWEEPER_TOKEN"))
     args = parser.parse_args()
-    sys.exit(0 if play(args.base, args.opponent) else 1)
+    sys.exit(0 if play(args.base, args.opponent, args.token) else 1)

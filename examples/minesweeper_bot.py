@@ -1,16 +1,19 @@
 """A complete Minesweeper bot for the Minesweeper Live JSON API (standard library only).
 
-    python examples/minesweeper_bot.py http://127.0.0.1:8000 [--delay SECONDS]
+    python examples/minesweeper_bot.py http://127.0.0.1:8000 [--delay SECONDS] [--token TOKEN]
 
 It creates a no-guess beginner room, prints its watch link (open it to see the bot play live, a
 few moves a second; `--delay 0` plays flat out), then plays by logic: a number whose flags are
 all found opens its other neighbours; a number that needs every hidden neighbour flags them; two
 numbers whose hidden cells nest tell about the rest.
 When logic runs dry it asks the server for a hint, which proves a cell safe from the public board.
+With a personal token (`--token`, or `MINESWEEPER_TOKEN`; POST /api/accounts/token gives one) its
+seat is your account's, under your username; without one it plays as the guest "Bot".
 """
 
 import argparse
 import json
+import os
 import sys
 import time
 import urllib.error
@@ -74,8 +77,9 @@ def deduce(board, mines_left):
     return safe, mines - safe
 
 
-def play(base, delay=DELAY):
-    room = call(base, "POST", "/api/rooms", {"preset": "beginner", "no_guess": True, "name": "Bot"})
+def play(base, delay=DELAY, account=None):
+    body = {"preset": "beginner", "no_guess": True, "name": "Bot"}
+    room = call(base, "POST", "/api/rooms", body, account)  # `account`: a personal token
     code, token = room["code"], room["player_token"]
     print("Watch live:", urljoin(room["url"], "watch/"), flush=True)
 
@@ -107,6 +111,11 @@ def parse_args(argv=None):
     parser.add_argument(
         "--delay", type=float, default=DELAY, help=f"seconds between moves (default {DELAY})"
     )
+    parser.add_argument(
+        "--token",
+        default=os.environ.get("MINESWEEPER_TOKEN"),
+        help="your personal token: the seat is your account's (default: $MINESWEEPER_TOKEN)",
+    )
     args = parser.parse_args(argv)
     if args.delay < 0:
         parser.error("--delay must be 0 or more")
@@ -115,4 +124,4 @@ def parse_args(argv=None):
 
 if __name__ == "__main__":
     args = parse_args()
-    sys.exit(0 if play(args.base, args.delay) == "won" else 1)
+    sys.exit(0 if play(args.base, args.delay, args.token) == "won" else 1)

@@ -1,7 +1,7 @@
 """A racing bot for Minesweeper Live that plays on the room's websocket.
 
     pip install websockets
-    python examples/race_bot.py http://127.0.0.1:8000 [--pace 1|2|4]
+    python examples/race_bot.py http://127.0.0.1:8000 [--pace 1|2|4] [--token TOKEN]
 
 It creates a race on a no-guess beginner board (HTTP, once), then holds the room's websocket with
 its seat's token, asking for JSON events. On the socket it seats the Solver bot as its rival
@@ -14,11 +14,13 @@ every timed event: Go, a penalty's end, the Solver bot's moves); a `move` of our
 cells it changed. A mine freezes our board for a few seconds: we wait for the snapshot that says
 it thawed. It prints its place and time when the race is over. A socket that closes is opened
 again after a growing pause, unless its close code says the room or our seat is gone.
+With a personal token (`--token`, or `MINESWEEPER_TOKEN`) its seat is your account's.
 """
 
 import argparse
 import asyncio
 import json
+import os
 import random
 import sys
 import urllib.request
@@ -29,10 +31,12 @@ import websockets
 CHARS = {"hidden": "#", "flagged": "F", "exploded": "!", "mine": "*", "wrong-flag": "X"}
 
 
-def create_race(base):
+def create_race(base, account=None):
     body = {"game": "minesweeper", "mode": "race", "preset": "beginner", "name": "RaceBot"}
     request = urllib.request.Request(base + "/api/rooms", json.dumps(body).encode())
     request.add_header("Content-Type", "application/json")
+    if account:  # a personal token: the seat is the account's
+        request.add_header("Authorization", f"Bearer {account}")
     with urllib.request.urlopen(request) as response:
         return json.load(response)
 
@@ -118,8 +122,8 @@ STOP = {4403: "the token is not a player's of this room", 4404: "the room is gon
 """Close codes after which reconnecting cannot help (docs/api.md, "Writing a bot")."""
 
 
-async def race(base, pace=1):
-    room = create_race(base)
+async def race(base, pace=1, account=None):
+    room = create_race(base, account)
     print("Watch live:", room["url"] + "watch/", flush=True)
     url = base.replace("http", "ws", 1) + f"/ws/r/{room['code']}/"
     token = {"Authorization": f"Bearer {room['player_token']}"}
@@ -185,5 +189,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Race the Solver bot on a Minesweeper Live board.")
     parser.add_argument("base", nargs="?", default="http://127.0.0.1:8000", help="server URL")
     parser.add_argument("--pace", type=int, choices=[1, 2, 4], default=1)
+    parser.add_argument("--token", default=os.environ.get("MINESWEEPER_TOKEN"))
     args = parser.parse_args()
-    sys.exit(0 if asyncio.run(race(args.base, args.pace)) == 1 else 1)
+    sys.exit(0 if asyncio.run(race(args.base, args.pace, args.token)) == 1 else 1)

@@ -9,6 +9,8 @@ room any more (issue 14). The first `ROSTER_SHOWN` seats are listed, the rest co
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
+from django.contrib.auth import get_user_model
+
 from ..store.models import Player, Room
 
 ROSTER_SHOWN = 20
@@ -49,4 +51,19 @@ def roster_cut(players: Iterable[Player], first: Callable[[Player], bool] = _nob
     seated = [player for player in players if player.role == Player.Role.PLAYER]
     seated.sort(key=lambda player: (not first(player), not player.online))
     more = len(seated) - ROSTER_SHOWN
-    return Cut(seated[:ROSTER_SHOWN], f"{more:,}" if more > 0 else "")
+    shown = seated[:ROSTER_SHOWN]
+    mark_bot_accounts(shown)
+    return Cut(shown, f"{more:,}" if more > 0 else "")
+
+
+def mark_bot_accounts(players: list[Player]) -> None:
+    """Set `bot_account` on each of `players` (for the roster's "bot" badge): whether its
+    account is a bot account (`games.players.models.Profile`, read by the relation's name, as
+    this layer sits below the accounts). One query, and none when every seat is a guest's."""
+    ids = {player.account_id for player in players if player.account_id is not None}
+    bots = set()
+    if ids:
+        found = get_user_model().objects.filter(pk__in=ids, profile__bot=True)
+        bots = set(found.values_list("pk", flat=True))
+    for player in players:
+        player.bot_account = player.account_id in bots

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from ..limits import Limit, Shared
 from ..rooms import nicknames
-from .models import ApiToken, NameLook
+from .models import ApiToken, NameLook, Profile
 
 USERNAME = re.compile(r"[A-Za-z0-9_-]{3,20}")
 USERNAME_RULE = "3 to 20 letters (A–Z), digits, '_' or '-'."
@@ -94,3 +94,13 @@ def user_for_token(token: str) -> User | None:
 def revoke_token(user: User, token_id: int) -> bool:
     """Whether `user` had that token (it is gone now)."""
     return ApiToken.objects.filter(user=user, pk=token_id).delete()[0] > 0
+
+
+def is_bot(user: User) -> bool:
+    """Whether staff marked `user` a bot account: one query."""
+    return Profile.objects.filter(user=user, bot=True).exists()
+
+
+def mark_bot(user: User, bot: bool = True) -> None:
+    """Mark `user` a bot account (or a person's again): the admin's checkbox and `mark_bot`."""
+    Profile.objects.update_or_create(user=user, defaults={"bot": bot})

@@ -36,3 +36,25 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"token {self.hint}… of {self.user_id}"
+
+
+class Profile(models.Model):
+    """What an account is beyond Django's `User`: for now only whether it is a bot account.
+    Made when first needed (`accounts.mark_bot`), so an account without one is a person's.
+    A bot account is shown as one (rosters, its profile, the API) and rated on its own list on
+    the leaderboard, so people are not ranked against programs (docs/contracts.md)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, primary_key=True, on_delete=models.CASCADE, related_name="profile"
+    )
+    bot = models.BooleanField(
+        default=False, help_text="A bot account, marked by staff: shown and rated as a bot."
+    )
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["bot"], condition=models.Q(bot=True), name="bot_accounts"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}{' (bot)' if self.bot else ''}"

@@ -165,6 +165,7 @@ def _keep(
             game=game,
             player=player,
             author=player.nickname if player is not None else name or "Spectator",
+            guest=player is not None and player.account_id is None,
             spectator=spectator or "",
             channel=channel,
             text=line,

@@ -337,6 +337,11 @@ class ChatMessage(models.Model):
         help_text="A keyed hash of the sender's address (`chat.address_tag`): how many of a "
         "channel's kept lines one address holds.",
     )
+    guest = models.BooleanField(
+        default=False,
+        help_text="Said from a guest's seat (no account): marked apart from signed-in people. "
+        "Copied, as `author` is, so the mark stays when the seat goes.",
+    )
 
     class Meta:
         ordering = ["room", "id"]

@@ -1,19 +1,21 @@
 """Ratings as people read them: an account's per kind (the profile and `GET
 /api/players/<username>`), with a short history drawn as a sparkline, and the leaderboard.
 Each read is bounded: one query for an account's ratings, one for its history (the newest
-`HISTORY_READ` changes), one per rated kind for the leaderboard, all on indexes
+`HISTORY_READ` changes), one per rated kind for the leaderboard and two for its bots, all on indexes
 (`Rating.rating_leaderboard`, `RatingChange.rating_history`). Written by `games.rooms.ratings`."""
 
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from ..kinds import KINDS
 from ..kinds.table import GameKind
+from ..players.models import Profile
 from ..rooms import ratings
 from ..store.models import Rating, RatingChange
 
@@ -101,22 +103,43 @@ class Board:
     label: str
     kind: str
     leaders: list[Rating]
+    bots: list[Rating]
+    """The bot accounts' own list (`games.players.models.Profile.bot`): programs are not
+    ranked among people."""
+
+
+def ranked() -> QuerySet[Rating]:
+    """Ratings that count on the leaderboard: not provisional, of active accounts."""
+    found = Rating.objects.filter(games__gte=ratings.PROVISIONAL_GAMES, account__is_active=True)
+    found = found.select_related("account").only("kind", "rating", "games", "account__username")
+    return found.order_by("-rating", "account_id")  # no password hashes built, above
+
+
+def leaders(kind: str) -> list[Rating]:
+    """The top `LEADERS` people in `kind`: one query, down the `rating_leaderboard` index."""
+    marked = Profile.objects.filter(bot=True).values("user_id")
+    return list(ranked().filter(kind=kind).exclude(account_id__in=marked)[:LEADERS])
+
+
+def bot_leaders() -> dict[str, list[Rating]]:
+    """The top `LEADERS` bot accounts per kind: two queries whatever the number of kinds. Bots
+    are few (staff mark them), so their ratings are found from their accounts (the
+    `bot_accounts` index, then each account's ratings) instead of by walking every rating of
+    a kind to find them."""
+    bots = list(Profile.objects.filter(bot=True).values_list("user_id", flat=True))
+    found: dict[str, list[Rating]] = {}
+    if bots:
+        for rating in ranked().filter(account_id__in=bots):
+            found.setdefault(rating.kind, []).append(rating)
+    return {kind: rows[:LEADERS] for kind, rows in found.items()}
 
 
 def leaderboards() -> list[Board]:
-    """The top `LEADERS` per rated kind, provisional ratings left out: one query per kind. No
-    list of bot accounts yet: accounts have no bot flag (docs/contracts.md)."""
-    least = ratings.PROVISIONAL_GAMES
+    """Per rated kind, the people's list and the bots': one query per kind and two for the
+    bots."""
+    bots = bot_leaders()
     return [
-        Board(
-            kind.label,
-            kind.name,
-            list(
-                Rating.objects.filter(kind=kind.name, games__gte=least, account__is_active=True)
-                .select_related("account")
-                .order_by("-rating", "account_id")[:LEADERS]
-            ),
-        )
+        Board(kind.label, kind.name, leaders(kind.name), bots.get(kind.name, []))
         for kind in rated_kinds()
     ]
 

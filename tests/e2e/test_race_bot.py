@@ -60,8 +60,8 @@ def test_the_racing_bot_stops_when_the_host_deletes_the_room(live_server_url, ga
     bot = load_bot()
     made = {}
 
-    def create_race(base):
-        made.update(original(base))
+    def create_race(base, account=None):
+        made.update(original(base, account))
         return made
 
     def snapshot(racer, event):

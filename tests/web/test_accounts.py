@@ -386,6 +386,43 @@ def test_a_profile_shows_games_played_won_and_their_replays(client):
     assert api == {"username": "Uma_u", "bot": False, "games": 1, "ratings": {}}
 
 
+def ended(room, number: int, at: datetime, **summary):
+    """A won game of `room` with its summary (`players`, or `stats` naming the winner)."""
+    from games.models import GameSummary
+
+    game = Game.objects.create(
+        room=room, number=number, seed=number, state={}, status="won", finished_at=at
+    )
+    GameSummary.objects.create(game=game, status="won", kind=room.kind, **summary)
+    return game
+
+
+def test_a_profile_counts_every_game_of_its_seats_and_reads_a_bounded_few(
+    client, django_assert_max_num_queries
+):
+    _, user = signed_in("Vic_u")
+    co_op, duel = make_room(), make_room()
+    joining.join_room(co_op, "Vic_u", user)
+    joining.join_room(duel, "Vic_u", user)
+    Player.objects.filter(account=user).update(joined_at=datetime(2026, 1, 2, tzinfo=UTC))
+    ended(co_op, 90, datetime(2026, 1, 1, tzinfo=UTC), players=["Vic_u"])  # before the seat
+    for n in range(30):  # co-op: won with the team on even games
+        at = datetime(2026, 2, 1, n // 24, n % 24 * 2, tzinfo=UTC)
+        ended(co_op, 100 + n, at, players=["Vic_u"] if n % 2 == 0 else ["Other"])
+    for n in range(5):  # a named winner: Vic on two
+        winner = "Vic_u" if n < 2 else "Other"
+        ended(duel, 100 + n, datetime(2026, 3, 1, 0, n, tzinfo=UTC), stats={"winner_name": winner})
+
+    with django_assert_max_num_queries(40):
+        page = client.get("/@/Vic_u/").content.decode()
+    api = client.get("/api/players/Vic_u").json()
+
+    assert '<dd id="games-played">35</dd>' in page and '<dd id="games-won">17</dd>' in page
+    assert page.count('<a href="/r/') == 20  # the newest, the duel's first
+    assert f'href="/r/{duel.code}/games/104/"' in page
+    assert api["games"] == 35
+
+
 def test_an_unknown_username_is_a_404(client):
     assert client.get("/@/nobody_here/").status_code == 404
     assert client.get("/api/players/nobody_here").status_code == 404

@@ -30,6 +30,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 LINE = re.compile(
     r'<li class="chat-message" id="chat-\d+" data-channel="(\w+)" data-author="([^"]*)"'
     r'(?: data-spectator="\w{12}")?><b class="chat-author" dir="auto">[^<]*</b>'
+    r'(?: <span class="badge guest" [^>]*>guest</span>)?'
     r'(?: <span class="chat-handle" [^>]*>(?:spectator )?#\w{4}</span>)?'
     r' <span class="chat-text" dir="auto">([^<]*)</span></li>'
 )

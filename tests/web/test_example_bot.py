@@ -8,7 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from games.store.models import Game, Move
+from games.players import accounts
+from games.store.models import Game, Move, Player
 
 BOT = Path(__file__).resolve().parents[2] / "examples" / "minesweeper_bot.py"
 
@@ -92,3 +93,23 @@ def test_the_bot_runs_from_the_command_line(live_server):
         f"Watch live: {live_server.url}/r/{code}/watch/",
         "You win!",
     ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_bot_run_with_a_token_sits_under_the_accounts_username(live_server, monkeypatch):
+    user = accounts.sign_up("Robo_ex", "correct-horse-battery-9")
+    monkeypatch.setenv("MINESWEEPER_TOKEN", accounts.issue_token(user))
+    bot = load_bot()
+    token = bot.parse_args([live_server.url]).token
+
+    assert bot.play(live_server.url, delay=0, account=token) == "won"
+    seat = Player.objects.select_related("account").latest("joined_at")
+    assert (seat.account, seat.nickname) == (user, "Robo_ex")
+
+
+def test_the_token_is_optional_and_given_on_the_command_line_or_by_env(monkeypatch):
+    monkeypatch.delenv("MINESWEEPER_TOKEN", raising=False)
+    assert load_bot().parse_args([]).token is None
+    assert load_bot().parse_args(["--token", "abc"]).token == "abc"
+    monkeypatch.setenv("MINESWEEPER_TOKEN", "from-env")
+    assert load_bot().parse_args([]).token == "from-env"

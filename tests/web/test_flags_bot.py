@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from games.engine import flags as engine
-from games.store.models import Game, Move
+from games.players import accounts
+from games.store.models import Game, Move, Player
 
 BOT = Path(__file__).resolve().parents[2] / "examples" / "flags_bot.py"
 
@@ -51,3 +52,11 @@ def test_the_bot_bombs_the_square_with_the_most_mines_expected():
 def test_the_docs_show_the_bot_verbatim():
     docs = (BOT.parents[1] / "docs" / "api.md").read_text()
     assert BOT.read_text().strip() in docs
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_bot_with_a_token_plays_under_the_accounts_username(live_server):
+    user = accounts.sign_up("Robo_fl", "correct-horse-battery-9")
+    load_bot().play(live_server.url, "easy", accounts.issue_token(user))
+    seat = Player.objects.select_related("room").latest("joined_at")
+    assert (seat.room.kind, seat.account, seat.nickname) == ("flags", user, "Robo_fl")

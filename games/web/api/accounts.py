@@ -12,7 +12,7 @@ from ninja.errors import HttpError
 from pydantic import ConfigDict
 
 from ...players import accounts
-from ..profile import finished_games
+from ..profile import seats_of, tally
 from ..standings import ratings_of
 from .base import api
 
@@ -47,7 +47,9 @@ class RatingOut(Schema):
 
 class PlayerOut(Schema):
     username: str
-    bot: bool = Field(description="A bot account (none yet: always false in this version).")
+    bot: bool = Field(
+        description="A bot account (marked by staff): shown as one, rated on its own list."
+    )
     games: int = Field(description="Games that ended in rooms where the account held a seat.")
     ratings: dict[str, RatingOut] = Field(
         description="Ratings per rated kind (`race`, `flags`, `tictactoe`) the account has "
@@ -86,11 +88,10 @@ def player(request: HttpRequest, username: str) -> dict[str, Any]:
     user = User.objects.filter(username=username, is_active=True).first()
     if user is None:
         raise HttpError(404, "No player with that username.")
-    games, _ = finished_games(user)
     return {
         "username": user.username,
-        "bot": False,
-        "games": len(games),
+        "bot": accounts.is_bot(user),
+        "games": tally(seats_of(user))[0],
         "ratings": ratings_of(user),
     }
 
