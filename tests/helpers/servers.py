@@ -557,3 +557,33 @@ class GameDatabase:
         width = state["width"]
         revealed = {cell for cells in state["revealed"].values() for cell in cells}
         return [(x, y) for x, y in self.safe_cells(code) if x + y * width not in revealed]
+
+
+def redis_reachable(url: str) -> bool:
+    """Whether something answers on the Redis URL's port (the cluster tests skip without it,
+    and fail under CI)."""
+    parts = urlsplit(url)
+    try:
+        with socket.create_connection((parts.hostname, parts.port or 6379), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def two_daphnes(folder: Path, env: dict[str, str], failed: Any, tail: int = 4000) -> Any:
+    """Two Daphnes on one database and channel layer (`env`), started; stopped and their
+    database dropped afterwards, their logs printed when the session has failures
+    (`failed()`, e.g. `lambda: request.session.testsfailed`)."""
+    a, b = Daphne(env, folder / "a.log"), Daphne(env, folder / "b.log")
+    try:
+        a.start()
+        b.start()
+        yield a, b
+    finally:
+        a.stop()
+        b.stop()
+        drop_database(env)
+        if failed():
+            for server in (a, b):
+                print(f"\n--- {server.log} ---\n{server.log_tail(tail)}")

@@ -12,11 +12,9 @@ import asyncio
 import os
 import random
 import signal
-import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 import websockets
@@ -55,15 +53,6 @@ DRAIN_SECONDS = 90
 50,000 fragments up to 20 s more to reach every socket: generous, as CI machines get busy."""
 
 
-def reachable(url: str) -> bool:
-    parts = urlsplit(url)
-    try:
-        with socket.create_connection((parts.hostname, parts.port or 6379), timeout=1):
-            return True
-    except OSError:
-        return False
-
-
 @dataclass
 class Cluster:
     env: dict[str, str]
@@ -75,26 +64,15 @@ class Cluster:
 
 @pytest.fixture(scope="module")
 def cluster(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
-    if not reachable(REDIS_URL):
+    if not servers.redis_reachable(REDIS_URL):
         skip_or_fail(f"Redis is not reachable at {REDIS_URL}")
     folder = tmp_path_factory.mktemp("cluster")
     try:
         env = servers.migrated_database_env(folder, "cluster", REDIS_URL=REDIS_URL)
     except servers.ServiceUnavailable as error:
         skip_or_fail(str(error))
-    a = Daphne(env, folder / "a.log")
-    b = Daphne(env, folder / "b.log")
-    try:
-        a.start()
-        b.start()
+    with servers.two_daphnes(folder, env, lambda: request.session.testsfailed, 6000) as (a, b):
         yield Cluster(env, a, b, GameDatabase(env), folder)
-    finally:
-        a.stop()
-        b.stop()
-        servers.drop_database(env)
-        if request.session.testsfailed:
-            for server in (a, b):
-                print(f"\n--- {server.log} ---\n{server.log_tail(6000)}")
 
 
 async def seat(server: Daphne, code: str, nickname: str) -> tuple[str, int]:

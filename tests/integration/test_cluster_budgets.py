@@ -7,8 +7,6 @@ budget."""
 import asyncio
 import json
 import os
-import socket
-from urllib.parse import urlsplit
 
 import pytest
 import websockets
@@ -29,19 +27,10 @@ CHAT_LINES = 5
 """`games.rooms.chat.PER_SENDER`: a burst of 5 in 10 s (the test sends its lines within that)."""
 
 
-def reachable(url: str) -> bool:
-    parts = urlsplit(url)
-    try:
-        with socket.create_connection((parts.hostname, parts.port or 6379), timeout=1):
-            return True
-    except OSError:
-        return False
-
-
 @pytest.fixture(scope="module")
 def pair(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
     """Two Daphnes with the shipped chat limits, a small move budget and a small join limit."""
-    if not reachable(REDIS_URL):
+    if not servers.redis_reachable(REDIS_URL):
         skip_or_fail(f"Redis is not reachable at {REDIS_URL}")
     folder = tmp_path_factory.mktemp("budgets")
     try:
@@ -56,18 +45,8 @@ def pair(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
         )
     except servers.ServiceUnavailable as error:
         skip_or_fail(str(error))
-    a, b = Daphne(env, folder / "a.log"), Daphne(env, folder / "b.log")
-    try:
-        a.start()
-        b.start()
-        yield a, b
-    finally:
-        a.stop()
-        b.stop()
-        servers.drop_database(env)
-        if request.session.testsfailed:
-            for server in (a, b):
-                print(f"\n--- {server.log} ---\n{server.log_tail(4000)}")
+    with servers.two_daphnes(folder, env, lambda: request.session.testsfailed) as pair:
+        yield pair
 
 
 def new_room(server: Daphne) -> tuple[str, str]:

@@ -6,16 +6,13 @@ in two rooms."""
 import asyncio
 import json
 import os
-import socket
 from collections import Counter
-from urllib.parse import urlsplit
 
 import pytest
 import websockets
 
 from tests.conftest import skip_or_fail
 from tests.helpers import servers
-from tests.helpers.servers import Daphne
 
 pytestmark = pytest.mark.integration
 
@@ -23,36 +20,17 @@ REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 SEEKERS = 24
 
 
-def reachable(url: str) -> bool:
-    parts = urlsplit(url)
-    try:
-        with socket.create_connection((parts.hostname, parts.port or 6379), timeout=1):
-            return True
-    except OSError:
-        return False
-
-
 @pytest.fixture(scope="module")
 def pair(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
-    if not reachable(REDIS_URL):
+    if not servers.redis_reachable(REDIS_URL):
         skip_or_fail(f"Redis is not reachable at {REDIS_URL}")
     folder = tmp_path_factory.mktemp("lobby")
     try:
         env = servers.migrated_database_env(folder, "lobby", REDIS_URL=REDIS_URL)
     except servers.ServiceUnavailable as error:
         skip_or_fail(str(error))
-    a, b = Daphne(env, folder / "a.log"), Daphne(env, folder / "b.log")
-    try:
-        a.start()
-        b.start()
-        yield a, b
-    finally:
-        a.stop()
-        b.stop()
-        servers.drop_database(env)
-        if request.session.testsfailed:
-            for server in (a, b):
-                print(f"\n--- {server.log} ---\n{server.log_tail(4000)}")
+    with servers.two_daphnes(folder, env, lambda: request.session.testsfailed) as pair:
+        yield pair
 
 
 async def seek(url: str, number: int, told: list[tuple[int, str]]) -> None:

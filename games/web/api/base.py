@@ -13,12 +13,12 @@ from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.parser import Parser
 from ninja.security import HttpBearer
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
 
 from ...kinds import create_schema
 from ...limits import Decision, headers
 from ...rooms import host, joining, playing
-from ...store.models import Player, Room, is_room_code
+from ...store.models import MAX_NICKNAME, Player, Room, is_room_code
 
 
 class NotJson(Exception):
@@ -77,6 +77,19 @@ and a field the body does not take is refused by name (join and chat as create a
 VISIBLE = r"\S"
 """A text field's pattern where blanks alone are refused: one character that is not a space
 (in the schema only: the service refuses a blank with its own sentence)."""
+
+
+def optional_name(description: str) -> Any:
+    """A body's `name`: a person's name where a seat is taken (join, a daily copy, an accepted
+    seek), as the nickname rules take it; absent with an account's personal token, whose
+    username is the name."""
+    return Field(
+        None,
+        min_length=1,
+        max_length=MAX_NICKNAME,
+        json_schema_extra={"pattern": VISIBLE},
+        description=description,
+    )
 
 
 class Error(Schema):

@@ -10,7 +10,7 @@ from ninja.errors import HttpError
 from ...rooms import daily, nicknames
 from .. import daily as pages
 from .accounts import account_of
-from .base import STRICT_CLOSED, VISIBLE, Error, RateLimited, api, no_foreign_body
+from .base import STRICT_CLOSED, Error, RateLimited, api, no_foreign_body, optional_name
 
 
 class DailyBoard(Schema):
@@ -23,13 +23,9 @@ class DailyBoard(Schema):
 
 class DailyPlay(Schema):
     model_config = STRICT_CLOSED
-    name: str | None = Field(
-        None,
-        min_length=1,
-        max_length=24,
-        json_schema_extra={"pattern": VISIBLE},
-        description='Your name on the results ("Guest" without one); not used with an '
-        "account's personal token, whose username is the name.",
+    name: str | None = optional_name(
+        'Your name on the results ("Guest" without one); not used with an '
+        "account's personal token, whose username is the name."
     )
 
 

@@ -24,7 +24,6 @@ from .base import (
     STRICT_CLOSED,
     TOO_MANY_JOINS,
     TOO_MANY_ROOMS,
-    VISIBLE,
     Error,
     PlayerToken,
     RateLimited,
@@ -32,6 +31,7 @@ from .base import (
     catch_up,
     find_room,
     no_foreign_body,
+    optional_name,
     player_of,
     reader_seat,
 )
@@ -46,13 +46,9 @@ class Created(Schema):
 
 class Join(Schema):
     model_config = STRICT_CLOSED
-    name: str | None = Field(
-        None,
-        min_length=1,
-        max_length=24,
-        json_schema_extra={"pattern": VISIBLE},
-        description="Your name in the room; not needed (and not used) with an account's "
-        "personal token, whose username is the name.",
+    name: str | None = optional_name(
+        "Your name in the room; not needed (and not used) with an account's "
+        "personal token, whose username is the name."
     )
 
 

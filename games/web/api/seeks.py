@@ -12,7 +12,15 @@ from ...rooms import lobby
 from ..daily import person_of
 from ..room_limit import client_address, room_reservation
 from .accounts import account_of
-from .base import STRICT_CLOSED, TOO_MANY_ROOMS, VISIBLE, Error, RateLimited, api, no_foreign_body
+from .base import (
+    STRICT_CLOSED,
+    TOO_MANY_ROOMS,
+    Error,
+    RateLimited,
+    api,
+    no_foreign_body,
+    optional_name,
+)
 
 
 class SeekOut(Schema):
@@ -32,13 +40,9 @@ class Seeks(Schema):
 
 class AcceptIn(Schema):
     model_config = STRICT_CLOSED
-    name: str | None = Field(
-        None,
-        min_length=1,
-        max_length=24,
-        json_schema_extra={"pattern": VISIBLE},
-        description='Your name in the room ("Guest" without one); not used with an account\'s '
-        "personal token, whose username is the name.",
+    name: str | None = optional_name(
+        'Your name in the room ("Guest" without one); not used with an account\'s '
+        "personal token, whose username is the name."
     )
 
 
