@@ -80,6 +80,7 @@
     socket = new WebSocket(scheme + "//" + location.host + lobby.dataset.socket);
     socket.addEventListener("open", function () {
       retries = 0;
+      lobby.dataset.state = "live"; // what a script (or a test) waits for before seeking
     });
     socket.addEventListener("message", function (message) {
       receive(JSON.parse(message.data));
@@ -87,6 +88,7 @@
     socket.addEventListener("close", function (closed) {
       // The server ended any open seek with the socket: the page seeks again by a click.
       mine = null;
+      lobby.dataset.state = "closed";
       setWaiting(false);
       if (leaving || closed.code === 4429 || closed.code === 1008) {
         if (!leaving) show(closed.reason || "Disconnected: reload the page.");

@@ -85,7 +85,9 @@ def test_every_kinds_room_has_the_chat(new_context, screenshots, game):
         expect(page.locator("#connection")).to_have_attribute("data-state", "live")
     say(page, f"hello from {game}")
     line = page.locator('#chat-players .chat-message[data-author="Ana"]')
-    expect(line).to_have_text(f"Ana hello from {game}")
+    expect(line.locator(".chat-author")).to_have_text("Ana")
+    expect(line.locator(".badge.guest")).to_have_text("guest")  # Ana plays without an account
+    expect(line.locator(".chat-text")).to_have_text(f"hello from {game}")
     audit(page, screenshots, f"chat-{game}")
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)

@@ -19,6 +19,7 @@ def test_two_strangers_click_flags_and_land_in_one_flags_room(new_context, scree
     assert create is not None and create["y"] + create["height"] <= LAPTOP["height"]
     ana.locator("#play-link").click()
     expect(ana).to_have_url(re.compile(r"/play/$"))
+    expect(ana.locator("#lobby")).to_have_attribute("data-state", "live")  # its socket is open
     ana.locator("#lobby-nickname").fill("Ana")
     ana.get_by_role("button", name="Flags", exact=True).click()
     expect(ana.locator("#lobby-waiting")).to_be_visible()
@@ -29,6 +30,7 @@ def test_two_strangers_click_flags_and_land_in_one_flags_room(new_context, scree
     expect(bo.locator("#seeks .seek")).to_have_count(1)  # Ana's seek, live on the list
     expect(bo.locator("#seeks .seek").first).to_contain_text("Ana")
     screenshot(bo, screenshots / "lobby-open-seek-phone.png")
+    expect(bo.locator("#lobby")).to_have_attribute("data-state", "live")
     bo.locator("#lobby-nickname").fill("Bo")
     bo.get_by_role("button", name="Flags", exact=True).click()
 
