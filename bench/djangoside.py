@@ -14,18 +14,23 @@ pages and plays with its session cookie. `boards` tells the load generator where
 (after the first reveal placed them), so its moves are always valid and never end a game.
 """
 
+import importlib
 import json
 import os
 import sys
+from types import ModuleType
 
-from games.rooms import joining
+
+def _joining() -> ModuleType:
+    """games.rooms.joining, imported after `django.setup()` (it imports the models)."""
+    return importlib.import_module("games.rooms.joining")
 
 
 def _uncapped(room):
     """The room with the host's player cap at its highest (a new room takes 8): a scenario
     seats as many players as it asks for, up to the hard cap of 50."""
 
-    room.player_cap = joining.MAX_PLAYERS_PER_ROOM
+    room.player_cap = _joining().MAX_PLAYERS_PER_ROOM
     room.save(update_fields=["player_cap"])
     return room
 
@@ -36,7 +41,7 @@ def make_rooms(specs: list[dict[str, int]]) -> list[str]:
     codes = []
     for spec in specs:
         settings = minesweeper.validate_settings(spec["width"], spec["height"], spec["mines"])
-        room = joining.create_room("minesweeper", settings, is_public=False)
+        room = _joining().create_room("minesweeper", settings, is_public=False)
         codes.append(_uncapped(room).code)
     return codes
 
@@ -92,7 +97,7 @@ def make_races(specs: list[dict[str, int]]) -> list[str]:
         settings = rules.validate_settings(
             spec["width"], spec["height"], spec["mines"], True, spectator_delay=spec["delay"]
         )
-        codes.append(_uncapped(joining.create_room("race", settings, is_public=False)).code)
+        codes.append(_uncapped(_joining().create_room("race", settings, is_public=False)).code)
     return codes
 
 
