@@ -6,12 +6,13 @@ import re
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import screenshot
+from tests.helpers.e2e.flags import a_number, cell
 from tests.helpers.e2e.rooms import PHONE
 
 LAPTOP = {"width": 1280, "height": 800}
 
 
-def test_two_strangers_click_flags_and_land_in_one_flags_room(new_context, screenshots):
+def test_two_strangers_click_flags_and_land_in_one_flags_room(new_context, screenshots, game_db):
     ana = new_context(viewport=LAPTOP).new_page()
     ana.goto("/")
     screenshot(ana, screenshots / "lobby-home-laptop.png")
@@ -41,5 +42,11 @@ def test_two_strangers_click_flags_and_land_in_one_flags_room(new_context, scree
     for page in (ana, bo):
         expect(page.locator("#board")).to_have_attribute("data-turn", re.compile("X|O"))
     expect(ana.locator("#status")).to_contain_text("Your turn")  # the first seeker holds X
+    # And they play: Ana opens a numbered cell, which passes the turn, and Bo sees it.
+    code = ana.url.rstrip("/").rsplit("/", 1)[1]
+    opened = a_number(game_db, code)
+    cell(ana, opened).click()
+    expect(cell(bo, opened)).to_have_attribute("data-state", "revealed")
+    expect(bo.locator("#status")).to_contain_text("Your turn")
     screenshot(ana, screenshots / "lobby-matched-laptop.png")
     screenshot(bo, screenshots / "lobby-matched-phone.png")

@@ -282,3 +282,15 @@ def test_a_won_copy_is_no_record_on_the_no_guess_board(client, settings):
     boards = history.records()
     assert all(not table.entries for board in boards for table in board.tables)
     assert GameSummary.objects.get().board == ""
+
+
+def test_two_accounts_play_todays_board_and_see_each_other_on_the_results():
+    ana, _ = signed_in("ana_k")
+    bo, _ = signed_in("bo_k")
+    finish(play(ana)["code"], win=True)
+    finish(play(bo)["code"], win=False)
+    for reader in (ana, bo):
+        listed = results(reader, daily.today().isoformat())
+        assert [(row["name"], row["won"]) for row in listed] == [("ana_k", True), ("bo_k", False)]
+    page = ana.get("/daily/").content.decode()
+    assert "ana_k" in page and "bo_k" in page
