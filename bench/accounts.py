@@ -24,12 +24,12 @@ import os
 import random
 import statistics
 import sys
-import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+from . import procs
 
 GAMES_PER_ROOM = 10
 KINDS = ("tictactoe", "flags")
@@ -40,43 +40,6 @@ BOTS = 20
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
-
-
-@contextmanager
-def django_for_bench() -> Iterator[str]:
-    """Django migrated on a throwaway SQLite file, or on `BENCH_DATABASE_URL`; nothing
-    broadcast, plain static files. Yields which database it is."""
-    given = os.environ.get("BENCH_DATABASE_URL", "")
-    workdir = tempfile.mkdtemp(prefix="minesweeper-accounts-")
-    os.environ.update(
-        DJANGO_SETTINGS_MODULE="config.settings",
-        SQLITE_PATH=os.path.join(workdir, "accounts.sqlite3"),
-        DEBUG="false",
-        SECRET_KEY="bench-only-" + "x" * 50,
-        BEHIND_TLS="false",
-        LOG_LEVEL="WARNING",
-        ALLOWED_HOSTS="testserver,localhost",
-    )
-    os.environ.pop("REDIS_URL", None)
-    if given:
-        os.environ["DATABASE_URL"] = given
-    else:
-        os.environ.pop("DATABASE_URL", None)
-    import django
-    from django.core.management import call_command
-    from django.test.utils import override_settings
-
-    django.setup()
-    call_command("migrate", verbosity=0)
-    from games.broadcast import outbox
-
-    outbox.send = lambda *args, **kwargs: None  # nobody listens
-    plain = {
-        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
-    with override_settings(STORAGES=plain):
-        yield "postgresql" if given else "sqlite"
 
 
 def build(accounts: int, games: int, busy: int, rng: random.Random) -> str:
@@ -280,7 +243,7 @@ def main() -> int:
     ):
         parser.add_argument(f"--{name}", type=int, default=default)
     args = parser.parse_args()
-    with django_for_bench() as database:
+    with procs.django_here("accounts", os.environ.get("BENCH_DATABASE_URL", "")) as database:
         started = time.perf_counter()
         busy = build(args.accounts, args.games, args.busy, random.Random(36))
         built = round(time.perf_counter() - started, 1)

@@ -21,7 +21,6 @@ from datetime import UTC, datetime
 
 from bench.long_replay import flagging
 from bench.replay_page import percentile, run, stored_game
-from games.rooms import joining
 
 RACERS = 8
 STEP_MS = 50
@@ -40,6 +39,7 @@ def stored_race(rows_wanted: int):
     from games.engine import minesweeper as ms
     from games.engine import race as engine
     from games.kinds.race import rules as race_rules
+    from games.rooms import joining  # after django.setup()
     from games.store.models import Game, Move
 
     settings = race_rules.validate_settings(30, 16, 99, False, penalty=0)

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -371,3 +372,44 @@ async def wait_quiet(max_wait: float = 3.0, threshold: float = 40.0) -> float:
         busy *= psutil.cpu_count() or 1
         if busy < threshold or time.monotonic() > deadline:
             return round(busy, 1)
+
+
+@contextlib.contextmanager
+def django_here(name: str, database_url: str = "", **env: str) -> Iterator[str]:
+    """Django in this process for a bench that calls views and services directly: migrated on
+    a throwaway SQLite file (or `database_url`), nothing broadcast, plain static files (pages
+    name them, and the plain storage needs no collectstatic manifest). `env` adds settings.
+    Yields which database it is."""
+    import tempfile
+
+    workdir = tempfile.mkdtemp(prefix=f"minesweeper-{name}-")
+    os.environ.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        SQLITE_PATH=os.path.join(workdir, f"{name}.sqlite3"),
+        DEBUG="false",
+        SECRET_KEY="bench-only-" + "x" * 50,
+        BEHIND_TLS="false",
+        LOG_LEVEL="WARNING",
+        ALLOWED_HOSTS="testserver,localhost",
+        **env,
+    )
+    os.environ.pop("REDIS_URL", None)
+    if database_url:
+        os.environ["DATABASE_URL"] = database_url
+    else:
+        os.environ.pop("DATABASE_URL", None)
+    import django
+    from django.core.management import call_command
+    from django.test.utils import override_settings
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+    from games.broadcast import outbox
+
+    outbox.send = lambda *args, **kwargs: None  # nobody listens
+    plain = {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    with override_settings(STORAGES=plain):
+        yield "postgresql" if database_url else "sqlite"

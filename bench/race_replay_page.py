@@ -14,7 +14,6 @@ import sys
 from datetime import UTC, datetime
 
 from bench.replay_page import TARGET_MS, run, summary, timed_views
-from games.rooms import joining
 
 RACERS = 8
 STEP_MS = 60
@@ -57,6 +56,7 @@ def play(rows_wanted: int):
 def stored_race(rows_wanted: int):
     from games.engine import race as engine
     from games.kinds.race import rules as race_rules
+    from games.rooms import joining  # after django.setup()
     from games.store.models import Game, Move
 
     settings = race_rules.validate_settings(30, 16, 99, False, penalty=0)

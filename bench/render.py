@@ -12,8 +12,6 @@ import sys
 import tempfile
 import time
 
-from games.rooms import dispatch, joining
-
 REPEATS = 30
 KINDS = ("snapshot", "move", "midgame move")
 """`games.kinds.minesweeper.render`'s fast renderings, all switched on, then all off."""
@@ -31,6 +29,7 @@ def measure() -> list[dict[str, object]]:
     from games.engine import minesweeper as engine
     from games.kinds.minesweeper import rules as minesweeper
     from games.protocol.messages import CellMove
+    from games.rooms import dispatch, joining  # after django.setup()
 
     rows = []
     for name, (width, height, mines) in {

@@ -16,17 +16,14 @@ Prints JSON; the target is any position in under 50 ms.
 
 import argparse
 import json
-import os
 import random
 import statistics
 import sys
-import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import timedelta
 
-from games.rooms import joining
+from . import procs
 
 TARGET_MS = 50.0
 
@@ -53,6 +50,7 @@ def stored_game(moves_wanted: int, play: Callable[[int, int], list] | None = Non
     from bench.engine_replay import play as played
     from games.engine import minesweeper as engine
     from games.kinds.minesweeper import rules
+    from games.rooms import joining  # after django.setup()
     from games.store.models import Game, Move
 
     play = play or played
@@ -148,41 +146,6 @@ def measure(moves_wanted: int, requests: int) -> dict[str, object]:
     }
 
 
-@contextmanager
-def django_for_bench() -> Iterator[None]:
-    """Django on a throwaway SQLite database, migrated, nothing broadcast, plain static files."""
-    workdir = tempfile.mkdtemp(prefix="minesweeper-replay-")
-    os.environ.update(
-        DJANGO_SETTINGS_MODULE="config.settings",
-        SQLITE_PATH=os.path.join(workdir, "replay.sqlite3"),
-        DEBUG="false",
-        SECRET_KEY="bench-only-" + "x" * 50,
-        BEHIND_TLS="false",
-        LOG_LEVEL="WARNING",
-        ALLOWED_HOSTS="testserver,localhost",
-        REPLAY_BUILDS_PER_MINUTE="1000000",  # every view here builds from the log on purpose
-    )
-    for key in ("DATABASE_URL", "REDIS_URL"):
-        os.environ.pop(key, None)
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", verbosity=0)
-    from games.broadcast import outbox
-
-    outbox.send = lambda *args, **kwargs: None  # nobody listens
-    from django.test.utils import override_settings
-
-    # Pages name static files; the plain storage needs no collectstatic manifest.
-    plain = {
-        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
-    with override_settings(STORAGES=plain):
-        yield
-
-
 def run(measure: Callable[..., dict[str, object]], doc: str, **defaults: int) -> int:
     """A page bench's command line: `--name N` for each default, in order the arguments of
     `measure`, which runs on a throwaway database; its result is printed as JSON."""
@@ -190,7 +153,7 @@ def run(measure: Callable[..., dict[str, object]], doc: str, **defaults: int) ->
     for name, default in defaults.items():
         parser.add_argument(f"--{name}", type=int, default=default)
     args = parser.parse_args()
-    with django_for_bench():
+    with procs.django_here("replay", REPLAY_BUILDS_PER_MINUTE="1000000"):  # builds on purpose
         json.dump(measure(*(getattr(args, name) for name in defaults)), sys.stdout)
     print()
     return 0

@@ -20,8 +20,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from games.rooms import dispatch, joining
-
 from . import procs
 
 PAUSE_S = 0.010
@@ -31,6 +29,8 @@ machine a move after a pause runs from cold caches, several times slower than in
 
 def inner(moves: int) -> dict[str, object]:
     import django
+
+    from games.rooms import dispatch, joining  # after django.setup()
 
     django.setup()
     from django.db import connection
