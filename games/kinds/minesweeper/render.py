@@ -252,7 +252,7 @@ def move_html(news: MoveNews) -> str:
     templated = state.is_over or game.version == 1 or mover is None or rules.has_bot(game.params)
     if not templated:
         assert mover is not None
-        fast = _midgame_move_html(game, mover, cells)
+        fast: str | None = _midgame_move_html(game, mover, cells)
         return _checked("midgame move", fast, lambda: _plain_move_html(news, state, "lean_move"))
     context = _move_context(news, state)
     fast = _fill(render_to_string(f"{TEMPLATE}#move", context), '<div id="game-meta"', True, cells)
@@ -310,7 +310,7 @@ def lean_cell_html(x: int, y: int, state: str, count: int | None) -> str:
     return f'<button id="cell-{x}-{y}" data-state="{state}"{counted}></button>'
 
 
-def _lean_cells(grid: Grid, events: Iterable[engine.Event]) -> Iterator[str]:
+def _lean_cells(grid: Grid, events: Iterable[object]) -> Iterator[str]:
     """`lean_cell_html` of every cell the events changed, from the engine's cell values: no
     object per cell of a large opening, which was a tenth of a busy room's CPU
     (docs/performance.md); the count only on a revealed cell."""
