@@ -20,7 +20,9 @@ COMPOSED_PLACE = re.compile(r"\b(row|column)\s*(\$\{|[\"'`]\s*\+)")
 def scripts() -> list[Path]:
     """Every script the site serves: the shared static folder and each kind's own."""
     found = sorted((ROOT / "static").rglob("*.js")) + sorted(ROOT.glob("games/**/static/**/*.js"))
-    return [path for path in found if "vendor" not in path.parts and not path.name.endswith(".min.js")]
+    return [
+        path for path in found if "vendor" not in path.parts and not path.name.endswith(".min.js")
+    ]
 
 
 def phrases() -> set[str]:

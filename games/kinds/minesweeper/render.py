@@ -151,7 +151,11 @@ def _bot_doing(state: engine.GameState | None) -> str:
 def game_context(room: Room, game: Game) -> dict[str, Any]:
     """Everything the room page and a snapshot show."""
     state = engine.from_dict(game.state)
-    return {**_around_board(room, game, state), "rows": board_rows(state), "cell_words": words.WORDS}
+    return {
+        **_around_board(room, game, state),
+        "rows": board_rows(state),
+        "cell_words": words.WORDS,
+    }
 
 
 def _around_board(room: Room, game: Game, state: engine.GameState) -> dict[str, Any]:

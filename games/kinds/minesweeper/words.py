@@ -13,6 +13,7 @@ keyed by the count's case: "zero" when the count is 0 and the entry has one, "on
 else "other".
 """
 
+from functools import cache
 from typing import Final
 
 Plural = dict[str, str]
@@ -25,7 +26,11 @@ WORDS: Final[dict[str, str | Plural]] = {
     "mine": "mine",
     "exploded": "exploded mine",
     "wrong-flag": "wrong flag, no mine",
-    "revealed": {"zero": "empty", "one": "{count} adjacent mine", "other": "{count} adjacent mines"},
+    "revealed": {
+        "zero": "empty",
+        "one": "{count} adjacent mine",
+        "other": "{count} adjacent mines",
+    },
     "hint": ", hint: safe",
     # A move's line in the live region (the ones a lean move's page says itself).
     "moved": "{name} moved.",
@@ -53,9 +58,18 @@ def say(key: str, **fields: object) -> str:
 
 def cell_label(x: int, y: int, state: str, count: int | None, hint: bool = False) -> str:
     """A cell's spoken label, from the cell contract's data (0-based x and y, state, count)."""
+    label = _CELL.format(row=y + 1, column=x + 1, what=_shows(state, count))
+    return label + _HINT if hint else label
+
+
+_CELL = say("cell", row="{row}", column="{column}", what="{what}")
+_HINT = say("hint")
+
+
+@cache
+def _shows(state: str, count: int | None) -> str:
+    """What a cell shows, in words: a dozen answers, worked out once each (a page labels every
+    cell of its board: 2,500 on a 50×50 one)."""
     if state == "revealed":
-        what = plural("revealed", count or 0).format(count=count)
-    else:
-        what = say(state)
-    label = say("cell", row=y + 1, column=x + 1, what=what)
-    return label + say("hint") if hint else label
+        return plural("revealed", count or 0).format(count=count)
+    return say(state)
