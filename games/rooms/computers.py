@@ -132,7 +132,7 @@ def computer_move(room: Room, expected_version: int, *, game: int | None = None)
     if computer is None:
         return None
     with transaction.atomic():
-        current = playing.lock_current_game(room)
+        current = playing.lock_current_game_if_any(room)
         if current is None or current.version != expected_version:
             return None
         if game is not None and current.number != game:

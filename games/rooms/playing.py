@@ -156,6 +156,15 @@ def lock_current_game(room: Room) -> Game:
     return rowsql.current_game(room.pk, locked=True)
 
 
+def lock_current_game_if_any(room: Room) -> Game | None:
+    """`lock_current_game`, or None once the room is gone: a computer's or a clock's turn
+    that fires as the host deletes the room finds nothing to do, and no error to log."""
+    try:
+        return lock_current_game(room)
+    except Game.DoesNotExist:
+        return None
+
+
 def record(
     game: Game,
     player: Player | None,
@@ -231,7 +240,7 @@ def tick(room: Room) -> Outcome | None:
     if kind.clock is None:
         return None
     with transaction.atomic():
-        current = lock_current_game(room)
+        current = lock_current_game_if_any(room)
         if current is None:
             return None
         now = time.time()
