@@ -24,7 +24,7 @@ def room_view(kind: GameKind, room: Room, game: Game, seat: int | None) -> dict[
     snapshot both give it: the kind's rows and extras, the room's `players`, whether the
     Solver bot is seated (`bot`, where the kind has one), and a race's racers and results
     with their names (the kind knows only seats)."""
-    rows, extra = kind.text_rows(game.state, game.params, seat)
+    rows, extra = kind.api.text_rows(game.state, game.params, seat)
     seated = list(room.players.all())
     usernames = _usernames(p.account_id for p in seated)
     players = [
@@ -106,9 +106,9 @@ def move(kind: GameKind, news: MoveNews) -> dict[str, str]:
         "version": game.version,
         "status": applied.status,
         "seat": None if news.mover is None else news.mover.number,
-        "cells": kind.changed_cells(applied),
+        "cells": kind.api.changed_cells(applied),
     }
-    for key in kind.public_summary:
+    for key in kind.api.public_summary:
         if key in applied.summary:
             event[key] = applied.summary[key]
     if kind.per_seat_boards is None:

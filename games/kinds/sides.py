@@ -86,7 +86,7 @@ def with_rated(settings: dict[str, Any], params: dict[str, Any]) -> dict[str, An
 
 
 def standings(state: Mapping[str, Any], params: Mapping[str, Any]) -> dict[int, int] | None:
-    """The people's seats by rank once the game is over (`GameKind.standings`): the winner's
+    """The people's seats by rank once the game is over (`GameKind.rules.standings`): the winner's
     side 1, the other 2; a draw, both 1. None while on, or when a computer holds a side."""
     if state.get("status") in (None, "playing"):
         return None
@@ -98,7 +98,7 @@ def standings(state: Mapping[str, Any], params: Mapping[str, Any]) -> dict[int, 
 
 
 def may_restart(sides: Callable[[dict[str, Any]], Mapping[Any, Any]]) -> Callable[..., str | None]:
-    """A two-sided kind's `GameKind.may_restart`, from its `sides(params)`."""
+    """A two-sided kind's `GameKind.rules.may_restart`, from its `sides(params)`."""
     return lambda state, params, asker: restart_refusal(sides(params), asker)
 
 

@@ -80,7 +80,7 @@ def home_context(
     """Every kind's create form (the page shows the chosen game's fields), the chosen one bound
     after a failed POST, plus the live rooms."""
     initial = {"nickname": request.session.get("nickname", "")}
-    forms = {name: kind.create_form(initial=initial) for name, kind in KINDS.items()}
+    forms = {name: kind.setup.create_form(initial=initial) for name, kind in KINDS.items()}
     if bound is not None:
         forms[game] = bound
         for name, kind in KINDS.items():  # a mode's board fields are its game's (a race's size)
@@ -185,7 +185,7 @@ def create_room(request: HttpRequest) -> HttpResponse:
         names = f"{', '.join(others)} or {last}" if others else last
         context = {**home_context(request), "game_error": f"Choose {names}."}
         return render(request, "games/home.html", context, status=400)
-    form = kind.create_form(as_account(request, request.POST))
+    form = kind.setup.create_form(as_account(request, request.POST))
     with room_reservation(request, time.time()) as reservation:
         if not reservation.decision.allowed:  # the form comes back as typed, errors and all
             form.add_error(None, TOO_MANY_ROOMS)

@@ -68,7 +68,7 @@ def test_other_odd_mine_counts_make_their_board():
 
 
 def test_the_api_defaults_are_a_person_against_the_strong_computer():
-    assert KIND.options(game="flags").settings() == {
+    assert KIND.setup.options(game="flags").settings() == {
         "x": "human",
         "o": "strong",
         "mines": 51,

@@ -27,14 +27,14 @@ from games.kinds.table import (
 from games.protocol.messages import CellMove, SquareMove
 from games.rooms import computers, dispatch, joining
 from games.store.models import Room
-from tests.helpers.kinds import (
+from tests.helpers.web import connect, make_room, receive_until, send
+from tests.helpers.toy_kind.kind import (
     LIGHTS,
     LIGHTS_OUT,
     initial_state,
     settings_from,
     text_rows,
 )
-from tests.helpers.web import connect, make_room, receive_until, send
 
 """Lit lights of a new game: marking 0, then 3, turns them all off."""
 
@@ -135,7 +135,7 @@ def test_a_moves_fragments_are_rendered_after_the_commit_without_a_query(kind, m
         dispatch.play(room, player, CellMove("flag", *state.grid.xy(first)))  # mid-game
         dispatch.play(room, player, CellMove("reveal", *state.grid.xy(second)))  # the last
     else:
-        settings = kind_of("tictactoe").options(game="tictactoe", o="perfect").settings()
+        settings = kind_of("tictactoe").setup.options(game="tictactoe", o="perfect").settings()
         room = joining.create_room("tictactoe", settings)
         player = joining.join_room(room, "Ana")
         dispatch.play(room, player, SquareMove(4))

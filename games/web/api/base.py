@@ -37,7 +37,7 @@ class JsonOnly(Parser):
 
 
 class Api(NinjaAPI):
-    """The API, whose create body is every registered kind's options (`GameKind.options`):
+    """The API, whose create body is every registered kind's options (`GameKind.setup.options`):
     the schema is the kinds', put in when it is asked for, so this module lists no kind's
     fields and a kind added to `KINDS` shows its options at /api/docs."""
 
