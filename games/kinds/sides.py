@@ -9,9 +9,9 @@ no Django, like the rules that use it.
 """
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, Literal
 
-from .table import SettingsError
+from .table import SettingsError, StateField
 
 HUMAN = "human"
 
@@ -121,3 +121,17 @@ def computer_at(sides: Mapping[Any, Any], turn: Any, playing: bool) -> Any:
         return None
     side = sides[turn]
     return side if side.is_computer else None
+
+
+WINNER = StateField(
+    "winner",
+    Literal["X", "O"] | None,
+    "Tic-tac-toe and Flags: the winner's side; null while playing (and after a tic-tac-toe draw).",
+)
+YOU = StateField(
+    "you",
+    Literal["X", "O"] | None,
+    "Tic-tac-toe and Flags: the side your seat holds this game, when the request carries your "
+    "player token (null without a seat in this game).",
+)
+"""What both two-sided kinds add to the API's room state (`ApiView.state_fields`)."""

@@ -9,8 +9,10 @@ The states, params and settings the table's functions take are the storable (JSO
 `Game.state`, `Game.params` and `Room.settings`; each kind parses them with its own engine.
 """
 
+import json
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -217,6 +219,12 @@ class Rendering:
     """Only what the move changed."""
     describe_settings: Callable[[Settings], str]
     """A room's settings in a few words, for the home page's list of live rooms."""
+    home_stylesheet: str = ""
+    """A stylesheet the home page loads for what it shows of this kind's rooms (a race's
+    progress in the live rooms), as a static path; "": none."""
+    join_summary: str = ""
+    """The partial the invitation page shows under its words (a co-op board's size and mines),
+    with the room in its context; "": none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -434,9 +442,13 @@ class ApiView:
     the API's `RoomState` declares every registered kind's; a field two kinds share, such as a
     two-sided game's `winner`, is declared once, with the first kind's description."""
     events_schema: Mapping[str, Any] = field(default_factory=dict)
-    """This kind's part of the bots' events schema (games/web/events.schema.json), which the
-    API serves assembled from every kind's: `defs`, the definitions it adds, and `branches`,
-    where its variants join the shared `oneOf`s."""
+    """This kind's part of the bots' events schema, which the API serves assembled from the
+    shell's (games/web/events.schema.json) and every kind's (`games.kinds.events_schema`):
+    `$defs`, the definitions it adds; `snapshot` and `move`, what its events carry beyond the
+    shared fields (a JSON schema applied when the event's `game` is this kind's)."""
+    named: Callable[[dict[str, Any], Mapping[int, str]], dict[str, Any]] | None = None
+    """(the extras of `text_rows`, each seat's name) -> the extras with each seat's `name`
+    beside it (a race's racers and results); None: the extras name no seat."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -477,3 +489,10 @@ class GameKind:
         """The `mode` that, with `api_game`, names this kind (`race`); None for its game's
         default."""
         return self.setup.options.mode_name()
+
+
+def events_schema_part(folder: Path) -> dict[str, Any]:
+    """A kind's part of the bots' events schema, kept as JSON beside its code
+    (`<kind>/events.schema.json`, the form the served schema takes; `ApiView.events_schema`)."""
+    part: dict[str, Any] = json.loads((folder / "events.schema.json").read_text())
+    return part

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from ..broadcast import bot_events, host_view
 from ..kinds import KINDS, kind_for, kind_of
+from ..kinds.replays import Page
 from ..kinds.table import SIGN_IN_TO_RATE, GameKind
 from ..limits import Decision, headers
 from ..rooms import host, joining, nicknames
@@ -20,7 +21,6 @@ from ..store.models import Game, Player, Room, is_room_code
 from . import history, on_now
 from .forms import NicknameForm
 from .preview_tags import tags
-from .preview_words import Page
 from .room_limit import join_reservation, room_reservation
 
 LIVE_ROOMS_SHOWN = 20
@@ -342,6 +342,7 @@ def join_page(
         "room": room,
         "form": form,
         "kind_label": kind_label(room.kind),
+        "join_summary": kind_of(room.kind).rendering.join_summary,
         "seats_taken": taken,
         "rated_guest": rated_guest,
         # Past the cap a name gets no seat at all; in a two-sided room it still joins the talk.

@@ -15,8 +15,8 @@ from games.kinds.table import COMPUTER_SEAT, Applied, Clock, PerSeatBoards
 from games.rooms import autoplay, joining, playing
 from games.store.models import Move, Room
 from tests.helpers.bots import bot, event
-from tests.helpers.web import TIMEOUT, connect, make_room, receive_until, send
 from tests.helpers.toy_kind.kind import LIGHTS, LIGHTS_OUT, settings_from, snapshot_html
+from tests.helpers.web import TIMEOUT, connect, make_room, receive_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -27,7 +27,6 @@ from games.kinds.table import (
 from games.protocol.messages import CellMove, SquareMove
 from games.rooms import computers, dispatch, joining
 from games.store.models import Room
-from tests.helpers.web import connect, make_room, receive_until, send
 from tests.helpers.toy_kind.kind import (
     LIGHTS,
     LIGHTS_OUT,
@@ -35,6 +34,7 @@ from tests.helpers.toy_kind.kind import (
     settings_from,
     text_rows,
 )
+from tests.helpers.web import connect, make_room, receive_until, send
 
 """Lit lights of a new game: marking 0, then 3, turns them all off."""
 

@@ -3,7 +3,7 @@ person, against the computer (easy or strong), or two computers playing for spec
 
 from .. import seats_away, sides
 from ..table import ApiView, Clock, Computer, GameKind, Rendering, Rules, Setup
-from . import history, render, rules
+from . import api, history, render, rules
 from .form import CreateFlagsRoomForm
 from .options import FlagsOptions
 
@@ -33,6 +33,8 @@ KIND = GameKind(
         text_rows=rules.text_rows,
         changed_cells=rules.changed_cells,
         public_summary=rules.PUBLIC_SUMMARY,
+        state_fields=api.STATE_FIELDS,
+        events_schema=api.EVENTS_SCHEMA,
     ),
     rendering=Rendering(
         page_template="games/flags_room.html",

@@ -1,7 +1,7 @@
 """Minesweeper: co-op rooms on one shared board, with hints and the Solver bot."""
 
 from ..table import ApiView, Bot, Computer, GameKind, Hints, Rendering, Rules, Setup
-from . import history, render, rules
+from . import api, history, render, rules
 from .form import CreateMinesweeperRoomForm
 from .options import MinesweeperOptions
 
@@ -23,6 +23,7 @@ KIND = GameKind(
     api=ApiView(
         text_rows=rules.text_rows,
         changed_cells=rules.changed_cells,
+        events_schema=api.EVENTS_SCHEMA,
     ),
     rendering=Rendering(
         page_template="games/minesweeper_room.html",
@@ -35,6 +36,7 @@ KIND = GameKind(
         gather=render.gather,
         move_html=render.move_html,
         describe_settings=render.describe_settings,
+        join_summary="games/minesweeper.html#join_summary",
     ),
     hints=Hints(
         hint=rules.hint,

@@ -1,7 +1,7 @@
 """Minesweeper races: 2 to 8 racers, each on their own copy of one seeded board."""
 
 from ..table import ApiView, Bot, Clock, GameKind, PerSeatBoards, Rendering, Rules, Setup
-from . import history, render, rules
+from . import api, history, render, rules
 from .form import CreateRaceForm
 from .options import RaceOptions
 
@@ -28,6 +28,9 @@ KIND = GameKind(
     api=ApiView(
         text_rows=rules.text_rows,
         changed_cells=rules.changed_cells,
+        state_fields=api.STATE_FIELDS,
+        events_schema=api.EVENTS_SCHEMA,
+        named=api.named,
     ),
     rendering=Rendering(
         page_template="games/race_room.html",
@@ -40,6 +43,7 @@ KIND = GameKind(
         gather=render.gather,
         move_html=render.move_html,
         describe_settings=render.describe_settings,
+        home_stylesheet="games/race.css",
     ),
     bot=Bot(
         name=rules.BOT_NAME,

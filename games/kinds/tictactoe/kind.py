@@ -2,7 +2,7 @@
 
 from .. import seats_away, sides
 from ..table import ApiView, Clock, Computer, GameKind, Rendering, Rules, Setup
-from . import history, render, rules
+from . import api, history, render, rules
 from .form import CreateTicTacToeRoomForm
 from .options import TicTacToeOptions
 
@@ -30,6 +30,8 @@ KIND = GameKind(
     api=ApiView(
         text_rows=rules.text_rows,
         changed_cells=rules.changed_cells,
+        state_fields=api.STATE_FIELDS,
+        events_schema=api.EVENTS_SCHEMA,
     ),
     rendering=Rendering(
         page_template="games/tictactoe_room.html",
