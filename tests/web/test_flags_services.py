@@ -4,7 +4,8 @@ computer, rematches and replays."""
 import pytest
 
 from games.engine import flags as engine
-from games.kinds.flags import KIND, rules
+from games.kinds.flags import rules
+from games.kinds.flags.kind import KIND
 from games.kinds.table import Invalid, Refused, SettingsError
 from games.protocol.messages import CellMove, Command, SquareMove
 from games.rooms import base, computers, dispatch, joining
