@@ -17,6 +17,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.staticfiles import finders
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 import games
@@ -30,6 +31,7 @@ from games.kinds.table import (
 from games.protocol.messages import CellMove, SquareMove
 from games.rooms import computers, dispatch, joining
 from games.store.models import Room
+from games.web import events_schema
 from games.web.api.schemas import RoomState, room_state
 from tests.helpers import toy_kind
 from tests.helpers.toy_kind.kind import (
@@ -274,3 +276,20 @@ def test_a_registered_kind_brings_its_own_page_and_script(client, lights_app):
     assert "<h1>Lights Out, 4 lights</h1>" in html
     assert '<script src="/static/games/lights.js" defer></script>' in html
     assert html.count('data-on="true"') == 4
+
+
+def test_the_events_schema_is_assembled_from_the_kinds():
+    """The bots' schema lists every registered kind and takes each kind's part: the toy's
+    snapshot carries its `lit`; two kinds may share a definition, never redefine one."""
+    served = Client().get("/api/events.schema.json").json()
+    assert served["$defs"]["kind"]["enum"] == list(KINDS)
+    lit = {"required": ["lit"], "properties": {"lit": {"type": "integer", "minimum": 0}}}
+    toy = replace(LIGHTS_OUT, api=replace(LIGHTS_OUT.api, events_schema={"snapshot": lit}))
+    schema = events_schema.assembled([*KINDS.values(), toy])
+    assert schema["$defs"]["kind"]["enum"][-1] == LIGHTS
+    when = {"if": {"properties": {"game": {"const": LIGHTS}}}, "then": lit}
+    assert schema["$defs"]["snapshot"]["allOf"][-1] == when
+    redefined = {"$defs": {"minesweeperCell": {"type": "string"}}}
+    clash = replace(LIGHTS_OUT, api=replace(LIGHTS_OUT.api, events_schema=redefined))
+    with pytest.raises(ValueError, match="minesweeperCell"):
+        events_schema.assembled([*KINDS.values(), clash])
