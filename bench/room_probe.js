@@ -91,7 +91,14 @@ function connect(code, cookie, BASE) {
   const made = await fetch(`${BASE}/api/rooms`, { method: 'POST', headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ game: 'minesweeper', width: WIDTH, height: HEIGHT, mines: MINES, mode: 'coop' }) });
   if (made.status !== 201) throw new Error(`POST /api/rooms: HTTP ${made.status} ${await made.text()}`);
-  const { code } = await made.json();
+  const { code, player_token: hostToken } = await made.json();
+  // A new room seats 8 players; the host raises the cap to the seats this run fills.
+  if (SEATS > 8 && N > 8) {
+    const capped = await fetch(`${BASE}/api/rooms/${code}/host`, { method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${hostToken}` },
+      body: JSON.stringify({ action: 'cap', players: Math.min(50, Math.max(SEATS, N) + 1) }) });
+    if (capped.status !== 200) throw new Error(`POST /host cap: HTTP ${capped.status} ${await capped.text()}`);
+  }
 
   const tJoin = performance.now();
   const cookies = [];

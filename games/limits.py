@@ -277,7 +277,10 @@ class Deployment:
 
     def __init__(self, url: str, prefix: str) -> None:
         self.url, self.prefix = url, prefix
-        options = {"socket_timeout": REDIS_TIMEOUT, "socket_connect_timeout": REDIS_TIMEOUT}
+        options: dict[str, Any] = {
+            "socket_timeout": REDIS_TIMEOUT,
+            "socket_connect_timeout": REDIS_TIMEOUT,
+        }
         self.storage = RedisStorage(url, key_prefix=prefix, **options)
         self.limiter = MovingWindowRateLimiter(self.storage)
         self.options = options

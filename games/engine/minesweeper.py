@@ -150,7 +150,7 @@ class GameEnded:
 Event = CellChange | CellsRevealed | GameEnded
 
 
-def changed_cells(grid: Grid, events: Iterable[Event]) -> Iterator[CellChange]:
+def changed_cells(grid: Grid, events: Iterable[object]) -> Iterator[CellChange]:
     """Every cell a move changed, with its new public state: what the web layer renders."""
     for event in events:
         if isinstance(event, CellsRevealed):
@@ -160,7 +160,7 @@ def changed_cells(grid: Grid, events: Iterable[Event]) -> Iterator[CellChange]:
 
 
 def changed_cell_values(
-    grid: Grid, events: Iterable[Event]
+    grid: Grid, events: Iterable[object]
 ) -> Iterator[tuple[int, int, CellState, int | None]]:
     """`changed_cells` as (x, y, state, count), a cascade's straight from its cell numbers and
     counts: a `CellChange` per cell of a large opening was a tenth of a busy room's CPU when

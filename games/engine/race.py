@@ -252,7 +252,7 @@ Event = (
 Events = tuple[Event, ...]
 
 
-def changed_seats(events: Iterable[Event]) -> frozenset[int]:
+def changed_seats(events: Iterable[object]) -> frozenset[int]:
     """Racers whose board or standing an event list touches."""
     return frozenset(
         event.seat

@@ -13,6 +13,7 @@ from functools import cache
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import Discriminator, Field, Tag, TypeAdapter, ValidationError
+from pydantic.config import JsonDict
 
 from .table import CreateOptions, SettingsError, whole
 
@@ -23,7 +24,9 @@ PRESET_DESCRIPTION = (
     "with 99. Give a preset or width, height and mines; both only when they agree."
 )
 Preset = Literal["beginner", "intermediate", "expert"]
-PRESET_OR_SIZE = {"anyOf": [{"required": ["preset"]}, {"required": ["width", "height", "mines"]}]}
+PRESET_OR_SIZE: JsonDict = {
+    "anyOf": [{"required": ["preset"]}, {"required": ["width", "height", "mines"]}]
+}
 """The schema's word for "a preset, or a whole size" (a model's `json_schema_extra`)."""
 
 

@@ -203,7 +203,7 @@ def work_out_hint(room: Room, board: HintBoard) -> tuple[int, int] | None:
 
 
 def record_hint(
-    room: Room, player: Player, board: HintBoard, cell: tuple[int, int] | None
+    room: Room, player: Player | None, board: HintBoard, cell: tuple[int, int] | None
 ) -> Outcome | None:
     """Count the hint, keep its cell in the game's params (`HINTED`: the kind's computer leaves
     it for the people) and announce it after the commit; None, and nothing written, when the
@@ -221,5 +221,6 @@ def record_hint(
         Room.objects.filter(pk=room.pk).update(hints_used=F("hints_used") + 1)
         game.params = {**game.params, HINTED: cell}
         Game.objects.filter(pk=game.pk).update(params=game.params)
+        assert player is not None  # `check_hint` refused a reader without a seat
         transaction.on_commit(partial(announce.hint, room.pk, player.nickname, cell))
     return Outcome(game, Applied(game.state, game.status, (), {"hint": cell}))

@@ -159,7 +159,7 @@ def _kick(room: Room, host: Player, command: HostCommand) -> _Done:
         # Bounded: past it the bans that end first go (docs/operations.md, "Limits").
         room.kicked = dict(sorted(kicked.items(), key=lambda item: -item[1])[:KICKS_KEPT])
         room.save(update_fields=["kicked"])
-        closes = (audiences.watcher(command.spectator),)
+        closes: tuple[str, ...] = (audiences.watcher(command.spectator),)
         return _Done(f"{host.nickname} removed a spectator from the room.", closes)
     player = _seat(room, command.seat, doing="kick")
     if player.pk == host.pk:

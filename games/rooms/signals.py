@@ -128,7 +128,7 @@ def texts(room: Room, player: Player, signal: Ping | React) -> dict[str, str]:
         symbol, words = EMOTES[signal.emote]
         context = {"player": player, "emote": signal.emote, "symbol": symbol, "words": words}
         html = render_to_string("games/partials.html#reaction", context)
-        event = {"type": "reaction", "emote": signal.emote}
+        event: dict[str, object] = {"type": "reaction", "emote": signal.emote}
     else:
         context = {"player": player, "x": signal.x, "y": signal.y}
         html = render_to_string("games/partials.html#ping", context)

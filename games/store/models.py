@@ -6,6 +6,7 @@ from (`seed` + moves), and `version` counts the moves so clients can spot a miss
 
 import re
 import secrets
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -164,7 +165,7 @@ class Game(models.Model):
     number = models.PositiveIntegerField()
     params = models.JSONField(default=dict)
     seed = models.BigIntegerField()
-    state = TextJSONField()
+    state: Any = TextJSONField()  # a dict once read; mypy sees Django untyped
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.PLAYING)
     version = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)

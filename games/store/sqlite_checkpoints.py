@@ -83,7 +83,7 @@ def checkpoint_every(
                 return
             try:
                 if database is None:  # mode=rw: never create a file the server has not made
-                    database = sqlite3.connect(f"{path.as_uri()}?mode=rw", uri=True, timeout=5)
+                    database = _open_existing(path)
                     opened = _identity(path)
                 result = database.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
             except sqlite3.Error as error:  # locked, or not there yet: the next round tries again
@@ -97,6 +97,14 @@ def checkpoint_every(
     finally:
         if database is not None:
             database.close()
+
+
+def _open_existing(path: Path) -> sqlite3.Connection:
+    """The database at `path`, never created (mode=rw). A relative `path` (SQLITE_PATH=db.sqlite3)
+    is taken from the working directory, as Django's connections take it: a file URI has to be
+    absolute, and the ValueError it raised for a relative one ended the thread at its first round,
+    leaving every checkpoint to the commits."""
+    return sqlite3.connect(f"{path.absolute().as_uri()}?mode=rw", uri=True, timeout=5)
 
 
 def _identity(path: Path) -> tuple[int, int] | None:

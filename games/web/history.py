@@ -168,7 +168,7 @@ def summaries(games: Iterable[Game]) -> dict[int, GameSummary]:
     query each beyond their move log."""
     finished = [game for game in games if game.is_over]
     found = {s.game_id: s for s in GameSummary.objects.filter(game__in=[g.pk for g in finished])}
-    made = []
+    made: list[GameSummary] = []
     for game in finished:
         if game.pk in found or len(made) >= SUMMARIES_PER_REQUEST:
             continue

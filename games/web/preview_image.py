@@ -79,7 +79,8 @@ def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 
 @cache
 def has_font() -> bool:
-    return isinstance(font(12), ImageFont.FreeTypeFont) and "DejaVu" in str(font(12).getname())
+    found = font(12)
+    return isinstance(found, ImageFont.FreeTypeFont) and "DejaVu" in str(found.getname())
 
 
 def drawable(text: str) -> str:

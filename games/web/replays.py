@@ -221,7 +221,11 @@ def replay(request: HttpRequest, code: str, number: int) -> HttpResponse:
     game = None if room is None else room.games.filter(number=number).first()
     refused = _refused(request, room, game)
     if room is not None and refused is not None:
-        context = {"error": refused[0], "error_title": "Too many games at once", "room": room}
+        context: dict[str, Any] = {
+            "error": refused[0],
+            "error_title": "Too many games at once",
+            "room": room,
+        }
         return _too_many(render(request, "games/replay.html", context), refused[1])
     timeline = None if room is None or game is None else history.timeline_of(room, game)
     if room is None or game is None or timeline is None:

@@ -39,8 +39,11 @@ def test_the_current_game_is_the_newest_and_reads_as_the_orm_reads_it(room, ana)
 
 
 def test_a_room_without_games_has_no_current_game(room):
+    """Every room has a game from its creation: none means the room went meanwhile, as a `get`
+    would say."""
     Game.objects.filter(room=room).delete()
-    assert rowsql.current_game(room.pk, locked=False) is None
+    with pytest.raises(Game.DoesNotExist):
+        rowsql.current_game(room.pk, locked=False)
 
 
 def test_the_lock_is_a_row_lock_where_the_database_has_one():

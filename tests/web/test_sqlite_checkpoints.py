@@ -177,3 +177,19 @@ def test_a_serving_reactor_runs_the_thread_and_its_shutdown_ends_it(logged_datab
     assert "sqlite-checkpoints" in threads["serving"]
     assert "sqlite-checkpoints" not in threads["stopped"]  # ended with the server
     assert "SQLite checkpoint failed" not in ran.stderr
+
+
+def test_a_relative_path_is_checkpointed_from_the_working_directory(
+    logged_database, monkeypatch, caplog
+):
+    """SQLITE_PATH=db.sqlite3: a relative file URI raised a ValueError that ended the thread."""
+    monkeypatch.chdir(logged_database.parent)
+    results: queue.Queue[sqlite_checkpoints.Result] = queue.Queue()
+    thread, stop = run_checkpoints(Path(logged_database.name), results.put)
+    try:
+        busy, frames, copied = results.get(timeout=10)
+        assert busy == 0 and frames > 0 and copied == frames
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+    assert not thread.is_alive() and "SQLite checkpoint failed" not in caplog.text

@@ -271,8 +271,8 @@ def narrate(
     assert board.winner is not None
     winner = views(room, game)[board.winner]
     score = f"{board.score(board.winner)} to {board.score(board.winner.other)}"
-    after = next_game(game)
-    later = "" if after is None else two_sided.NEXT_GAME_SAID
+    upcoming = next_game(game)
+    later = "" if upcoming is None else two_sided.NEXT_GAME_SAID
     return f"{line} {winner['name']} ({board.winner.value}) wins, {score}!{later}"
 
 

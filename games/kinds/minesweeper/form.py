@@ -42,7 +42,7 @@ class CreateMinesweeperRoomForm(CreateRoomForm):
         return super().clean()
 
     def settings_from(self, data: dict[str, Any]) -> dict[str, Any]:
-        size = rules.PRESETS.get(data["preset"]) or {
+        size: dict[str, Any] = rules.PRESETS.get(data["preset"]) or {
             key: data.get(key) for key in ("width", "height", "mines")
         }
         self.refuse_each(rules.size_faults(size["width"], size["height"], size["mines"]))

@@ -30,14 +30,14 @@ from games.engine.grid import Grid
 from ...store.models import Game, Player, Room
 from ..roster import roster_cut, spectators
 from ..table import COMPUTER_SEAT, Applied, MoveNews, NewGame
-from . import history, rules
+from . import history, rules, words
 
 TEMPLATE = "games/minesweeper.html"
 CELL_CACHE_LIMIT = 100_000
 COMPACT_CELLS = 1_000
 """Boards over this many cells (expert has 480) are sent compact: each cell keeps the markup
 contract (id, data-x, data-y, data-state, data-count) and its class, and leaves out its type,
-aria-label and tabindex, which room.js restores from the cell's data (one table of words).
+aria-label and tabindex, which room.js restores from the cell's data and `words.WORDS`.
 A 50×50 watch page had been 416 KB (docs/performance.md, "Compressed pages")."""
 """Distinct cells kept: a 50x50 board has 2,500 positions in at most 15 looks (with and without
 hx-swap-oob); about 20 MB at most, the least recently used dropped first."""
@@ -45,29 +45,17 @@ hx-swap-oob); about 20 MB at most, the least recently used dropped first."""
 log = logging.getLogger(__name__)
 _verified: dict[str, bool] = {}
 
-_LABELS = {
-    engine.CellState.HIDDEN: "hidden",
-    engine.CellState.FLAGGED: "flagged",
-    engine.CellState.MINE: "mine",
-    engine.CellState.EXPLODED: "exploded mine",
-    engine.CellState.WRONG_FLAG: "wrong flag, no mine",
-}
-
 
 def cell(
     x: int, y: int, shown: engine.CellState, count: int | None, hint: bool = False
 ) -> dict[str, Any]:
-    if shown is engine.CellState.REVEALED:
-        label = f"{count} adjacent mine{'s' if count != 1 else ''}" if count else "empty"
-    else:
-        label = _LABELS[shown]
     return {
         "x": x,
         "y": y,
         "state": shown.value,
         "count": count,
         "hint": hint,
-        "label": f"row {y + 1}, column {x + 1}, {label}" + (", hint: safe" if hint else ""),
+        "label": words.cell_label(x, y, shown.value, count, hint),
     }
 
 
@@ -163,7 +151,11 @@ def _bot_doing(state: engine.GameState | None) -> str:
 def game_context(room: Room, game: Game) -> dict[str, Any]:
     """Everything the room page and a snapshot show."""
     state = engine.from_dict(game.state)
-    return {**_around_board(room, game, state), "rows": board_rows(state)}
+    return {
+        **_around_board(room, game, state),
+        "rows": board_rows(state),
+        "cell_words": words.WORDS,
+    }
 
 
 def _around_board(room: Room, game: Game, state: engine.GameState) -> dict[str, Any]:
@@ -252,7 +244,7 @@ def move_html(news: MoveNews) -> str:
     templated = state.is_over or game.version == 1 or mover is None or rules.has_bot(game.params)
     if not templated:
         assert mover is not None
-        fast = _midgame_move_html(game, mover, cells)
+        fast: str | None = _midgame_move_html(game, mover, cells)
         return _checked("midgame move", fast, lambda: _plain_move_html(news, state, "lean_move"))
     context = _move_context(news, state)
     fast = _fill(render_to_string(f"{TEMPLATE}#move", context), '<div id="game-meta"', True, cells)
@@ -290,9 +282,9 @@ def _midgame_move_html(game: Game, mover: Player, cells: Iterable[str]) -> str:
     timer, face or banner) by a person in a room without the Solver bot (no roster). Only what a
     screen cannot work out: the version, who moved, and each changed cell's id, state and count;
     room.js updates the cells in place and derives their labels, the mines counter, the mover's
-    share and the narration line (docs/performance.md, issue 17). Written out here because the
-    template machinery costs several times the few elements it writes, on the database thread of
-    every move; `_checked` compares it with the partial as for kept cells."""
+    share and the narration line, in `words.WORDS` (docs/performance.md, issue 17). Written out
+    here because the template machinery costs several times the few elements it writes, on the
+    database thread of every move; `_checked` compares it with the partial as for kept cells."""
     return "".join(
         (
             f'<div id="game-meta" data-game="{game.number}" data-version="{game.version}"'
@@ -310,7 +302,7 @@ def lean_cell_html(x: int, y: int, state: str, count: int | None) -> str:
     return f'<button id="cell-{x}-{y}" data-state="{state}"{counted}></button>'
 
 
-def _lean_cells(grid: Grid, events: Iterable[engine.Event]) -> Iterator[str]:
+def _lean_cells(grid: Grid, events: Iterable[object]) -> Iterator[str]:
     """`lean_cell_html` of every cell the events changed, from the engine's cell values: no
     object per cell of a large opening, which was a tenth of a busy room's CPU
     (docs/performance.md); the count only on a revealed cell."""
@@ -343,14 +335,14 @@ def narrate(mover: Player | None, applied: Applied, state: engine.GameState) -> 
         return f"{name} cleared the board. The players won!"  # spectators read it too
     revealed = applied.summary.get("revealed", 0)
     if revealed:
-        line = f"{name} revealed {revealed} cell{'s' if revealed != 1 else ''}."
+        line = words.plural("opened", revealed).format(name=name, count=revealed)
         return f"{line} {BOT_STUCK}" if applied.summary.get("stuck") else line
     flag = next((e for e in applied.events if isinstance(e, engine.CellChange)), None)
     if flag is not None and flag.state is engine.CellState.FLAGGED:
-        return f"{name} flagged row {flag.y + 1}, column {flag.x + 1}."
+        return words.say("flagged-at", name=name, row=flag.y + 1, column=flag.x + 1)
     if flag is not None:
-        return f"{name} removed a flag."
-    return f"{name} moved."
+        return words.say("unflagged", name=name)
+    return words.say("moved", name=name)
 
 
 def roster_html(room: Room, game: Game) -> str:

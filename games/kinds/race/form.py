@@ -47,7 +47,9 @@ class CreateRaceForm(CreateRoomForm):
         return super().clean()
 
     def settings_from(self, data: dict[str, Any]) -> dict[str, Any]:
-        size = rules.PRESETS.get(data["preset"]) or {key: data.get(key) for key in SIZE_FIELDS}
+        size: dict[str, Any] = rules.PRESETS.get(data["preset"]) or {
+            key: data.get(key) for key in SIZE_FIELDS
+        }
         self.refuse_each(rules.size_faults(size["width"], size["height"], size["mines"]))
         out = data["penalty"] == "out"
         return rules.validate_settings(

@@ -15,7 +15,7 @@ from . import rules
 def one_of(default: int, choices: tuple[int, ...], description: str) -> int:
     """A field that takes one of a few numbers, listed in the schema; the rules check it, so
     the message names the choices."""
-    return Field(default, description=description, json_schema_extra={"enum": list(choices)})  # type: ignore[no-any-return]
+    return Field(default, description=description, json_schema_extra={"enum": list(choices)})
 
 
 class RaceOptions(CreateOptions):
@@ -48,7 +48,7 @@ class RaceOptions(CreateOptions):
         "Seconds a mine hit freezes the racer's board (0: none), unless `eliminate`.",
     )
     eliminate: bool = Field(
-        rules.DEFAULTS["eliminate"],
+        bool(rules.DEFAULTS["eliminate"]),
         description="A mine hit puts the racer out of the race instead of freezing the board.",
     )
     time_limit_seconds: int = one_of(

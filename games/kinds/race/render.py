@@ -297,7 +297,7 @@ def move_html(news: MoveNews) -> dict[str, str]:
     return texts
 
 
-def narrate(events: Iterable[engine.Event], names: Mapping[int, Name]) -> str:
+def narrate(events: Iterable[object], names: Mapping[int, Name]) -> str:
     lines = []
     for event in events:
         name = names.get(getattr(event, "seat", -1), NOBODY).nickname

@@ -446,7 +446,7 @@ def changed_cells(applied: Applied) -> list[dict[str, Any]]:
     racer = race.racer(mover)
     assert racer is not None
     grid = race.grid
-    out = []
+    out: list[dict[str, Any]] = []
     for event in applied.events:
         if isinstance(event, engine.BoardChanged) and event.seat == mover:
             out += (

@@ -39,7 +39,7 @@ def timeline(game: Game, moves: Sequence[Move], seats: Mapping[int, Seat]) -> Ti
     board = engine.new_game()
     start = "".join(engine.rows(board))
     previous = start
-    steps = []
+    steps: list[Step] = []
     counts: dict[int, int] = {}
     for move, at_ms in zip(played, times_ms(played), strict=True):
         if move.action == CLAIM:

@@ -115,6 +115,7 @@ def status(
     if board.status is engine.Status.DRAW:
         return {"kind": "draw", "text": "It's a draw!", "you": {}}
     if board.status is engine.Status.WON:
+        assert board.winner is not None  # a won game has one
         winner, loser = sides[board.winner], sides[board.winner.other]
         you = {}
         if winner["seat"] is not None:

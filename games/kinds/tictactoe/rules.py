@@ -117,6 +117,7 @@ def place(board: engine.State, cell: int, mark: engine.Mark) -> Applied:
         raise Refused(f"It is not your turn: {board.turn.value} is to move.") from error
     except engine.SquareTakenError as error:
         taken = board.squares[cell]
+        assert taken is not None  # the engine said the square is taken
         raise Refused(f"Square {cell} is already taken by {taken.value}.") from error
     winner = None if new.winner is None else new.winner.value
     summary = {"square": cell, "mark": mark.value, "winner": winner}

@@ -18,7 +18,7 @@ from ...kinds import KINDS, create_schema
 from ...limits import Decision, headers
 from ...rooms import host, joining, playing
 from ...store.models import MAX_NICKNAME, Player, Room, is_room_code
-from .. import events_schema
+from ..events_schema import assembled as assembled_events_schema
 
 
 class NotJson(Exception):
@@ -170,7 +170,7 @@ TOO_MANY_HINTS = "Too many hints from your address: wait a minute."
 JUST_GIVEN = "A hint was just given in this room: ask again in a second."
 
 
-EVENTS_SCHEMA = events_schema.assembled(KINDS.values())
+EVENTS_SCHEMA = assembled_events_schema(KINDS.values())
 """The websocket's events for bots, as JSON Schema: the OpenAPI document covers HTTP only."""
 
 

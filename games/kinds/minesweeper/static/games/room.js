@@ -100,15 +100,21 @@
   // too: #game-meta with the mover's seat and name, and the cells, nothing else; this page then
   // derives the rest as the server used to write it: the mines counter, the mover's share of the
   // board and the line the live region announces. (A game's first and last moves bring those.)
-  const LABELS = {
-    hidden: "hidden", flagged: "flagged", mine: "mine", exploded: "exploded mine",
-    "wrong-flag": "wrong flag, no mine",
-  };
+  // The words are the server's (#cell-words, from games/kinds/minesweeper/words.py): this file
+  // only fills their {fields}, so a wording lives in one place.
+  const WORDS = JSON.parse(document.getElementById("cell-words")?.textContent || "{}");
+  function say(key, fields) {
+    let entry = WORDS[key] ?? key;
+    if (typeof entry === "object") { // a plural entry: words.py's rule
+      const n = +fields.count;
+      entry = n === 0 && "zero" in entry ? entry.zero : n === 1 ? entry.one : entry.other;
+    }
+    return entry.replace(/\{(\w+)\}/g, (_, name) => String(fields[name]));
+  }
   let lean = null; // this message's lean move: { name, seat, flags, revealed, last }
   function cellLabel(x, y, state, count) {
-    let what = LABELS[state] || state;
-    if (state === "revealed") what = +count ? `${count} adjacent mine${+count !== 1 ? "s" : ""}` : "empty";
-    return `row ${y + 1}, column ${x + 1}, ${what}`;
+    const what = say(state, { count });
+    return say("cell", { row: y + 1, column: x + 1, what });
   }
   room.addEventListener("htmx:oobBeforeSwap", (event) => {
     const incoming = event.detail.fragment?.firstElementChild;
@@ -155,10 +161,10 @@
     }
     const share = document.getElementById(`share-${seat}`);
     if (share && revealed) share.textContent = String(+share.textContent + revealed);
-    let line = `${name} moved.`;
-    if (revealed) line = `${name} revealed ${revealed} cell${revealed !== 1 ? "s" : ""}.`;
-    else if (last?.state === "flagged") line = `${name} flagged row ${last.y + 1}, column ${last.x + 1}.`;
-    else if (last?.state === "hidden") line = `${name} removed a flag.`;
+    let line = say("moved", { name });
+    if (revealed) line = say("opened", { name, count: revealed });
+    else if (last?.state === "flagged") line = say("flagged-at", { name, row: last.y + 1, column: last.x + 1 });
+    else if (last?.state === "hidden") line = say("unflagged", { name });
     const narration = document.getElementById("narration");
     if (narration) narration.textContent = line; // the live region stays: its text changes
   }
