@@ -53,6 +53,13 @@ INSTALLED_APPS = [
     "axes",
     "games",
     "games.players",
+    # The game kinds, each an app in its own folder (games/kinds/apps.py), in the order the home
+    # page offers them; adding a kind is its folder and its line here.
+    "games.kinds",
+    "games.kinds.minesweeper",
+    "games.kinds.race",
+    "games.kinds.flags",
+    "games.kinds.tictactoe",
 ]
 
 MIDDLEWARE = [

@@ -86,9 +86,9 @@ def spectators_html(room_id: int) -> str:
     room = Room.objects.only("kind", "spectators", "spectator_count_shown").get(pk=room_id)
     kind = kind_of(room.kind)
     playing = None
-    if kind.playing_seats is not None:  # seated people with no part in the game watch too
+    if kind.rules.playing_seats is not None:  # seated people with no part in the game watch too
         game = room.current_game()
-        playing = kind.playing_seats(game.state, game.params)
+        playing = kind.rules.playing_seats(game.state, game.params)
     return kind.rendering.spectators_html(spectators(room, playing))
 
 

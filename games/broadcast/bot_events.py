@@ -22,9 +22,9 @@ from ..store.models import Game, RatingChange, Room
 def room_view(kind: GameKind, room: Room, game: Game, seat: int | None) -> dict[str, Any]:
     """The game as `seat` (None: a spectator) may see it, as `GET /api/rooms/<code>` and a
     snapshot both give it: the kind's rows and extras, the room's `players`, whether the
-    Solver bot is seated (`bot`, where the kind has one), and a race's racers and results
-    with their names (the kind knows only seats)."""
-    rows, extra = kind.text_rows(game.state, game.params, seat)
+    Solver bot is seated (`bot`, where the kind has one), and the seats its extras name with
+    their names (`ApiView.named`: a race's racers and results)."""
+    rows, extra = kind.api.text_rows(game.state, game.params, seat)
     seated = list(room.players.all())
     usernames = _usernames(p.account_id for p in seated)
     players = [
@@ -50,12 +50,11 @@ def room_view(kind: GameKind, room: Room, game: Game, seat: int | None) -> dict[
     if room.settings.get("rated"):
         view["rated"] = True
         view["rating_changes"] = rating_changes(game)
-    race = extra.get("race")
-    if isinstance(race, dict):
+    if kind.api.named is not None:  # the kind knows only seats
         names = {p["seat"]: p["name"] for p in players}
         if kind.bot is not None:
             names[COMPUTER_SEAT] = kind.bot.name
-        view["race"] = _named(race, names)
+        view.update(kind.api.named(extra, names))
     return view
 
 
@@ -76,21 +75,6 @@ def _usernames(accounts: Iterable[int | None]) -> dict[int | None, str]:
     return dict(get_user_model().objects.filter(pk__in=ids).values_list("pk", "username"))
 
 
-def _named(race: dict[str, Any], names: dict[int, str]) -> dict[str, Any]:
-    """A race's facts with each racer's `name` beside its seat."""
-
-    def name(facts: dict[str, Any]) -> dict[str, Any]:
-        return {**facts, "name": names.get(facts["seat"])}
-
-    named = dict(race)
-    if race.get("you") is not None:
-        named["you"] = name(race["you"])
-    for key in ("racers", "results"):
-        if race.get(key) is not None:
-            named[key] = [name(facts) for facts in race[key]]
-    return named
-
-
 def snapshot(kind: GameKind, room: Room, game: Game, seat: int | None) -> str:
     """The whole game as `seat` (None: a spectator) may see it."""
     return _text({"type": "snapshot", **room_view(kind, room, game, seat)})
@@ -106,9 +90,9 @@ def move(kind: GameKind, news: MoveNews) -> dict[str, str]:
         "version": game.version,
         "status": applied.status,
         "seat": None if news.mover is None else news.mover.number,
-        "cells": kind.changed_cells(applied),
+        "cells": kind.api.changed_cells(applied),
     }
-    for key in kind.public_summary:
+    for key in kind.api.public_summary:
         if key in applied.summary:
             event[key] = applied.summary[key]
     if kind.per_seat_boards is None:

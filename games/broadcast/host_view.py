@@ -50,7 +50,7 @@ def menu_context(room: Room) -> dict[str, Any]:
             for p in seats[:MAX_CAP]
         ],
         "spectator_handles": spectators,
-        "takes_cap": kind_of(room.kind).seats_for_people is None,
+        "takes_cap": kind_of(room.kind).setup.seats_for_people is None,
         "min_cap": MIN_CAP,
         "max_cap": MAX_CAP,
     }

@@ -1,21 +1,21 @@
 """A room's create options: the union of every kind's model that the API takes, and what the
 kinds' models share (a preset or a size).
 
-Each kind declares its own model (`GameKind.options`, a subclass of `table.CreateOptions`) with its
+Each kind declares its own model (`GameKind.setup.options`, a subclass of `table.CreateOptions`) with its
 fields, their bounds and descriptions; the API and the OpenAPI schema list no kind's fields, so
 a kind added to `KINDS` is created over the API, with its options documented, without an edit
 there. The models are strict (JSON types as declared) and forbid unknown fields: a misspelt
 option (`"nogess"`) is refused by name instead of silently ignored (issue 29).
 """
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from functools import cache
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import Discriminator, Tag, TypeAdapter, ValidationError
+from pydantic import Discriminator, Field, Tag, TypeAdapter, ValidationError
 from pydantic.config import JsonDict
 
-from .table import CreateOptions, SettingsError
+from .table import CreateOptions, SettingsError, whole
 
 Size = dict[str, int]
 
@@ -150,3 +150,41 @@ def _bounds(
     least = next((m.ge for m in info.metadata if getattr(m, "ge", None) is not None), None)
     most = next((m.le for m in info.metadata if getattr(m, "le", None) is not None), None)
     return None if least is None or most is None else (least, most)
+
+
+def size_faults(sides: Iterable[tuple[str, Any, int, int]], mines: Any) -> list[SettingsError]:
+    """Each fault of a custom board size that can be told field by field, for `sides` of
+    (field, value, smallest, largest): the home form shows them all at once under their fields,
+    where a kind's `validate_settings` stops at the first, as the API does. The mines' own range
+    depends on the size, so it is told once the size fits."""
+    faults = [
+        SettingsError(f"{name.capitalize()} must be a whole number from {low} to {high}.", name)
+        for name, value, low, high in sides
+        if not whole(value) or not low <= value <= high
+    ]
+    if faults and not (whole(mines) and mines >= 1):
+        faults.append(SettingsError("Mines must be a whole number, at least 1.", "mines"))
+    return faults
+
+
+RATED_DESCRIPTION = (
+    "A rated room: everyone seated must be signed in (an account's personal token, "
+    "`Authorization: Bearer`), no computer plays, and the game's end moves the players' "
+    'ratings (docs/contracts.md, "Players and ratings"). A guest gets 403.'
+)
+
+
+def rated_option() -> Any:
+    """A kind's `rated` create option (race, Flags, tic-tac-toe)."""
+    return Field(False, description=RATED_DESCRIPTION)
+
+
+def side_option(players: Collection[str], default: str, role: str) -> Any:
+    """A two-sided kind's create option for who holds a side: a person (`human`, the first of
+    `players`) or one of the kind's computers, listed in the schema."""
+    computers = ", ".join(f"`{name}`" for name in players if name != "human")
+    return Field(
+        default,
+        description=f"{role} A person (`human`) or the computer ({computers}).",
+        json_schema_extra={"enum": list(players)},
+    )

@@ -15,6 +15,7 @@ Positions are sent to the browser as per-move diffs of the public board (`Step.c
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import Enum
 from typing import Any
 
 from ..store.models import Game, Move
@@ -142,6 +143,20 @@ class Timeline:
         return self.seats.get(seat) or Seat(f"Seat {seat + 1}", str(seat % 8))
 
 
+class Page(Enum):
+    """Where the link leads, which decides the title's last words."""
+
+    ROOM = "join"
+    WATCH = "watch"
+    REPLAY = "replay"
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    title: str
+    description: str
+
+
 @dataclass(frozen=True, slots=True)
 class Replays:
     """A kind whose games replay (`GameKind.replays`)."""
@@ -168,6 +183,9 @@ class Replays:
     """Whether `game` as it stands shows no position at all (a race under way: `timeline` then
     says why, from an empty log): its timeline is then made without reading the log, so a page
     of a race of thousands of moves costs what one of ten does (issue 33). None: never."""
+    link_words: "Callable[[Timeline, Mapping[str, Any], Page], Words] | None" = None
+    """(timeline, the room's settings and the game's params, state and status, the page) -> what
+    a chat app shows for a link to the game (`games.kinds.preview_words`); None: plain words."""
 
 
 def named_stats(stats: Mapping[str, Any], seat: Callable[[int], Seat]) -> dict[str, Any]:

@@ -9,9 +9,9 @@ no Django, like the rules that use it.
 """
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, Literal
 
-from .table import SettingsError
+from .table import SettingsError, StateField
 
 HUMAN = "human"
 
@@ -86,7 +86,7 @@ def with_rated(settings: dict[str, Any], params: dict[str, Any]) -> dict[str, An
 
 
 def standings(state: Mapping[str, Any], params: Mapping[str, Any]) -> dict[int, int] | None:
-    """The people's seats by rank once the game is over (`GameKind.standings`): the winner's
+    """The people's seats by rank once the game is over (`GameKind.rules.standings`): the winner's
     side 1, the other 2; a draw, both 1. None while on, or when a computer holds a side."""
     if state.get("status") in (None, "playing"):
         return None
@@ -98,7 +98,7 @@ def standings(state: Mapping[str, Any], params: Mapping[str, Any]) -> dict[int, 
 
 
 def may_restart(sides: Callable[[dict[str, Any]], Mapping[Any, Any]]) -> Callable[..., str | None]:
-    """A two-sided kind's `GameKind.may_restart`, from its `sides(params)`."""
+    """A two-sided kind's `GameKind.rules.may_restart`, from its `sides(params)`."""
     return lambda state, params, asker: restart_refusal(sides(params), asker)
 
 
@@ -121,3 +121,17 @@ def computer_at(sides: Mapping[Any, Any], turn: Any, playing: bool) -> Any:
         return None
     side = sides[turn]
     return side if side.is_computer else None
+
+
+WINNER = StateField(
+    "winner",
+    Literal["X", "O"] | None,
+    "Tic-tac-toe and Flags: the winner's side; null while playing (and after a tic-tac-toe draw).",
+)
+YOU = StateField(
+    "you",
+    Literal["X", "O"] | None,
+    "Tic-tac-toe and Flags: the side your seat holds this game, when the request carries your "
+    "player token (null without a seat in this game).",
+)
+"""What both two-sided kinds add to the API's room state (`ApiView.state_fields`)."""

@@ -9,8 +9,10 @@ The states, params and settings the table's functions take are the storable (JSO
 `Game.state`, `Game.params` and `Room.settings`; each kind parses them with its own engine.
 """
 
-from collections.abc import Callable, Collection, Iterable, Mapping
+import json
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -68,21 +70,6 @@ def whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def size_faults(sides: Iterable[tuple[str, Any, int, int]], mines: Any) -> list[SettingsError]:
-    """Each fault of a custom board size that can be told field by field, for `sides` of
-    (field, value, smallest, largest): the home form shows them all at once under their fields,
-    where a kind's `validate_settings` stops at the first, as the API does. The mines' own range
-    depends on the size, so it is told once the size fits."""
-    faults = [
-        SettingsError(f"{name.capitalize()} must be a whole number from {low} to {high}.", name)
-        for name, value, low, high in sides
-        if not whole(value) or not low <= value <= high
-    ]
-    if faults and not (whole(mines) and mines >= 1):
-        faults.append(SettingsError("Mines must be a whole number, at least 1.", "mines"))
-    return faults
-
-
 class Refused(ValueError):
     """A move the game's state refuses (game over, not your turn): HTTP 409 in the API."""
 
@@ -102,34 +89,13 @@ MAX_SEED = 2**62 - 1
 holds it."""
 
 
-RATED_DESCRIPTION = (
-    "A rated room: everyone seated must be signed in (an account's personal token, "
-    "`Authorization: Bearer`), no computer plays, and the game's end moves the players' "
-    'ratings (docs/contracts.md, "Players and ratings"). A guest gets 403.'
-)
 SIGN_IN_TO_RATE = "Sign in to play rated games"
 RATED_NO_COMPUTERS = "Rated rooms have no computer players: only signed-in people play."
 """What a guest hears when creating or joining a rated room (403 in the API)."""
 
 
-def rated_option() -> Any:
-    """A kind's `rated` create option (race, Flags, tic-tac-toe)."""
-    return Field(False, description=RATED_DESCRIPTION)
-
-
-def side_option(players: Collection[str], default: str, role: str) -> Any:
-    """A two-sided kind's create option for who holds a side: a person (`human`, the first of
-    `players`) or one of the kind's computers, listed in the schema."""
-    computers = ", ".join(f"`{name}`" for name in players if name != "human")
-    return Field(
-        default,
-        description=f"{role} A person (`human`) or the computer ({computers}).",
-        json_schema_extra={"enum": list(players)},
-    )
-
-
 class CreateOptions(BaseModel):
-    """The API's create body (`GameKind.options`): what every body may carry, whatever the
+    """The API's create body (`GameKind.setup.options`): what every body may carry, whatever the
     kind; each kind's model adds its own fields, with their bounds and descriptions, which the
     OpenAPI schema shows (`kinds.options` puts every kind's in one union)."""
 
@@ -253,6 +219,12 @@ class Rendering:
     """Only what the move changed."""
     describe_settings: Callable[[Settings], str]
     """A room's settings in a few words, for the home page's list of live rooms."""
+    home_stylesheet: str = ""
+    """A stylesheet the home page loads for what it shows of this kind's rooms (a race's
+    progress in the live rooms), as a static path; "": none."""
+    join_summary: str = ""
+    """The partial the invitation page shows under its words (a co-op board's size and mines),
+    with the room in its context; "": none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,49 +354,39 @@ class Restart:
 
 
 @dataclass(frozen=True, slots=True)
-class GameKind:
-    """One game kind: everything the shell needs, looked up once per room."""
+class Setup:
+    """How a room of this kind is created and how each of its games begins."""
 
-    name: str
-    """As stored in `Room.kind` and named by the API's `game` and the home form's `game`."""
-    label: str
-    tagline: str
-    """What the home page's game choice says after the label."""
     create_form: "type[forms.Form]"
     """The home page's form; its cleaned data has `settings`, `nickname` and `is_public`."""
     options: "type[CreateOptions]"
-    """The API's create body for this kind (`kinds.options`): a strict pydantic model with
-    each field's bounds and description, naming the kind by its `game` (and `mode`); its
+    """The API's create body for this kind (`kinds.create_options`): a strict pydantic model
+    with each field's bounds and description, naming the kind by its `game` (and `mode`); its
     `settings()` gives the validated settings, or SettingsError."""
-    creator_sits: Callable[[Settings], bool]
-    """Whether the room's creator takes a seat (not when only computers play)."""
     game_params: Callable[[Settings, Params | None], Params]
     """The next game's params from the room's settings and the previous game's params."""
     initial_state: Callable[[Params, int], State]
     """A new game from its params and seed."""
+    creator_sits: Callable[[Settings], bool] = lambda settings: True
+    """Whether the room's creator takes a seat (not when only computers play)."""
+    grid: Callable[[Settings], tuple[int, int]] | None = None
+    """(room settings) -> the board's (width, height), whose cells a player may ping
+    (`rooms.signals`); None: no cell pings (tic-tac-toe's nine squares are always all in view)."""
+    seats_for_people: Callable[[Settings], int] | None = None
+    """How many people a room with these settings seats (two-sided kinds: their human sides), so
+    an invite can say the seats are taken before asking a name; None: any number up to the
+    room's cap."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """What a person's move does, and the hooks by which the room's life (restarts, sockets
+    coming and going, leaving, the next game, a rated end) reaches the game under way. A hook
+    left None means the kind has nothing to say there."""
+
     apply: Callable[[State, Message, int, Params], Applied]
     """A person's move: (state, message, seat, params). Invalid for a message that can never
     work here, Refused for one the game's state or the sender's seat refuses."""
-    text_rows: Callable[[State, Params, int | None], tuple[list[str], dict[str, Any]]]
-    """(state, params, seat) -> the board as text rows (the terminal's form) and the kind's size,
-    counters and results (API); `seat` is the reader's, None for a reader without a seat's token,
-    for what depends on who asks (tic-tac-toe's `you`)."""
-    changed_cells: Callable[[Applied], list[dict[str, Any]]]
-    """What one move changed, cell by cell, never more than the players may see (API)."""
-    rendering: Rendering
-    hints: Hints | None = None
-    computer: Computer | None = None
-    bot: Bot | None = None
-    clock: Clock | None = None
-    public_summary: tuple[str, ...] = ()
-    """Keys of `Applied.summary` that bots on the websocket get in each move's JSON event
-    (whose turn it is, the scores): what a page reads off its fragments."""
-    per_seat_boards: PerSeatBoards | None = None
-    """Each seat's own board (a race); None: one board everyone in the room sees."""
-    commands: Mapping[str, Callable[[State, Lineup, Params], Applied]] = field(default_factory=dict)
-    """Commands of this kind by name (a race's `start` and `give_up`), applied under the game's
-    lock with the room's seats and logged as moves; the socket and the API take them as
-    `{"action": name}` in rooms of this kind (`messages.parse_payload`)."""
     may_restart: Callable[[State, Params, Restart], str | None] | None = None
     """(state, params, who asks): why that player may not start the next game now (a race or a
     two-sided game under way: only the host may call it off), or None; None here: anyone may,
@@ -433,38 +395,104 @@ class GameKind:
     """(state, params, seat, online): a seat's last socket closed (False) or its first opened
     (True); what that changes (a racer's or a side's grace period), logged as a move, or None."""
     leave: Callable[[State, Params, int], tuple[str, Applied] | None] | None = None
-    """(state, params, seat): the seat's player left the room (`games.rooms.leaving`); what that does
-    to the game under way (a racer gives up, a side's seat is free at once) as (the move log's
-    action, what changed), or None; None here: leaving changes nothing in the game."""
+    """(state, params, seat): the seat's player left the room (`games.rooms.leaving`); what that
+    does to the game under way (a racer gives up, a side's seat is free at once) as (the move
+    log's action, what changed), or None; None here: leaving changes nothing in the game."""
     carry_over: Callable[[State, Params, State, Params, Collection[int]], State] | None = None
     """(previous state, its params, new state, new params, the seats online now) -> the new
     game's state with what outlives a game (a side's player still away: no socket of theirs
     will close to say so again); None: nothing does."""
-    replays: "Replays | None" = None
-    """Replays, the room's history and records from the move log (`kinds.replays`)."""
-    grid: Callable[[Settings], tuple[int, int]] | None = None
-    """(room settings) -> the board's (width, height), whose cells a player may ping
-    (`rooms.signals`); None: no cell pings (tic-tac-toe's nine squares are always all in view)."""
     playing_seats: Callable[[State, Params], Collection[int] | None] | None = None
     """(state, params) -> the seats that play this game, or None when every seat does (a race's
-    lobby); None here: every seat always plays. The others seated only watch, and the pages count
-    them with the spectators (a third visitor to a tic-tac-toe room, a late racer)."""
+    lobby); None here: every seat always plays. The others seated only watch, and the pages
+    count them with the spectators (a third visitor to a tic-tac-toe room, a late racer)."""
     standings: Callable[[State, Params], Mapping[int, int] | None] | None = None
     """(state, params) -> each person's seat with its rank once the game is over (1 first; a
     tie shares a rank), None while it is on: what a rated game's end rates
     (`games.rooms.ratings`); None here: the kind is never rated."""
-    seats_for_people: Callable[[Settings], int] | None = None
-    """How many people a room with these settings seats (two-sided kinds: their human sides), so
-    an invite can say the seats are taken before asking a name; None: any number up to the
-    room's cap."""
+
+
+@dataclass(frozen=True, slots=True)
+class StateField:
+    """One field a kind adds to the API's room state (`RoomState`) beside the shell's own: the
+    API's schema is assembled from every kind's, so no kind's field is silently dropped."""
+
+    name: str
+    annotation: Any
+    """Its type, as pydantic reads it (`int | None`, a model of the kind's own)."""
+    description: str
+    """What the OpenAPI schema says of it."""
+
+
+@dataclass(frozen=True, slots=True)
+class ApiView:
+    """What programs read of a game: the JSON API and bots on the websocket."""
+
+    text_rows: Callable[[State, Params, int | None], tuple[list[str], dict[str, Any]]]
+    """(state, params, seat) -> the board as text rows (the terminal's form) and the kind's
+    size, counters and results (API); `seat` is the reader's, None for a reader without a seat's
+    token, for what depends on who asks (tic-tac-toe's `you`)."""
+    changed_cells: Callable[[Applied], list[dict[str, Any]]]
+    """What one move changed, cell by cell, never more than the players may see (API)."""
+    public_summary: tuple[str, ...] = ()
+    """Keys of `Applied.summary` that bots on the websocket get in each move's JSON event
+    (whose turn it is, the scores): what a page reads off its fragments."""
+    state_fields: tuple[StateField, ...] = ()
+    """The fields `text_rows` adds beside those every room state has (its size, `mines_left`):
+    the API's `RoomState` declares every registered kind's; a field two kinds share, such as a
+    two-sided game's `winner`, is declared once, with the first kind's description."""
+    events_schema: Mapping[str, Any] = field(default_factory=dict)
+    """This kind's part of the bots' events schema, which the API serves assembled from the
+    shell's (games/web/events.schema.json) and every kind's (`games.kinds.events_schema`):
+    `$defs`, the definitions it adds; `snapshot` and `move`, what its events carry beyond the
+    shared fields (a JSON schema applied when the event's `game` is this kind's)."""
+    named: Callable[[dict[str, Any], Mapping[int, str]], dict[str, Any]] | None = None
+    """(the extras of `text_rows`, each seat's name) -> the extras with each seat's `name`
+    beside it (a race's racers and results); None: the extras name no seat."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameKind:
+    """One game kind: everything the shell needs, looked up once per room. Its parts group
+    what belongs together; what a kind does not use keeps its default (None: the shell asks
+    before it offers it)."""
+
+    name: str
+    """As stored in `Room.kind` and named by the API's `game` and the home form's `game`."""
+    label: str
+    tagline: str
+    """What the home page's game choice says after the label."""
+    setup: Setup
+    rules: Rules
+    api: ApiView
+    rendering: Rendering
+    commands: Mapping[str, Callable[[State, Lineup, Params], Applied]] = field(default_factory=dict)
+    """Commands of this kind by name (a race's `start` and `give_up`), applied under the game's
+    lock with the room's seats and logged as moves; the socket and the API take them as
+    `{"action": name}` in rooms of this kind (`messages.parse_payload`)."""
+    hints: Hints | None = None
+    computer: Computer | None = None
+    bot: Bot | None = None
+    clock: Clock | None = None
+    per_seat_boards: PerSeatBoards | None = None
+    """Each seat's own board (a race); None: one board everyone in the room sees."""
+    replays: "Replays | None" = None
+    """Replays, the room's history and records from the move log (`kinds.replays`)."""
 
     @property
     def api_game(self) -> str:
         """The API's and the home form's `game` for this kind (a race's is `minesweeper`)."""
-        return self.options.game_name()
+        return self.setup.options.game_name()
 
     @property
     def mode(self) -> str | None:
         """The `mode` that, with `api_game`, names this kind (`race`); None for its game's
         default."""
-        return self.options.mode_name()
+        return self.setup.options.mode_name()
+
+
+def events_schema_part(folder: Path) -> dict[str, Any]:
+    """A kind's part of the bots' events schema, kept as JSON beside its code
+    (`<kind>/events.schema.json`, the form the served schema takes; `ApiView.events_schema`)."""
+    part: dict[str, Any] = json.loads((folder / "events.schema.json").read_text())
+    return part

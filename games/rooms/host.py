@@ -5,7 +5,7 @@ same bodies (docs/api.md, "Host controls"), parsed at the edge (`messages.host_c
 applied by `apply` in one transaction with the room row locked; what the room must hear (a
 notice on every screen, the sockets to close, the host's menu) is announced after the commit
 (`announce.host`). Where a command makes no sense for a room's kind (a player cap in a two-seat
-game) the kind table says so (`GameKind.seats_for_people`), never a kind's name.
+game) the kind table says so (`GameKind.setup.seats_for_people`), never a kind's name.
 
 Spectators have no seat: the host names one by a handle (`handle`), derived from the browser's
 `watcher` cookie and the room, which their chat lines carry. A kicked spectator's handle is kept
@@ -183,8 +183,8 @@ def _lock(room: Room, host: Player, command: HostCommand) -> _Done:
 
 def _cap(room: Room, host: Player, command: HostCommand) -> _Done:
     kind = kind_of(room.kind)
-    if kind.seats_for_people is not None:
-        seats = kind.seats_for_people(room.settings)
+    if kind.setup.seats_for_people is not None:
+        seats = kind.setup.seats_for_people(room.settings)
         raise Refused(
             f"A {kind.label} room has {seats} seat{'s' if seats != 1 else ''} to play: a player "
             "cap does not apply (lock the room instead)."

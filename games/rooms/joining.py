@@ -112,14 +112,14 @@ def create_game(
     """A new game; its params come from the room's settings and the previous game (tic-tac-toe
     swaps sides on a rematch)."""
     kind = kind_of(room.kind)
-    params = kind.game_params(room.settings, None if previous is None else previous.params)
+    params = kind.setup.game_params(room.settings, None if previous is None else previous.params)
     seed = new_seed() if seed is None else seed
-    state = kind.initial_state(params, seed)
-    if previous is not None and kind.carry_over is not None:
+    state = kind.setup.initial_state(params, seed)
+    if previous is not None and kind.rules.carry_over is not None:
         online = Player.objects.filter(room=room, connections__gt=0).values_list(
             "number", flat=True
         )
-        state = kind.carry_over(previous.state, previous.params, state, params, set(online))
+        state = kind.rules.carry_over(previous.state, previous.params, state, params, set(online))
     kept_games.forget(room.pk)  # the write would find the newer game anyway: skip the try
     return Game.objects.create(room=room, number=number, params=params, seed=seed, state=state)
 
@@ -137,7 +137,7 @@ def seats_taken(room: Room) -> str | None:
     if refused is not None:
         return refused
     people = Player.objects.filter(room=room, role=Player.Role.PLAYER).count()
-    seats = kind_of(room.kind).seats_for_people
+    seats = kind_of(room.kind).setup.seats_for_people
     if seats is None or people < seats(room.settings):
         return None
     current = room.current_game()

@@ -2,7 +2,7 @@
 
 Every door (the room page's Leave button, the socket's `{"action": "leave"}`, the API's
 `POST /api/rooms/<code>/leave`) calls `leave`. With the room row locked, in one transaction:
-the game under way hears it through the kind (`GameKind.leave`: a racer gives up, a two-sided
+the game under way hears it through the kind (`GameKind.rules.leave`: a racer gives up, a two-sided
 game's seat is free at once so the other side may claim the win), the seat stops being a
 player's (it keeps its number and name, which the move log and the chat lines name), its token
 is replaced so the old one is refused like a kicked seat's, and a host who leaves hands the room
@@ -18,8 +18,8 @@ from django.db.models import F
 from django.utils import timezone
 
 from ..broadcast import announce, outbox
-from ..kinds import GameKind, kind_of, seats_away
-from ..kinds.table import Lineup
+from ..kinds import kind_of, seats_away
+from ..kinds.table import GameKind, Lineup
 from ..protocol import audiences
 from ..protocol.messages import Command
 from ..store.models import Game, Player, Room, new_player_token
@@ -68,10 +68,10 @@ def leave(room: Room, player: Player) -> Left:
 def _tell_the_game(room: Room, seat: Player) -> None:
     """What leaving does to the game under way, logged and announced as a move of the seat."""
     kind = kind_of(room.kind)
-    if kind.leave is None:
+    if kind.rules.leave is None:
         return
     game = lock_current_game(room)
-    outcome = kind.leave(game.state, game.params, seat.number)
+    outcome = kind.rules.leave(game.state, game.params, seat.number)
     if outcome is None:
         return
     action, applied = outcome

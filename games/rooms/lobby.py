@@ -423,7 +423,10 @@ def start_race(room_id: int) -> tuple[Room, Any] | None:
     if room is None or game is None:
         return None
     kind = kind_of(room.kind)
-    if kind.playing_seats is None or kind.playing_seats(game.state, game.params) is not None:
+    if (
+        kind.rules.playing_seats is None
+        or kind.rules.playing_seats(game.state, game.params) is not None
+    ):
         return None  # under way: the seats racing are named
     seats = list(Player.objects.filter(room=room, role=Player.Role.PLAYER))
     if sum(1 for seat in seats if seat.connections > 0) >= 2:

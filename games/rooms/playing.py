@@ -84,7 +84,7 @@ def _move(
     game and the row is not `locked`: that end is written under the lock, in the transaction
     that rates it (`ratings.settle`), once a game."""
     kind = kind_of(room.kind)
-    applied = kind.apply(game.state, message, player.number, game.params)
+    applied = kind.rules.apply(game.state, message, player.number, game.params)
     ends_rated = applied.status != Game.Status.PLAYING and ratings.is_rated(room.settings)
     if ends_rated and not locked:
         return None
@@ -271,7 +271,7 @@ def start_next_game(room: Room, player: Player | None, replacing: int | None = N
         if replacing is not None and replacing != current.number:
             return Outcome(current, Applied(current.state, current.status, ()), replacing)
         room.refresh_from_db(fields=["settings", "host"])  # the host may have added the bot
-        check = kind_of(room.kind).may_restart
+        check = kind_of(room.kind).rules.may_restart
         under_way = not current.is_over and current.version > 0
         asker = Restart(player.number, room.host_id == player.pk, under_way)
         refusal = None if check is None else check(current.state, current.params, asker)

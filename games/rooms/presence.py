@@ -33,14 +33,14 @@ def presence_changed(room: Room, player: Player | None, delta: int, process: str
             _change_counts({}, {room.pk: applied})
         else:
             _change_counts({player_id: applied}, {})
-            if applied and kind_of(room.kind).presence is not None:
+            if applied and kind_of(room.kind).rules.presence is not None:
                 seat_presence(room, player_id)
 
 
 def seat_presence(room: Room, player_id: int) -> None:
     """Tell the game a seat's first socket opened or its last one closed (a racer's grace
     period), as a move when that changes the game; sockets in between change nothing."""
-    hook = kind_of(room.kind).presence
+    hook = kind_of(room.kind).rules.presence
     seat = Player.objects.filter(pk=player_id).values_list("number", "connections").first()
     if hook is None or seat is None:
         return
@@ -193,5 +193,5 @@ def _seats_left(player_ids: Iterable[int]) -> None:
     is never away, and a race with no time limit never ends."""
     gone = Player.objects.filter(pk__in=list(player_ids), connections=0).select_related("room")
     for player in gone:
-        if kind_of(player.room.kind).presence is not None:
+        if kind_of(player.room.kind).rules.presence is not None:
             seat_presence(player.room, player.pk)

@@ -56,7 +56,7 @@ def settle(game: Game) -> list[dict[str, Any]]:
     `rating_changes` (by rank). Call it inside the transaction that ends the game; [] when
     there is nothing to rate (not rated, not over, fewer than two accounts, rated already)."""
     kind_name, settings = Room.objects.filter(pk=game.room_id).values_list("kind", "settings").get()
-    standings = kind_of(kind_name).standings
+    standings = kind_of(kind_name).rules.standings
     if not is_rated(settings) or standings is None:
         return []
     with transaction.atomic():

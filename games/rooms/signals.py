@@ -86,7 +86,7 @@ def check(room: Room, player: Player | None, signal: Ping | React) -> None:
             names = ", ".join(EMOTES)
             raise Invalid(f"Unknown emote {signal.emote!r}: use one of {names}.")
         return
-    grid = kind_of(room.kind).grid
+    grid = kind_of(room.kind).setup.grid
     if grid is None:
         raise Invalid(NO_GRID)
     width, height = grid(room.settings)

@@ -53,7 +53,7 @@ PICK_SECONDS = 6 * 3600
 NAMES_SHOWN = 3
 QUERIES_PER_REFRESH = 3
 """Check the kept pick, pick again when it is over, read the first players' names."""
-FEATURED_KINDS = tuple(name for name, kind in KINDS.items() if kind.grid is not None)
+FEATURED_KINDS = tuple(name for name, kind in KINDS.items() if kind.setup.grid is not None)
 """Kinds with a board of cells, which reads at a small size (not tic-tac-toe's nine squares)."""
 RACING_KINDS = tuple(name for name, kind in KINDS.items() if kind.per_seat_boards is not None)
 

@@ -6,10 +6,11 @@ import time
 
 from django.http import HttpRequest
 
-from ..kinds.replays import Timeline
+from ..kinds import kind_of
+from ..kinds.preview_words import words
+from ..kinds.replays import Page, Timeline, Words
 from ..store.models import Game, Room
 from . import history
-from .preview_words import Page, Words, words
 from .room_limit import too_many_builds
 
 
@@ -20,7 +21,7 @@ def words_of(room: Room, game: Game, timeline: Timeline, page: Page) -> Words:
         "state": game.state,
         "status": game.status,
     }
-    return words(room.kind, timeline, facts, page)
+    return words(kind_of(room.kind), timeline, facts, page)
 
 
 def image_path(room: Room, game: Game, page: Page, k: int | None) -> str:

@@ -17,12 +17,11 @@ from cachetools import LRUCache
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
-from ..kinds.replays import MINESWEEPER_LEGEND, Timeline
+from ..kinds.replays import MINESWEEPER_LEGEND, Page, Timeline
 from ..store.models import Game, Room
 from . import history
 from .preview_image import PARTS_SHOWN, Picture, png
 from .preview_tags import words_of
-from .preview_words import Page
 from .room_limit import client_address, per_minute
 from .views import find_room, not_found, too_many
 

@@ -25,12 +25,11 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_safe
 
 from ..kinds import kind_of
-from ..kinds.replays import Step, Timeline, clock, named_stats
+from ..kinds.replays import Page, Step, Timeline, clock, named_stats
 from ..limits import Decision, headers
 from ..store.models import ChatMessage, Game, Room
 from . import history
 from .preview_tags import tags
-from .preview_words import Page
 from .room_limit import too_many_builds
 from .views import find_room, not_found, seat_of
 

@@ -29,8 +29,8 @@ WIDTH, HEIGHT = 120, 28
 
 
 def rated_kinds() -> list[GameKind]:
-    """The kinds that offer rated rooms (`GameKind.standings`), in the registry's order."""
-    return [kind for kind in KINDS.values() if kind.standings is not None]
+    """The kinds that offer rated rooms (`GameKind.rules.standings`), in the registry's order."""
+    return [kind for kind in KINDS.values() if kind.rules.standings is not None]
 
 
 def figures(rating: Rating) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from ..broadcast import bot_events, host_view
 from ..kinds import KINDS, kind_for, kind_of
+from ..kinds.replays import Page
 from ..kinds.table import SIGN_IN_TO_RATE, GameKind
 from ..limits import Decision, headers
 from ..rooms import host, joining, nicknames
@@ -20,7 +21,6 @@ from ..store.models import Game, Player, Room, is_room_code
 from . import history, on_now
 from .forms import NicknameForm
 from .preview_tags import tags
-from .preview_words import Page
 from .room_limit import join_reservation, room_reservation
 
 LIVE_ROOMS_SHOWN = 20
@@ -80,7 +80,7 @@ def home_context(
     """Every kind's create form (the page shows the chosen game's fields), the chosen one bound
     after a failed POST, plus the live rooms."""
     initial = {"nickname": request.session.get("nickname", "")}
-    forms = {name: kind.create_form(initial=initial) for name, kind in KINDS.items()}
+    forms = {name: kind.setup.create_form(initial=initial) for name, kind in KINDS.items()}
     if bound is not None:
         forms[game] = bound
         for name, kind in KINDS.items():  # a mode's board fields are its game's (a race's size)
@@ -185,7 +185,7 @@ def create_room(request: HttpRequest) -> HttpResponse:
         names = f"{', '.join(others)} or {last}" if others else last
         context = {**home_context(request), "game_error": f"Choose {names}."}
         return render(request, "games/home.html", context, status=400)
-    form = kind.create_form(as_account(request, request.POST))
+    form = kind.setup.create_form(as_account(request, request.POST))
     with room_reservation(request, time.time()) as reservation:
         if not reservation.decision.allowed:  # the form comes back as typed, errors and all
             form.add_error(None, TOO_MANY_ROOMS)
@@ -342,6 +342,7 @@ def join_page(
         "room": room,
         "form": form,
         "kind_label": kind_label(room.kind),
+        "join_summary": kind_of(room.kind).rendering.join_summary,
         "seats_taken": taken,
         "rated_guest": rated_guest,
         # Past the cap a name gets no seat at all; in a two-sided room it still joins the talk.

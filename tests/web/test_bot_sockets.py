@@ -15,7 +15,7 @@ from games.kinds.table import COMPUTER_SEAT, Applied, Clock, PerSeatBoards
 from games.rooms import autoplay, joining, playing
 from games.store.models import Move, Room
 from tests.helpers.bots import bot, event
-from tests.helpers.kinds import LIGHTS, LIGHTS_OUT, settings_from, snapshot_html
+from tests.helpers.toy_kind.kind import LIGHTS, LIGHTS_OUT, settings_from, snapshot_html
 from tests.helpers.web import TIMEOUT, connect, make_room, receive_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -66,7 +66,7 @@ async def test_a_bot_without_headers_uses_the_query_and_a_wrong_token_is_refused
 
 
 async def test_a_tictactoe_bot_sees_its_mark_and_gets_a_snapshot_of_each_new_game():
-    settings = kind_of("tictactoe").options(game="tictactoe", o="human").settings()
+    settings = kind_of("tictactoe").setup.options(game="tictactoe", o="human").settings()
     room = await sync_to_async(joining.create_room)("tictactoe", settings)
     ana = await sync_to_async(joining.join_room)(room, "Ana")
     robo = await sync_to_async(joining.join_room)(room, "Robo")

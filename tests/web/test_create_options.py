@@ -68,7 +68,7 @@ def test_openapi_shows_every_kinds_options_with_descriptions_and_their_bounds(cl
     schema = client.get("/api/openapi.json").json()
     body = schema["paths"]["/api/rooms"]["post"]["requestBody"]["content"]["application/json"]
     members = {ref["$ref"].rsplit("/", 1)[1] for ref in body["schema"]["oneOf"]}
-    models = {kind.options.__name__ for kind in KINDS.values()}
+    models = {kind.setup.options.__name__ for kind in KINDS.values()}
     assert members == models
     schemas = schema["components"]["schemas"]
     for name in models:

@@ -4,7 +4,8 @@ computer, rematches and replays."""
 import pytest
 
 from games.engine import flags as engine
-from games.kinds.flags import KIND, rules
+from games.kinds.flags import rules
+from games.kinds.flags.kind import KIND
 from games.kinds.table import Invalid, Refused, SettingsError
 from games.protocol.messages import CellMove, Command, SquareMove
 from games.rooms import base, computers, dispatch, joining
@@ -68,7 +69,7 @@ def test_other_odd_mine_counts_make_their_board():
 
 
 def test_the_api_defaults_are_a_person_against_the_strong_computer():
-    assert KIND.options(game="flags").settings() == {
+    assert KIND.setup.options(game="flags").settings() == {
         "x": "human",
         "o": "strong",
         "mines": 51,

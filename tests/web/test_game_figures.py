@@ -161,7 +161,9 @@ def test_race_results_scroll_sideways_from_the_keyboard_too():
     row = {"seat": 0, "place": 1, "name": {"nickname": "Ana", "colour": "0"}}
     player = {"seat": 0, "place": 1, "name": "Ana", "colour": "0"}
     room = render_to_string("games/race.html#results", {"rows": [row]})
-    replay = render_to_string("games/stats.html#race_results", {"stats": {"players": [player]}})
+    replay = render_to_string(
+        "games/race_stats.html#race_results", {"stats": {"players": [player]}}
+    )
     for html in (room, replay):
         box = re.search(r'<div class="results-scroll"[^>]*>', html)
         assert box, html

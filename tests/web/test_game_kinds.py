@@ -9,14 +9,18 @@ driver.
 """
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.contrib.staticfiles import finders
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+import games
 from games.broadcast import announce, outbox
 from games.engine import minesweeper as engine
 from games.kinds import KINDS, kind_of
@@ -27,7 +31,10 @@ from games.kinds.table import (
 from games.protocol.messages import CellMove, SquareMove
 from games.rooms import computers, dispatch, joining
 from games.store.models import Room
-from tests.helpers.kinds import (
+from games.web import events_schema
+from games.web.api.schemas import RoomState, room_state
+from tests.helpers import toy_kind
+from tests.helpers.toy_kind.kind import (
     LIGHTS,
     LIGHTS_OUT,
     initial_state,
@@ -135,7 +142,7 @@ def test_a_moves_fragments_are_rendered_after_the_commit_without_a_query(kind, m
         dispatch.play(room, player, CellMove("flag", *state.grid.xy(first)))  # mid-game
         dispatch.play(room, player, CellMove("reveal", *state.grid.xy(second)))  # the last
     else:
-        settings = kind_of("tictactoe").options(game="tictactoe", o="perfect").settings()
+        settings = kind_of("tictactoe").setup.options(game="tictactoe", o="perfect").settings()
         room = joining.create_room("tictactoe", settings)
         player = joining.join_room(room, "Ana")
         dispatch.play(room, player, SquareMove(4))
@@ -208,12 +215,81 @@ async def test_a_registered_kinds_command_plays_through_the_websocket(lights_out
 
 
 def test_no_shell_module_names_the_toy_kind():
-    """Its option and its command reach the API and the socket through the table alone."""
-    import games
-
+    """Its option, its state field and its command reach the API and the socket through the
+    table alone, and its page and script are its own: no shell module, template, script or
+    schema (everything outside games/kinds and games/engine) names it."""
     root = Path(games.__file__).parent
-    folders = ("web", "live", "protocol", "rooms", "broadcast", "store")
-    shell = [path for folder in folders for path in root.glob(f"{folder}/**/*.py")]
+    project = root.parent
+    shell = [
+        path
+        for folder in (root, project / "templates", project / "static")
+        for suffix in (".py", ".html", ".js", ".json")
+        for path in folder.glob(f"**/*{suffix}")
+        if not path.is_relative_to(root / "kinds") and not path.is_relative_to(root / "engine")
+    ]
+    assert any(path.suffix == ".json" for path in shell) and len(shell) > 100
     for path in shell:
         text = path.read_text().lower()
         assert "lights" not in text and "invert" not in text, path
+        assert not re.search(r"\blit\b", text), path
+
+
+def test_the_api_declares_every_field_a_kind_gives():
+    """`GET /api/rooms/<code>` keeps only what its schema declares: every kind's extras are
+    declared, the toy's own `lit` as soon as it is registered, with its description."""
+    declared = set(room_state([*KINDS.values(), LIGHTS_OUT]).model_fields)
+    for kind in [*KINDS.values(), LIGHTS_OUT]:
+        body = {"game": kind.api_game, **({"mode": kind.mode} if kind.mode else {})}
+        if "preset" in kind.setup.options.model_fields:
+            body["preset"] = "beginner"
+        params = kind.setup.game_params(kind.setup.options(**body).settings(), None)
+        state = kind.setup.initial_state(params, 1)
+        for seat in (0, None):
+            extra = kind.api.text_rows(state, params, seat)[1]
+            assert set(extra) <= declared, (kind.name, set(extra) - declared)
+    lit = room_state([LIGHTS_OUT]).model_json_schema()["properties"]["lit"]
+    assert lit["description"] == "Lights Out: the lights still on."
+    assert "lit" not in RoomState.model_fields  # the registered kinds' alone are served
+
+
+@pytest.fixture
+def lights_app(lights_out, settings):
+    """The toy kind installed as the app every kind is, for this test only: Django's app
+    loaders find its template and its script (served as they are: collectstatic never saw it)."""
+    settings.INSTALLED_APPS = [*settings.INSTALLED_APPS, "tests.helpers.toy_kind"]
+    plain = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
+    settings.STORAGES = {**settings.STORAGES, "staticfiles": plain}
+    return lights_out
+
+
+@pytest.mark.django_db
+def test_a_registered_kind_brings_its_own_page_and_script(client, lights_app):
+    folder = Path(toy_kind.__file__).parent
+    assert finders.find("games/lights.js") == str(folder / "static" / "games" / "lights.js")
+    created = client.post(
+        "/api/rooms", {"game": LIGHTS, "name": "Ana", "size": 4}, content_type="application/json"
+    )
+    assert created.status_code == 201, created.content
+    page = client.get(f"/r/{created.json()['code']}/watch/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "<h1>Lights Out, 4 lights</h1>" in html
+    assert '<script src="/static/games/lights.js" defer></script>' in html
+    assert html.count('data-on="true"') == 4
+
+
+def test_the_events_schema_is_assembled_from_the_kinds():
+    """The bots' schema lists every registered kind and takes each kind's part: the toy's
+    snapshot carries its `lit`; two kinds may share a definition, never redefine one."""
+    served = Client().get("/api/events.schema.json").json()
+    assert served["$defs"]["kind"]["enum"] == list(KINDS)
+    lit = {"required": ["lit"], "properties": {"lit": {"type": "integer", "minimum": 0}}}
+    toy = replace(LIGHTS_OUT, api=replace(LIGHTS_OUT.api, events_schema={"snapshot": lit}))
+    schema = events_schema.assembled([*KINDS.values(), toy])
+    assert schema["$defs"]["kind"]["enum"][-1] == LIGHTS
+    when = {"if": {"properties": {"game": {"const": LIGHTS}}}, "then": lit}
+    assert schema["$defs"]["snapshot"]["allOf"][-1] == when
+    redefined = {"$defs": {"minesweeperCell": {"type": "string"}}}
+    clash = replace(LIGHTS_OUT, api=replace(LIGHTS_OUT.api, events_schema=redefined))
+    with pytest.raises(ValueError, match="minesweeperCell"):
+        events_schema.assembled([*KINDS.values(), clash])

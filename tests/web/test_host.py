@@ -5,7 +5,6 @@ passing on by itself when the host has been away."""
 import json
 import re
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -17,14 +16,14 @@ from django.utils import timezone
 from django.utils.html import escape
 from jsonschema import Draft202012Validator
 
-import games.web
 from config.asgi import application
+from games.kinds import KINDS
 from games.kinds.flags import rules as flags_rules
 from games.protocol.flood import TOO_FAST
 from games.protocol.messages import HostCommand
 from games.rooms import chat, host, joining, signals
 from games.store.models import ChatMessage, Player, Room
-from games.web import on_now
+from games.web import events_schema, on_now
 from games.web.views import live_rooms_context
 from tests.conftest import ORIGIN, session_cookie
 from tests.helpers.bots import bot, event
@@ -42,9 +41,7 @@ from tests.helpers.web import (
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-EVENTS = Draft202012Validator(
-    json.loads(Path(games.web.__file__).with_name("events.schema.json").read_text())
-)
+EVENTS = Draft202012Validator(events_schema.assembled(KINDS.values()))
 
 
 def api_room(client) -> tuple[str, str, str]:

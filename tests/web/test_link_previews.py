@@ -15,15 +15,16 @@ from PIL import Image
 
 from games.engine import minesweeper as engine
 from games.engine import stats
+from games.kinds import preview_words
 from games.kinds.flags import rules as flags_rules
 from games.kinds.minesweeper import rules as minesweeper
+from games.kinds.replays import Page
 from games.kinds.tictactoe import rules as tictactoe_rules
 from games.protocol.messages import CellMove, SquareMove
 from games.rooms import dispatch, joining
 from games.store.models import Game, Move, Player, Room
 from games.templatetags.figures import figure
-from games.web import history, preview_image, preview_words, previews
-from games.web.preview_words import Page
+from games.web import history, preview_image, previews
 from tests.helpers.race_replays import api_race, go, race_of, safe_hidden, send
 
 pytestmark = pytest.mark.django_db

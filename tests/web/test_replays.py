@@ -233,7 +233,7 @@ def test_replay_position_k_is_the_board_broadcast_as_version_k(moves) -> None:
     room = make_room(6, 5, 5)
     players = [joining.join_room(room, "Ana"), joining.join_room(room, "Bo")]
     kind = kind_of("minesweeper")
-    broadcast = {0: kind.text_rows(room.current_game().state, {}, None)[0]}
+    broadcast = {0: kind.api.text_rows(room.current_game().state, {}, None)[0]}
     for action, x, y, who in moves:
         game = room.current_game()
         if game.is_over:
@@ -243,7 +243,7 @@ def test_replay_position_k_is_the_board_broadcast_as_version_k(moves) -> None:
         except ValueError:  # refused (a pointless chord, a flag on an open cell): not logged
             continue
         game = Game.objects.get(pk=game.pk)
-        broadcast[game.version] = kind.text_rows(game.state, {}, None)[0]
+        broadcast[game.version] = kind.api.text_rows(game.state, {}, None)[0]
     game = room.current_game()
     timeline = history.timeline_of(room, game)
     assert timeline is not None and timeline.moves == game.version

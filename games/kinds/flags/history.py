@@ -25,7 +25,7 @@ from ..replays import (
 from ..seats_away import CLAIM, NO_MOVES
 from ..side_pages import side_seats, winner_name
 from ..table import credited_seat
-from . import rules
+from . import preview, rules
 
 LEGEND: dict[str, dict[str, str]] = {
     "#": {"data-state": "hidden"},
@@ -146,5 +146,6 @@ REPLAYS = Replays(
     timeline=timeline,
     board_class="board flags-board",
     cell_class="cell",
-    stats_template="games/stats.html#flags",
+    stats_template="games/flags_stats.html#flags",
+    link_words=preview.words,
 )

@@ -28,7 +28,7 @@ from ..replays import (
     named_stats,
     times_ms,
 )
-from . import rules
+from . import preview, rules
 
 _MINES = frozenset("*!F")
 """At the end of a game every mine shows: flagged (a win flags them all), `*` or `!`."""
@@ -217,8 +217,9 @@ REPLAYS = Replays(
     extend=extend,
     board_class="board",
     cell_class="cell",
-    stats_template="games/stats.html#minesweeper",
+    stats_template="games/minesweeper_stats.html#minesweeper",
     records="Co-op teams",
+    link_words=preview.words,
 )
 
 

@@ -15,9 +15,9 @@ from games.engine.errors import EngineError, GameOverError, GenerationError
 
 from ...protocol.messages import CellMove, Message
 from ...store.identity_memo import IdentityMemo
+from ..options import size_faults as table_size_faults
 from ..table import COMPUTER_SEAT as COMPUTER_SEAT  # rooms.playing logs the bot's moves with it
 from ..table import HINTED, Applied, Invalid, Refused, SettingsError, whole
-from ..table import size_faults as table_size_faults
 
 MAX_WIDTH = 50
 MAX_HEIGHT = 50

@@ -1,52 +1,6 @@
-"""Minesweeper races: 2 to 8 racers, each on their own copy of one seeded board."""
+"""Minesweeper races: 2 to 8 racers, each on their own copy of one seeded board.
 
-from ..table import Bot, Clock, GameKind, PerSeatBoards, Rendering
-from . import history, render, rules
-from .form import CreateRaceForm
-from .options import RaceOptions
-
-KIND = GameKind(
-    name="race",
-    label="Minesweeper race",
-    tagline="race friends on the same board",
-    create_form=CreateRaceForm,
-    options=RaceOptions,
-    creator_sits=rules.creator_sits,
-    game_params=rules.game_params,
-    initial_state=rules.initial_state,
-    apply=rules.apply,
-    text_rows=rules.text_rows,
-    changed_cells=rules.changed_cells,
-    rendering=Rendering(
-        page_template="games/race_room.html",
-        create_template="games/race_create.html",
-        game_context=render.game_context,
-        snapshot_html=render.snapshot_html,
-        new_game_html=render.new_game_html,
-        roster_html=render.roster_html,
-        spectators_html=render.spectators_html,
-        gather=render.gather,
-        move_html=render.move_html,
-        describe_settings=render.describe_settings,
-    ),
-    bot=Bot(
-        name=rules.BOT_NAME,
-        seated=rules.has_bot,
-        changed_html=render.bot_html,
-        with_pace=rules.with_pace,
-    ),
-    clock=Clock(due=rules.due, tick=rules.tick),
-    per_seat_boards=PerSeatBoards(
-        viewer_snapshot_html=render.viewer_snapshot_html,
-        spectator_delay=render.spectator_delay,
-        watching=rules.watching,
-    ),
-    commands=rules.COMMANDS,
-    presence=rules.presence,
-    leave=rules.leave,
-    may_restart=rules.may_restart,
-    replays=history.REPLAYS,
-    playing_seats=rules.playing_seats,
-    standings=rules.standings,
-    grid=rules.grid,
-)
+A Django app (`apps.py`), as a pretix plugin is: its templates and static files sit in this folder
+and Django's app loaders find them. This module stays empty, since Django imports it before the
+models are ready; the kind's table is `kind.KIND`.
+"""

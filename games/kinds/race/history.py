@@ -22,7 +22,7 @@ from games.engine.stats import seconds
 from ...store.models import Game, Move
 from ..replays import MINESWEEPER_LEGEND, OPEN_CHARS, Part, Replays, Seat, Step, Timeline
 from ..table import COMPUTER_SEAT
-from . import rules
+from . import preview, rules
 
 RACE_SEAT = -1
 """The seat the timeline gives events of the race itself (Go, the time limit)."""
@@ -252,8 +252,9 @@ REPLAYS = Replays(
     withholds=under_way,
     board_class="replay-boards",
     cell_class="cell",
-    stats_template="games/stats.html#race",
-    results_template="games/stats.html#race_results",
+    stats_template="games/race_stats.html#race",
+    results_template="games/race_stats.html#race_results",
     records="Race winners",
     record_holder="Winner",
+    link_words=preview.words,
 )

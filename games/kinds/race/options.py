@@ -7,8 +7,8 @@ from pydantic import ConfigDict, Field
 
 from games.engine import minesweeper as ms
 
-from ..options import PRESET_DESCRIPTION, PRESET_OR_SIZE, Preset, board_size
-from ..table import CreateOptions, Settings, rated_option
+from ..options import PRESET_DESCRIPTION, PRESET_OR_SIZE, Preset, board_size, rated_option
+from ..table import CreateOptions, Settings
 from . import rules
 
 

@@ -21,7 +21,6 @@ rather than through the template engine: a cascade or a snapshot has thousands.
 """
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from django.template.loader import render_to_string
@@ -29,239 +28,25 @@ from django.utils.html import escape
 
 from games.engine import minesweeper as ms
 from games.engine import race as engine
-from games.engine.stats import seconds
 
 from ...protocol import audiences
 from ...store.models import Game, Room
 from ..roster import roster_cut, spectators
 from ..table import COMPUTER_SEAT, Applied, MoveNews, NewGame
 from . import rules
+from .boards import blank_board, full_cell, lobby_board, own_board, own_cell
+from .rivals import (
+    NOBODY,
+    Name,
+    names_of,
+    place_html,
+    racer_status,
+    rivals_html,
+    sees_boards,
+    shown_seconds,
+)
 
 TEMPLATE = "games/race.html"
-
-_LABELS = {
-    ms.CellState.HIDDEN: "hidden",
-    ms.CellState.FLAGGED: "flagged",
-    ms.CellState.MINE: "mine",
-    ms.CellState.EXPLODED: "mine hit",
-    ms.CellState.WRONG_FLAG: "wrong flag, no mine",
-}
-
-
-@dataclass(frozen=True, slots=True)
-class Name:
-    nickname: str
-    colour: str
-
-
-BOT = Name(rules.BOT_NAME, "bot")
-NOBODY = Name("someone", "0")
-
-
-def names_of(room: Room) -> dict[int, Name]:
-    names = {p.number: Name(p.nickname, str(p.colour)) for p in room.players.all()}
-    names[COMPUTER_SEAT] = BOT
-    return names
-
-
-# Cells ------------------------------------------------------------------------------------------
-
-
-def own_cell(x: int, y: int, shown: ms.CellState, count: int | None) -> str:
-    """A cell of the viewer's own board: the Minesweeper cell markup."""
-    if shown is ms.CellState.REVEALED:
-        label = f"{count} adjacent mine{'s' if count != 1 else ''}" if count else "empty"
-        extra, text = f' data-count="{count}"', str(count) if count else ""
-    else:
-        label, extra, text = _LABELS[shown], "", ""
-    return (
-        f'<button type="button" class="cell" id="cell-{x}-{y}" data-x="{x}" data-y="{y}"'
-        f' data-state="{shown.value}"{extra} aria-label="row {y + 1}, column {x + 1}, {label}"'
-        f' tabindex="-1" hx-swap-oob="true">{text}</button>'
-    )
-
-
-def full_cell(seat: int, x: int, y: int, shown: ms.CellState, count: int | None) -> str:
-    """A racer's cell on a spectator's screen: the full cell markup."""
-    if shown is ms.CellState.REVEALED:
-        extra, text = f' data-count="{count}"', str(count) if count else ""
-    else:
-        extra, text = "", ""
-    return (
-        f'<i id="cell-{seat}-{x}-{y}" data-x="{x}" data-y="{y}" data-state="{shown.value}"{extra}'
-        f' hx-swap-oob="true">{text}</i>'
-    )
-
-
-def _own_board(race: engine.Race, racer: engine.Racer) -> str:
-    grid = race.grid
-    cells = "".join(
-        own_cell(*grid.xy(cell), *racer.cell_state(cell)) for cell in range(grid.size)
-    ).replace(' hx-swap-oob="true"', "")
-    frozen = ' data-frozen="true"' if racer.frozen_until is not None else ""
-    return (
-        f'<div id="board" class="board race-board" role="application"'
-        f' aria-roledescription="minefield" aria-label="Your minefield, {grid.width} columns by'
-        f' {grid.height} rows" aria-describedby="board-keys" data-width="{grid.width}"'
-        f' data-height="{grid.height}" data-status="{_board_status(race, racer)}"{frozen}'
-        f' hx-swap-oob="true">{cells}</div>'
-    )
-
-
-def _board_status(race: engine.Race, racer: engine.Racer) -> str:
-    """`#board`'s data-status: playing while this racer may move."""
-    if racer.board.status is ms.Status.WON:
-        return "won"
-    if not racer.is_racing:
-        return "lost"
-    return "playing" if race.phase is engine.Phase.RACING else "waiting"
-
-
-def _blank_board(race: engine.Race, note: str) -> str:
-    """`#board` of a screen with no board of its own: a spectator, or a player not racing."""
-    grid = race.grid
-    return (
-        f'<div id="board" class="board race-board watch-board" data-width="{grid.width}"'
-        f' data-height="{grid.height}" data-status="waiting" hx-swap-oob="true">'
-        f'<p class="watch-note">{escape(note)}</p></div>'
-    )
-
-
-def _lobby_board(race: engine.Race) -> str:
-    """Before the start, an empty board of the race's size, for everyone."""
-    grid = race.grid
-    cells = "".join(
-        f'<button type="button" class="cell" id="cell-{x}-{y}" data-x="{x}" data-y="{y}"'
-        f' data-state="hidden" tabindex="-1" disabled></button>'
-        for y in range(grid.height)
-        for x in range(grid.width)
-    )
-    return (  # a preview of the size, with nothing to press yet: hidden from screen readers
-        f'<div id="board" class="board race-board" data-width="{grid.width}"'
-        f' data-height="{grid.height}" data-status="waiting" aria-hidden="true"'
-        f' hx-swap-oob="true">{cells}</div>'
-    )
-
-
-def _mini_board(race: engine.Race, racer: engine.Racer) -> str:
-    """A racer's board in full, for a screen that may see it."""
-    grid = race.grid
-    cells = "".join(
-        full_cell(racer.seat, *grid.xy(cell), *racer.cell_state(cell)) for cell in range(grid.size)
-    ).replace(' hx-swap-oob="true"', "")
-    return (
-        f'<div id="board-{racer.seat}" class="mini-board" data-view="full"'
-        f' data-width="{grid.width}" data-height="{grid.height}"'
-        f' data-progress="{racer.progress}">{cells}</div>'
-    )
-
-
-def _progress_card(racer: engine.Racer, status: str) -> str:
-    """A racer as a racing rival sees them: how far along, no cells. The status inside is
-    swapped on its own as it changes; race.js copies its figures onto this element."""
-    return (
-        f'<div id="board-{racer.seat}" class="progress-card" data-view="progress"'
-        f' data-progress="{racer.progress}" data-standing="{racer.standing.value}"'
-        f' data-mines-hit="{len(racer.hits)}">{status}</div>'
-    )
-
-
-# Racers' standings -----------------------------------------------------------------------------
-
-
-def _status(race: engine.Race, racer: engine.Racer, place: int | None, now: int) -> str:
-    """A racer's progress bar, place and state: swapped whenever it changes, for every view."""
-    progress = racer.progress
-    frozen = racer.frozen_until - now if racer.frozen_until and racer.frozen(now) else 0
-    time_ms = None
-    if racer.finished_at is not None and race.go_at is not None:
-        time_ms = racer.finished_at - race.go_at
-    words = {
-        engine.Standing.RACING: "racing",
-        engine.Standing.FINISHED: f"finished · {_seconds(time_ms)}",
-        engine.Standing.ELIMINATED: "out: hit a mine",
-        engine.Standing.GAVE_UP: "gave up",
-        engine.Standing.DNF: "did not finish (left)",
-        engine.Standing.TIMED_OUT: "out of time",
-    }
-    state = words[racer.standing]
-    if racer.is_racing and frozen:
-        state = "frozen"
-    elif racer.is_racing and racer.away_since is not None:
-        state = "away"
-    place_text = _place_text(race, place)
-    return (
-        f'<div id="status-{racer.seat}" class="racer-status" data-seat="{racer.seat}"'
-        f' data-standing="{racer.standing.value}" data-progress="{progress}"'
-        f' data-place="{place or ""}" data-frozen-ms="{frozen}" data-mines-hit="{len(racer.hits)}"'
-        f' data-away="{"true" if racer.away_since is not None else "false"}"'
-        f'{"" if time_ms is None else f' data-time-ms="{time_ms}"'} hx-swap-oob="true">'
-        f'<span class="racer-place" id="place-{racer.seat}">{place_text}</span>'
-        f'<progress max="100" value="{progress}" aria-label="Board cleared: {progress}%">'
-        f"{progress}%</progress>"
-        f'<span class="racer-state">{escape(state)} · {progress}%'
-        f"{_mines_hit(len(racer.hits))}</span></div>"
-    )
-
-
-def _place_text(race: engine.Race, place: int | None) -> str:
-    return f"#{place}" if place is not None and race.phase is not engine.Phase.LOBBY else ""
-
-
-def _place(race: engine.Race, seat: int, place: int | None) -> str:
-    """A racer's place alone, for racers a move passed or let pass without changing their
-    board: a few bytes each, where their whole status would be a few hundred."""
-    return (
-        f'<span class="racer-place" id="place-{seat}" hx-swap-oob="true">'
-        f"{_place_text(race, place)}</span>"
-    )
-
-
-def _mines_hit(count: int) -> str:
-    return f" · {count} mine{'s' if count != 1 else ''} hit" if count else ""
-
-
-def _seconds(ms_: int | None) -> str:
-    return "" if ms_ is None else f"{seconds(ms_):.2f} s"
-
-
-def _card(
-    race: engine.Race, racer: engine.Racer, place: int | None, now: int, name: Name, full: bool
-) -> str:
-    badge = '<span class="badge">bot</span>' if racer.is_bot else ""
-    follow = (  # showing a board large needs a board
-        f'<button type="button" class="button follow" data-follow="{racer.seat}"'
-        f' aria-pressed="false" title="Show this board large">Follow</button>'
-        if full
-        else ""
-    )
-    status = _status(race, racer, place, now).replace(' hx-swap-oob="true"', "")
-    body = status + _mini_board(race, racer) if full else _progress_card(racer, status)
-    return (
-        f'<section class="rival colour-{name.colour}" id="rival-{racer.seat}"'
-        f' data-seat="{racer.seat}" data-standing="{racer.standing.value}"'
-        f' aria-label="{escape(name.nickname)}">'
-        f'<header class="rival-head"><span class="swatch" aria-hidden="true"></span>'
-        f'<span class="name">{escape(name.nickname)}</span>{badge}{follow}</header>'
-        f"{body}</section>"
-    )
-
-
-def _rivals(race: engine.Race, names: Mapping[int, Name], now: int, full: bool) -> str:
-    places = engine.places(race)
-    cards = "".join(
-        _card(race, r, places.get(r.seat), now, names.get(r.seat, NOBODY), full)
-        for r in race.racers
-    )
-    view = "full" if full else "progress"
-    return f'<div id="rivals" class="rivals" data-view="{view}" hx-swap-oob="true">{cards}</div>'
-
-
-def sees_boards(race: engine.Race, me: engine.Racer | None) -> bool:
-    """Whether a racer (None: a seated non-racer) may see the rivals' boards: once the race
-    is over, or once they are out of it and nothing they learn can help them."""
-    return race.is_over or (me is not None and not me.is_racing)
-
 
 # The race's bar, the freeze, the results -------------------------------------------------------
 
@@ -337,7 +122,7 @@ def _results(race: engine.Race, names: Mapping[int, Name], room: Room, game: Gam
         {
             **rules.result_facts(r),
             "name": names.get(r.seat, NOBODY),
-            "time_s": _seconds(r.time_ms),
+            "time_s": shown_seconds(r.time_ms),
             "ended": rules.ENDED[r.standing],
         }
         for r in engine.results(race)
@@ -382,19 +167,19 @@ def _viewer_html(
     now = rules.now_ms()
     me = race.racer(seat) if seat is not None else None
     if race.phase is engine.Phase.LOBBY:
-        board = _lobby_board(race)
+        board = lobby_board(race)
     elif me is not None:
-        board = _own_board(race, me)
+        board = own_board(race, me)
     elif seat is not None:
-        board = _blank_board(race, "You are watching this race: you race in the next one.")
+        board = blank_board(race, "You are watching this race: you race in the next one.")
     else:
-        board = _blank_board(race, "")
+        board = blank_board(race, "")
     parts = [
         _meta(game),
         _race_bar(room, race, me, seat is not None, now),
         board,
         _freeze(me, now),
-        _rivals(race, names, now, full=seat is None or sees_boards(race, me)),
+        rivals_html(race, names, now, full=seat is None or sees_boards(race, me)),
         _results(race, names, room, game),
         roster_html(room, game),
         render_to_string("games/partials.html#error", {"oob": True}),
@@ -474,9 +259,9 @@ def move_html(news: MoveNews) -> dict[str, str]:
     for seat in sorted(changed):
         racer = race.racer(seat)
         assert racer is not None
-        common.append(_status(race, racer, places.get(seat), now))
+        common.append(racer_status(race, racer, places.get(seat), now))
     if changed:  # the others' places may have moved too
-        common.extend(_place(race, s, places.get(s)) for s in race.seats if s not in changed)
+        common.extend(place_html(race, s, places.get(s)) for s in race.seats if s not in changed)
     line = narrate(applied.events, names)
     if line:
         common.append(_narration(line))
@@ -507,7 +292,7 @@ def move_html(news: MoveNews) -> dict[str, str]:
             texts[audiences.seat(seat)] = players_text + "".join(extra)
     for seat in rules.stopped(race):  # out while others race: the rivals' boards, late
         key = audiences.seat(seat)
-        boards = _rivals(race, names, now, full=True) if seat in changed else full_text
+        boards = rivals_html(race, names, now, full=True) if seat in changed else full_text
         texts[key] = texts.get(key, players_text) + audiences.LATE + boards
     return texts
 

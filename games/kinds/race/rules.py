@@ -17,6 +17,7 @@ from games.engine.errors import EngineError, GenerationError
 from games.engine.stats import rounded
 
 from ...protocol.messages import CellMove, Message
+from ..options import size_faults as table_size_faults
 from ..table import (
     COMPUTER_SEAT,
     Applied,
@@ -28,7 +29,6 @@ from ..table import (
     SettingsError,
     whole,
 )
-from ..table import size_faults as table_size_faults
 
 MAX_WIDTH = 30
 MAX_HEIGHT = 24
@@ -161,7 +161,7 @@ def initial_state(params: dict[str, Any], seed: int) -> dict[str, Any]:
 
 
 def standings(state: Mapping[str, Any], params: Mapping[str, Any]) -> dict[int, int] | None:
-    """Each racer's seat by place once the race is over (`GameKind.standings`): the race's own
+    """Each racer's seat by place once the race is over (`GameKind.rules.standings`): the race's own
     places, except that a racer who gave up (or left the room, which gives up) comes last,
     whatever they had cleared: leaving a rated race under way loses it. None while it runs."""
     race = load(state)

@@ -1,52 +1,6 @@
-"""Tic-tac-toe: two entrants, each a person or a computer (random or perfect)."""
+"""Tic-tac-toe: two entrants, each a person or a computer (random or perfect).
 
-from .. import seats_away, sides
-from ..table import Clock, Computer, GameKind, Rendering
-from . import history, render, rules
-from .form import CreateTicTacToeRoomForm
-from .options import TicTacToeOptions
-
-KIND = GameKind(
-    name="tictactoe",
-    label="Tic-tac-toe",
-    tagline="a friend or the computer",
-    create_form=CreateTicTacToeRoomForm,
-    options=TicTacToeOptions,
-    creator_sits=rules.creator_sits,
-    game_params=rules.game_params,
-    initial_state=rules.initial_state,
-    apply=rules.apply,
-    text_rows=rules.text_rows,
-    changed_cells=rules.changed_cells,
-    may_restart=sides.may_restart(rules.sides),
-    rendering=Rendering(
-        page_template="games/tictactoe_room.html",
-        create_template="games/tictactoe_create.html",
-        game_context=render.game_context,
-        snapshot_html=render.snapshot_html,
-        new_game_html=render.new_game_html,
-        roster_html=render.roster_html,
-        spectators_html=render.spectators_html,
-        gather=render.gather,
-        move_html=render.move_html,
-        describe_settings=render.describe_settings,
-    ),
-    computer=Computer(
-        to_move=rules.computer_to_move,
-        move=rules.computer_move,
-        may_play=lambda params: True,
-        delay=0.5,  # long enough to see the computer "think"
-        plays_at_once=True,  # a bot playing the computer through the API gets the reply at once
-        computers_only=rules.computers_only,
-        next_game_after=rules.NEXT_GAME_AFTER,
-    ),
-    clock=Clock(due=rules.due, tick=rules.tick),
-    commands=rules.COMMANDS,
-    presence=rules.presence,
-    leave=seats_away.left,
-    carry_over=seats_away.still_away,
-    replays=history.REPLAYS,
-    seats_for_people=sides.seats_for_people,
-    playing_seats=sides.playing_seats,
-    standings=sides.standings,
-)
+A Django app (`apps.py`), as a pretix plugin is: its templates and static files sit in this folder
+and Django's app loaders find them. This module stays empty, since Django imports it before the
+models are ready; the kind's table is `kind.KIND`.
+"""

@@ -22,7 +22,7 @@ from ..replays import (
 from ..seats_away import CLAIM
 from ..side_pages import side_seats, winner_name
 from ..table import credited_seat
-from . import rules
+from . import preview, rules
 
 LEGEND: dict[str, dict[str, str]] = {
     ".": {"data-mark": ""},
@@ -122,5 +122,6 @@ REPLAYS = Replays(
     timeline=timeline,
     board_class="ttt-board",
     cell_class="square",
-    stats_template="games/stats.html#tictactoe",
+    stats_template="games/tictactoe_stats.html#tictactoe",
+    link_words=preview.words,
 )

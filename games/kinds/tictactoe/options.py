@@ -4,7 +4,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from ..table import CreateOptions, Settings, rated_option, side_option
+from ..options import rated_option, side_option
+from ..table import CreateOptions, Settings
 from . import rules
 
 

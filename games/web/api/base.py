@@ -3,7 +3,6 @@ their statuses in one place, the bearer token, a room looked up by code, the eve
 
 import json
 import time
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings as django_settings
@@ -15,10 +14,11 @@ from ninja.parser import Parser
 from ninja.security import HttpBearer
 from pydantic import ConfigDict, Field
 
-from ...kinds import create_schema
+from ...kinds import KINDS, create_schema
 from ...limits import Decision, headers
 from ...rooms import host, joining, playing
 from ...store.models import MAX_NICKNAME, Player, Room, is_room_code
+from ..events_schema import assembled as assembled_events_schema
 
 
 class NotJson(Exception):
@@ -37,7 +37,7 @@ class JsonOnly(Parser):
 
 
 class Api(NinjaAPI):
-    """The API, whose create body is every registered kind's options (`GameKind.options`):
+    """The API, whose create body is every registered kind's options (`GameKind.setup.options`):
     the schema is the kinds', put in when it is asked for, so this module lists no kind's
     fields and a kind added to `KINDS` shows its options at /api/docs."""
 
@@ -170,7 +170,7 @@ TOO_MANY_HINTS = "Too many hints from your address: wait a minute."
 JUST_GIVEN = "A hint was just given in this room: ask again in a second."
 
 
-EVENTS_SCHEMA = json.loads((Path(__file__).parents[1] / "events.schema.json").read_text())
+EVENTS_SCHEMA = assembled_events_schema(KINDS.values())
 """The websocket's events for bots, as JSON Schema: the OpenAPI document covers HTTP only."""
 
 

@@ -134,7 +134,7 @@ def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
         raise HttpError(403, str(exc)) from None
     except Refused as exc:
         raise HttpError(409, str(exc)) from None
-    changed_cells = kind_of(room.kind).changed_cells
+    changed_cells = kind_of(room.kind).api.changed_cells
     changed = changed_cells(outcome.applied)
     for reply in computers.play_computer_turns(room):  # computers that answer at once
         changed += changed_cells(reply.applied)

@@ -83,7 +83,7 @@ def create_room(request: HttpRequest, body: Body[dict[str, Any]]) -> Status:
             raise HttpError(400, str(exc)) from None
         account = account_of(request)
         name = options.name if account is None else account.username
-        creator = name if kind.creator_sits(settings) else None
+        creator = name if kind.setup.creator_sits(settings) else None
         try:
             room, player = joining.open_room(
                 kind.name,

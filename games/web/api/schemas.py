@@ -1,9 +1,13 @@
 """What the API answers about a room and its games, as the OpenAPI schema shows it."""
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from ninja import Field, Schema
+from pydantic import create_model
 
+from ...kinds import KINDS
+from ...kinds.table import GameKind
 from .. import history
 
 GameStatus = Literal["playing", "won", "lost", "draw"]
@@ -11,9 +15,6 @@ GameStatus = Literal["playing", "won", "lost", "draw"]
 
 
 Side = Literal["X", "O"]
-
-
-Standing = Literal["racing", "finished", "eliminated", "gave-up", "dnf", "timed-out"]
 
 
 class CellOut(Schema):
@@ -38,40 +39,6 @@ class SquareOut(Schema):
     mark: Side
 
 
-class RacerOut(Schema):
-    seat: int = Field(description="The racer's seat; 2147483647 for the Solver bot.")
-    name: str | None
-    standing: Standing
-    progress: int = Field(ge=0, le=100)
-    mines_hit: int
-    frozen_ms: int
-    time_ms: int | None
-    away: bool
-    computer: bool
-
-
-class ResultOut(Schema):
-    seat: int
-    name: str | None
-    place: int
-    standing: Standing
-    time_ms: int | None
-    mines_hit: int
-    three_bv: int
-    bv_per_s: float | None
-    clicks: int = Field(description="The start cell Go opened counts as the first.")
-    ioe: float | None
-    progress: int
-
-
-class RaceOut(Schema):
-    phase: Literal["lobby", "countdown", "racing", "over"]
-    go_in_ms: int | None
-    you: RacerOut | None = Field(description="Your racer, when the request carries its token.")
-    racers: list[RacerOut]
-    results: list[ResultOut] | None = Field(description="By place, once the race is over.")
-
-
 class PlayerOut(Schema):
     name: str
     seat: int
@@ -87,7 +54,10 @@ class RatingChangeOut(Schema):
     after: int
 
 
-class RoomState(Schema):
+class SharedRoomState(Schema):
+    """The fields of every room's state; each kind adds its own (`ApiView.state_fields`), so
+    this module names no kind's (`RoomState`)."""
+
     game: str
     number: int
     status: GameStatus
@@ -97,40 +67,10 @@ class RoomState(Schema):
     mines_left: int | None = None
     board: list[str]
     players: list[PlayerOut]
-    winner: Literal["X", "O"] | None = Field(
-        None,
-        description="Tic-tac-toe and Flags: the winner's side; null while playing (and after a "
-        "tic-tac-toe draw).",
-    )
-    you: Literal["X", "O"] | None = Field(
-        None,
-        description="Tic-tac-toe and Flags: the side your seat holds this game, when the request "
-        "carries your player token (null without a seat in this game).",
-    )
-    turn: Literal["X", "O"] | None = Field(
-        None, description="Flags: the side to move; null once the game is over."
-    )
-    scores: dict[str, int] | None = Field(
-        None, description='Flags: mines claimed per side, {"X": n, "O": n}.'
-    )
-    bombs: dict[str, bool] | None = Field(
-        None, description='Flags: whether each side still holds its bomb, {"X": true, "O": false}.'
-    )
-    mines: int | None = Field(None, description="Flags: mines on the board.")
-    to_win: int | None = Field(None, description="Flags: mines a side needs to win.")
-    race: RaceOut | None = Field(
-        None,
-        description="A race: its phase, every racer's progress, yours with your token, and the "
-        "results at the end. `board` is your own board; without a racer's token it is all "
-        "hidden.",
-    )
     bot: bool | None = Field(
         None,
         description="Minesweeper and races: whether the host seated the Solver bot (a race's "
         "computer racer joins `racers` only at the start).",
-    )
-    turn_seconds: int | None = Field(
-        None, description="Flags: the turn timer in seconds (0: none); a turn past it passes."
     )
     rated: bool | None = Field(
         None, description='Present (true) in a rated room only (docs/api.md, "Ratings").'
@@ -140,11 +80,24 @@ class RoomState(Schema):
         description="A rated room: each player's shown rating before and after this game, "
         "once it has ended (empty until then).",
     )
-    turn_deadline: float | None = Field(
-        None,
-        description="Flags with a turn timer: Unix time (seconds) at which the current turn "
-        "passes; null before the game's first move, without a timer, and once it is over.",
-    )
+
+
+def room_state(kinds: Iterable[GameKind]) -> type[SharedRoomState]:
+    """`GET /api/rooms/<code>`'s answer: the shared fields and every kind's own, each optional
+    (a room's answer carries its kind's alone), so that no kind's field is dropped unseen. A
+    field two kinds declare (a two-sided game's `winner`) is declared once, as the first does."""
+    fields: dict[str, Any] = {}
+    for kind in kinds:
+        for state_field in kind.api.state_fields:
+            fields.setdefault(
+                state_field.name,
+                (state_field.annotation, Field(None, description=state_field.description)),
+            )
+    return create_model("RoomState", __base__=SharedRoomState, **fields)
+
+
+RoomState = room_state(KINDS.values())
+"""The registered kinds' room state, as the API answers and documents it."""
 
 
 class LoggedMoveOut(Schema):

@@ -1,7 +1,8 @@
-"""The toy kind (Lights Out) the shell tests register: adding a kind needs no shell change.
+"""The toy kind's table (Lights Out): adding a kind needs no shell change.
 
-Moved out of tests/web/test_game_kinds.py (issue 34): test modules share helpers from here, never
-from each other."""
+Its own template and script sit beside it (templates/games/lights_room.html, static/games/lights.js),
+its own state field (`lit`) reaches the API's room state, and its own command (`invert`) the
+socket and the API."""
 
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -10,6 +11,7 @@ from pydantic import Field
 
 from games.kinds import KINDS
 from games.kinds.table import (
+    ApiView,
     Applied,
     CreateOptions,
     GameKind,
@@ -18,6 +20,9 @@ from games.kinds.table import (
     MoveNews,
     Refused,
     Rendering,
+    Rules,
+    Setup,
+    StateField,
 )
 from games.protocol.messages import Message, SquareMove
 from games.store.models import Game, Room
@@ -74,7 +79,8 @@ def text_rows(
     state: dict[str, Any], params: dict[str, Any], seat: int | None
 ) -> tuple[list[str], dict[str, Any]]:
     lights = state["lights"]
-    return ["".join("*" if on else "." for on in lights)], {"width": len(lights), "height": 1}
+    row = "".join("*" if on else "." for on in lights)
+    return [row], {"width": len(lights), "height": 1, "lit": sum(lights)}
 
 
 def changed_cells(applied: Applied) -> list[dict[str, Any]]:
@@ -100,23 +106,31 @@ def move_html(news: MoveNews) -> str:
     return meta_html(news.game, news.applied.status) + changed
 
 
+LIT = StateField("lit", int | None, "Lights Out: the lights still on.")
+"""The toy's own state field, which the API's room state must carry."""
+
+
+def game_context(room: Room, game: Game) -> dict[str, Any]:
+    return {"size": room.settings["size"], "lights": game.state["lights"]}
+
+
 LIGHTS_OUT = GameKind(
     name=LIGHTS,
     label="Lights Out",
     tagline="turn every light off",
-    create_form=KINDS["minesweeper"].create_form,  # the home page is not under test here
-    options=LightsOptions,
-    creator_sits=lambda settings: True,
-    game_params=lambda settings, previous: settings,
-    initial_state=initial_state,
-    apply=apply,
-    text_rows=text_rows,
-    changed_cells=changed_cells,
+    setup=Setup(
+        create_form=KINDS["minesweeper"].setup.create_form,  # the home page is not under test
+        options=LightsOptions,
+        game_params=lambda settings, previous: settings,
+        initial_state=initial_state,
+    ),
+    rules=Rules(apply=apply),
+    api=ApiView(text_rows=text_rows, changed_cells=changed_cells, state_fields=(LIT,)),
     commands={"invert": invert},
     rendering=Rendering(
-        page_template="games/404.html",
-        create_template="games/minesweeper_create.html",
-        game_context=lambda room, game: {},
+        page_template="games/lights_room.html",
+        create_template="games/lights_create.html",
+        game_context=game_context,
         snapshot_html=snapshot_html,
         new_game_html=lambda room, game, news: snapshot_html(room, game),
         roster_html=lambda room, game: '<ul id="roster" hx-swap-oob="true"></ul>',
@@ -126,3 +140,5 @@ LIGHTS_OUT = GameKind(
         describe_settings=lambda settings: f"{settings['size']} lights",
     ),
 )
+KIND = LIGHTS_OUT
+"""Where `KindConfig.kind` looks for a kind's table."""

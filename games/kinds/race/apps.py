@@ -1,0 +1,8 @@
+from ..apps import KindConfig
+
+
+class RaceConfig(KindConfig):
+    name = "games.kinds.race"
+    label = "kind_race"
+    verbose_name = "Minesweeper race"
+    default = True
