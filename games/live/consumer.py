@@ -170,6 +170,7 @@ class RoomConsumer(Receiving):
         self.audience = audiences.order(seat, json=self.json, spectator=self.spectator)
         per_seat = kind_of(self.room.kind).per_seat_boards
         self.shows_pointers = per_seat is None
+        self.paced = audiences.paced(seat, json=self.json, per_seat_boards=per_seat is not None)
         self.commands = kind_of(self.room.kind).commands.keys()
         personal = self.json or per_seat is not None
         self.view = View(seat if personal else None, self.json)

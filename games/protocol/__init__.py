@@ -1,5 +1,5 @@
 """What is said on the wire, and how much of it: a client's messages parsed once, at the edge,
-into small values (`messages`), the audience keys and control signs of a room's messages between
+into small values (`messages`), the audience keys and typed controls of a room's messages between
 processes and sockets (`audiences`), and the budgets a socket's frames and a seat's moves spend
 (`flood`).
 
