@@ -54,7 +54,7 @@ def new_game(room_id: int, news: NewGame) -> None:
     """The room's next game for everyone, with a line saying who started it."""
     room = Room.objects.get(pk=room_id)
     html = kind_of(room.kind).rendering.new_game_html(room, room.current_game(), news)
-    outbox.send(room.pk, html, controls=NEW_GAME_FOR_BOTS)
+    outbox.send(room.pk, audiences.with_texts(html, {}), controls=NEW_GAME_FOR_BOTS)
     if room.settings.get("rated"):  # the last game's rating line goes with it
         empty = render_to_string("games/partials.html#rating_changes", {"oob": True})
         outbox.send(room.pk, {audiences.ALL: empty})

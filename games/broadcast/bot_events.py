@@ -180,7 +180,7 @@ def request_id(text: str | bytes | None) -> Any:
     except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     found = data.get("id") if isinstance(data, dict) else None
-    return found if echoable_id(found) else None  # an error says why (`parse_payload`)
+    return found if echoable_id(found) else None  # an error says why (`message_table.read_payload`)
 
 
 def _text(event: dict[str, Any]) -> str:

@@ -424,7 +424,7 @@ class GameKind:
     commands: Mapping[str, Callable[[State, Lineup, Params], Applied]] = field(default_factory=dict)
     """Commands of this kind by name (a race's `start` and `give_up`), applied under the game's
     lock with the room's seats and logged as moves; the socket and the API take them as
-    `{"action": name}` in rooms of this kind (`messages.parse_payload`)."""
+    `{"action": name}` in rooms of this kind (`message_table.read_payload`)."""
     may_restart: Callable[[State, Params, Restart], str | None] | None = None
     """(state, params, who asks): why that player may not start the next game now (a race or a
     two-sided game under way: only the host may call it off), or None; None here: anyone may,

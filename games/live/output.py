@@ -51,7 +51,9 @@ class Output(AsyncWebsocketConsumer):
 
     channel_layer_alias = None
     """No channel of its own: the room's messages come through `relay`, once per process."""
-    room: Room | None = None
+    room: Room
+    """The socket's room: set by `connect` before the socket reads or hears anything (a socket
+    refused for want of a room never gets this far)."""
     player: Player | None = None
     counted = False
     """Whether this socket is in the presence counts (and must be taken out again)."""
