@@ -219,6 +219,8 @@ def read_payload(
         help_text = actions_help(commands, moves_door=moves_door)
         raise BadMessage(f"Unknown action {action[:40]!r}: {help_text}.")
     if moves_door and entry.moves_door is not MovesDoor.TAKEN:
+        if entry.moves_door is not MovesDoor.PRESENCE and not entry.own_fields:
+            entry.parse(entry.name, data)  # a field's error first, as /moves has always said
         raise BadMessage(entry.refused_at_moves_door(actions_help(commands, moves_door=True)))
     return entry, entry.parse(entry.name, data)
 
