@@ -21,6 +21,7 @@ import json
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import cache
 from typing import Any
 
 from . import messages as m
@@ -160,8 +161,14 @@ def entry_for(action: str, commands: Collection[str] = ()) -> Entry | None:
     """The entry of `action` in a room whose kind has these `commands`; None: no such message."""
     entry = TABLE.get(action)
     if entry is None and action in commands:
-        return replace(KIND_COMMAND, name=action)
+        return _kind_command(action)
     return entry
+
+
+@cache
+def _kind_command(name: str) -> Entry:
+    """`KIND_COMMAND` under a kind's command's name, made once (only kinds' names come here)."""
+    return replace(KIND_COMMAND, name=name)
 
 
 def actions_help(commands: Collection[str] = (), *, moves_door: bool = False) -> str:
