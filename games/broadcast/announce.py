@@ -18,7 +18,7 @@ from ..protocol import audiences
 from ..store.models import ChatMessage, Player, Room
 from . import bot_events, chat_view, host_view, outbox
 
-NEW_GAME_FOR_BOTS = {audiences.RESYNC: audiences.RESYNC_TEXT}
+NEW_GAME_FOR_BOTS = {audiences.RESYNC: audiences.Control.RESYNC}
 """A new game, for bots: each gets a snapshot of its own (its seat's mark may have changed)."""
 
 
@@ -27,7 +27,8 @@ def move(kind: GameKind, news: MoveNews) -> None:
     metrics.MOVES.inc()
     texts = audiences.with_texts(kind.rendering.move_html(news), bot_events.move(kind, news))
     order = (news.game.number, news.game.version)
-    outbox.send(news.room.pk, texts, metrics.move_started(), order)
+    controls = bot_events.move_controls(kind, news)
+    outbox.send(news.room.pk, texts, metrics.move_started(), order, controls=controls)
     if kind.per_seat_boards is not None and news.game.is_over:
         chat_after_race(news.room.pk)
 
@@ -42,18 +43,18 @@ def ratings(room_id: int, number: int, changes: list[dict[str, object]]) -> None
 
 def room_closed(room_id: int) -> None:
     """The host deleted the room: every socket in it says so and closes."""
-    outbox.send(room_id, audiences.CLOSED)
+    outbox.send(room_id, {}, controls=audiences.CLOSED)
 
 
 def token_revoked(room_id: int, seat: int) -> None:
-    outbox.send(room_id, audiences.revoked(seat))
+    outbox.send(room_id, {}, controls=audiences.revoked(seat))
 
 
 def new_game(room_id: int, news: NewGame) -> None:
     """The room's next game for everyone, with a line saying who started it."""
     room = Room.objects.get(pk=room_id)
     html = kind_of(room.kind).rendering.new_game_html(room, room.current_game(), news)
-    outbox.send(room.pk, audiences.with_texts(html, NEW_GAME_FOR_BOTS))
+    outbox.send(room.pk, audiences.with_texts(html, {}), controls=NEW_GAME_FOR_BOTS)
     if room.settings.get("rated"):  # the last game's rating line goes with it
         empty = render_to_string("games/partials.html#rating_changes", {"oob": True})
         outbox.send(room.pk, {audiences.ALL: empty})
@@ -167,7 +168,6 @@ def host(
         texts[audiences.seat(room.host.number)] = line + host_view.menu_html(room)
     host_seat = None if room.host is None else room.host.number
     texts[audiences.JSON] = bot_events.host(action, host_seat, notice)
-    texts.update(dict.fromkeys(closes, audiences.KICKED_TEXT))
-    outbox.send(room_id, texts)
+    outbox.send(room_id, texts, controls=dict.fromkeys(closes, audiences.Control.KICKED))
     roster(room_id)
     outbox.send(room_id, spectators_html(room_id))

@@ -97,12 +97,20 @@ def move(kind: GameKind, news: MoveNews) -> dict[str, str]:
             event[key] = applied.summary[key]
     if kind.per_seat_boards is None:
         return {audiences.JSON: _text(event)}
-    if news.mover is None:  # a timed event (a race's start) may change every board
-        return {audiences.RESYNC: audiences.RESYNC_TEXT}
+    if news.mover is None:  # a resync instead (`move_controls`)
+        return {}
     texts = {audiences.JSON: _text({**event, "cells": []})}
     if news.mover is not None:
         texts[audiences.json_seat(news.mover.number)] = _text(event)
     return texts
+
+
+def move_controls(kind: GameKind, news: MoveNews) -> audiences.Controls | None:
+    """A timed event (a race's start) may change every board: bots take a snapshot of their
+    own instead of an event (`audiences.Control.RESYNC`)."""
+    if kind.per_seat_boards is not None and news.mover is None:
+        return {audiences.RESYNC: audiences.Control.RESYNC}
+    return None
 
 
 def ratings(number: int, changes: list[dict[str, Any]]) -> str:
@@ -156,7 +164,7 @@ def request_id(text: str | bytes | None) -> Any:
     except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     found = data.get("id") if isinstance(data, dict) else None
-    return found if echoable_id(found) else None  # an error says why (`parse_payload`)
+    return found if echoable_id(found) else None  # an error says why (`message_table.read_payload`)
 
 
 def _text(event: dict[str, Any]) -> str:

@@ -23,6 +23,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .. import metrics
 from ..log_limit import warn
+from ..protocol import audiences
 from ..server_loop import server_loop
 from . import local
 
@@ -46,12 +47,19 @@ _outboxes: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Queue]"
 )
 
 
-def message_of(fragment: str | Mapping[str, str]) -> dict[str, Any]:
+def message_of(
+    fragment: str | Mapping[str, str], controls: audiences.Controls | None = None
+) -> dict[str, Any]:
     """The channel layer's message for one text for everyone, or one per audience
-    (`games.protocol.audiences`): the layer carries plain dicts of strings."""
-    if isinstance(fragment, str):
-        return {"type": "room.html", "html": fragment}
-    return {"type": "room.html", "texts": dict(fragment)}
+    (`games.protocol.audiences`), and the controls for some audiences (`audiences.Control`) in a
+    key of their own: the layer carries plain dicts of strings (msgpack, through Redis)."""
+    if not controls:
+        if isinstance(fragment, str):
+            return {"type": "room.html", "html": fragment}
+        return {"type": "room.html", "texts": dict(fragment)}
+    texts = {audiences.ALL: fragment} if isinstance(fragment, str) else dict(fragment)
+    plain = {key: control.value for key, control in controls.items()}
+    return {"type": "room.html", "texts": texts, "controls": plain}
 
 
 def send(
@@ -59,11 +67,14 @@ def send(
     fragment: str | Mapping[str, str],
     started: float | None = None,
     order: tuple[int, int] | None = None,
+    *,
+    controls: audiences.Controls | None = None,
 ) -> None:
     """`started`: when the move announced reached the service (`metrics.move_started`), timed
     up to the hand-over to the channel layer. `order`: a move's (game number, version), by which
-    each process hands the room's moves on in order (`live.reorder`)."""
-    message = message_of(fragment)
+    each process hands the room's moves on in order (`live.reorder`). `controls`: what some
+    audiences' sockets are told instead of a text (`audiences.Control`)."""
+    message = message_of(fragment, controls)
     if order is not None:
         message["order"] = list(order)
     loop = server_loop()

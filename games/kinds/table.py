@@ -469,7 +469,7 @@ class GameKind:
     commands: Mapping[str, Callable[[State, Lineup, Params], Applied]] = field(default_factory=dict)
     """Commands of this kind by name (a race's `start` and `give_up`), applied under the game's
     lock with the room's seats and logged as moves; the socket and the API take them as
-    `{"action": name}` in rooms of this kind (`messages.parse_payload`)."""
+    `{"action": name}` in rooms of this kind (`message_table.read_payload`)."""
     hints: Hints | None = None
     computer: Computer | None = None
     bot: Bot | None = None

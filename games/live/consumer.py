@@ -17,6 +17,8 @@ while others still race (`audiences.LATE`), until the race is over. A bot's ever
 
 import logging
 import time
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from channels.db import database_sync_to_async
 
@@ -48,6 +50,11 @@ from .snapshots import View
 
 log = logging.getLogger(__name__)
 
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+"""ASGI's, as Channels calls a consumer."""
+
 TOO_MANY_SOCKETS = 4429
 TOO_MANY_SOCKETS_TEXT = (
     f"Too many open connections from your address (at most {flood.SOCKETS_PER_ADDRESS}): "
@@ -63,7 +70,7 @@ class RoomConsumer(Receiving):
     view, the relay, the snapshot, presence) and its way out (`_leave`, whichever way it ends);
     reading is `Receiving`'s, writing `Output`'s, and the state they share is declared there."""
 
-    async def __call__(self, scope, receive, send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """The channel layer (Redis) can fail under an open socket or during its handshake.
         Channels would then skip `disconnect` (the player stays "online" for ever) and Daphne log
         a traceback per socket. Instead: one line, the presence count undone, and a close htmx
@@ -104,12 +111,13 @@ class RoomConsumer(Receiving):
             await self._accept()
             await self.close(code=POLICY_VIOLATION, reason=flood.ADDRESS_CONTROL_FLOOD_REASON)
             return
-        self.room, self.player = await database_sync_to_async(self._enter)(code, credentials)
-        if self.room is None:
+        room, self.player = await database_sync_to_async(self._enter)(code, credentials)
+        if room is None:
             # Accepted first: a handshake refused before it reaches browsers as 1006, which they
             # retry for ever; 4404 after the handshake tells the page to stop.
             await self._refuse(ROOM_NOT_FOUND, "No such room.")
             return
+        self.room = room
         if credentials.token is not None and self.player is None and self.kicked is None:
             await self._refuse(UNKNOWN_TOKEN, UNKNOWN_TOKEN_TEXT)
             return
@@ -165,11 +173,11 @@ class RoomConsumer(Receiving):
 
     def _choose_view(self) -> None:
         """Which texts and snapshots this socket gets, and whether they come late."""
-        assert self.room is not None
         seat = self.own_seat if self.player is None else self.player.number
         self.audience = audiences.order(seat, json=self.json, spectator=self.spectator)
         per_seat = kind_of(self.room.kind).per_seat_boards
         self.shows_pointers = per_seat is None
+        self.paced = audiences.paced(seat, json=self.json, per_seat_boards=per_seat is not None)
         self.commands = kind_of(self.room.kind).commands.keys()
         personal = self.json or per_seat is not None
         self.view = View(seat if personal else None, self.json)
@@ -233,7 +241,6 @@ class RoomConsumer(Receiving):
     async def _presence(self, delta: int) -> None:
         """A seat's socket is counted in the database now (its seat may come back or go away,
         a move); a spectator's with the room's next presence message (`rosters`)."""
-        assert self.room is not None
         if self.player is None:
             if delta > 0:
                 self.arrivals = rosters.spectator_came(self.room.pk, self.address)
@@ -251,7 +258,7 @@ class RoomConsumer(Receiving):
             autoplay.schedule(self.room)  # an away move may start a grace period to time
         rosters.changed(self.room.pk, player=True)
 
-    async def dispatch(self, message: dict) -> None:
+    async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' own, or the same less its database trip per frame (`channels_consumer`)."""
         if shortcut("dispatch"):
             await channels_consumer.dispatch(self, message)

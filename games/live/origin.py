@@ -105,6 +105,8 @@ def _trusted(origin: SplitResult, pattern: str) -> bool:
     trusted = _parse(pattern.encode("latin-1", "replace"))
     if trusted is None or trusted.scheme != origin.scheme or not trusted.hostname:
         return False
+    if not origin.hostname:  # the caller refused such an origin already
+        return False
     if _port(trusted) != _port(origin):
         return False
     if trusted.hostname.startswith("*."):

@@ -1,8 +1,8 @@
 """A room socket's outgoing side: the room's messages and snapshots to one socket, in order
 (held behind a snapshot on its way, late for a race's spectators), framed once for the room's
 sockets (`daphne_frames`), and a peer that reads too little cut off (`SOCKET_OUTPUT_LIMIT_BYTES`;
-its snapshots wait for its output to drain: `SNAPSHOT_BACKLOG_BYTES`). The signs among a room's
-texts (`audiences.SIGNS`) close the socket or ask it for a snapshot of its own."""
+its snapshots wait for its output to drain: `SNAPSHOT_BACKLOG_BYTES`). The controls beside a
+room's texts (`audiences.Control`) close the socket or ask it for a snapshot of its own."""
 
 import asyncio
 import logging
@@ -51,7 +51,9 @@ class Output(AsyncWebsocketConsumer):
 
     channel_layer_alias = None
     """No channel of its own: the room's messages come through `relay`, once per process."""
-    room: Room | None = None
+    room: Room
+    """The socket's room: set by `connect` before the socket reads or hears anything (a socket
+    refused for want of a room never gets this far)."""
     player: Player | None = None
     counted = False
     """Whether this socket is in the presence counts (and must be taken out again)."""
@@ -94,6 +96,10 @@ class Output(AsyncWebsocketConsumer):
     delayed: DelayedSender | None = None
     """A race spectator's: what this socket hears goes out that much later (`delayed`); a
     seat's while it is `behind`, and until what waited then has gone."""
+    paced = False
+    """A seat's page in a room of per-seat boards, whose texts may carry `audiences.LATE` or
+    `LIVE` (`audiences.paced`): they never take `deliver_now`'s way, which sends a text as it
+    is; `deliver` reads the signs."""
     behind = False
     """A seat's socket whose racer stopped while others race: it hears the room as late as the
     spectators do (`audiences.LATE`), until the race is over (`audiences.LIVE`)."""
@@ -193,7 +199,7 @@ class Output(AsyncWebsocketConsumer):
             self.held is not None
             or self.delayed is not None
             or self.closing
-            or html.startswith(audiences.SIGN)
+            or self.paced
             or not daphne_frames.send(self.connection, html)
         ):
             return False
@@ -203,22 +209,26 @@ class Output(AsyncWebsocketConsumer):
 
     async def deliver(self, html: str) -> None:
         """A message of the room, from `relay`: framed once for all the room's sockets here."""
-        if html == audiences.REVOKED_TEXT:
-            await self._revoked()
-        elif html == audiences.KICKED_TEXT:
-            await self._close_with(
-                host.kicked_text(time.time() + host.kick_seconds()), UNKNOWN_TOKEN
-            )
-        elif html == audiences.LEFT_TEXT:
-            await self._close_with(leaving.LEFT_REASON, leaving.LEFT)
-        elif html == audiences.CLOSED_TEXT:
-            await self._close_with(ROOM_CLOSED, ROOM_NOT_FOUND)
-        elif html == audiences.RESYNC_TEXT:
-            self._want_snapshot()  # a bot's: the whole game changed (a new game)
-        elif self.held is not None:
+        if self.held is not None:
             self.held.append(html)
         else:
             await self._out(html)
+
+    async def control(self, control: audiences.Control) -> None:
+        """What a room's message tells this socket (`relay`), at once: even a held or delayed
+        socket closes now."""
+        match control:
+            case audiences.Control.REVOKED:
+                await self._revoked()
+            case audiences.Control.KICKED:
+                reason = host.kicked_text(time.time() + host.kick_seconds())
+                await self._close_with(reason, UNKNOWN_TOKEN)
+            case audiences.Control.LEFT:
+                await self._close_with(leaving.LEFT_REASON, leaving.LEFT)
+            case audiences.Control.CLOSED:
+                await self._close_with(ROOM_CLOSED, ROOM_NOT_FOUND)
+            case audiences.Control.RESYNC:
+                self._want_snapshot()  # a bot's: the whole game changed (a new game)
 
     async def _revoked(self) -> None:
         """The host revoked this seat's token: the socket closes as a wrong token's would."""

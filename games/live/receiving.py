@@ -1,11 +1,16 @@
-"""A room socket's incoming side: each frame within the socket's budget, parsed at the edge,
-handed to the action that carries it out (`games.rooms`), and answered: a bot's `ack`, or an
-error to the sender alone. Pointer positions go out throttled, with a trailing send."""
+"""A room socket's incoming side: each frame within the socket's budget, parsed at the edge into
+its entry of the message table (`games.protocol.message_table`), checked as the entry says (a
+spectator's move, the move budget), handed to the entry's handler (`HANDLERS`: the actions of
+`games.rooms`, or this socket's own for a pointer, a snapshot, a seat's leave and name), and
+answered: a bot's `ack`, or an error to the sender alone. Pointer positions go out throttled,
+with a trailing send."""
 
 import asyncio
 import logging
 import sys
 import time
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
@@ -17,6 +22,7 @@ from ..broadcast.outbox import LAYER_ERRORS
 from ..kinds.table import Invalid, Refused
 from ..log_limit import warn
 from ..protocol.flood import TOO_FAST, flood_reason, move_budget_async
+from ..protocol.message_table import Budget, Entry, Handler, Sender, read_message
 from ..protocol.messages import (
     BadMessage,
     Chat,
@@ -29,7 +35,6 @@ from ..protocol.messages import (
     React,
     TakeName,
     TooLarge,
-    parse_message,
 )
 from ..rooms import autoplay, base, chat, dispatch, host, signals
 from ..rooms.hints import ask_hint_async
@@ -59,50 +64,56 @@ class Receiving(Output):
             self._stop_tasks()
             await self.close(code=POLICY_VIOLATION, reason=flood_reason(self.messages))
             return
-        message: Message | None = None
+        entry: Entry | None = None
         request_id = bot_events.request_id(text_data) if self.json else None
         try:
-            message = parse_message(text_data, self.commands)
-            outcome = await self._handle(message)
+            entry, message = read_message(text_data, self.commands)
+            outcome = await self._handle(entry, message)
             if self.json:
-                await self._acknowledge(message, outcome, request_id)
+                await self._acknowledge(entry, outcome, request_id)
         except (BadMessage, Invalid, Refused, base.Forbidden, chat.Muted) as error:
-            metrics.refused(_refusal(message, error))
+            metrics.refused(_refusal(entry, error))
             await self._reply(str(error), request_id)
         except LAYER_ERRORS:
             raise  # the socket closes with 1013 (`__call__`), and the page reconnects
         except Exception:
             await self._unexpected(request_id)
 
-    async def _handle(self, message: Message) -> base.Outcome | None:
-        if isinstance(message, Hover):
-            await self._hover(message)
-            return None
-        if isinstance(message, Ping | React):  # presence: no move budget (one read: a mute)
-            await signals.send(self.room, self.player, message, self.address)
-            return None
-        if isinstance(message, Command) and message.name == "sync":
-            self._want_snapshot()
-            return None
-        if isinstance(message, Chat):
-            await self._chat(message)
-            return None
-        if isinstance(message, HostCommand):
-            await database_sync_to_async(host.apply)(self.room, self.player, message)
-            return None
-        if isinstance(message, Leave | TakeName):
-            await seat_messages.handle(self, message)
-            return None
-        if isinstance(message, Command) and message.name == "hint":
-            # Off the database thread and within the room's and address's limits (`hints`).
-            return await ask_hint_async(self.room, self.player, self.address)
-        base.refuse_spectator(self.room, self.player, message)  # no database trip
-        await self._take_move_budget()
+    async def _handle(self, entry: Entry, message: Message) -> base.Outcome | None:
+        """What the message's entry says: a spectator's move refused before any database work,
+        the move budget spent, then its handler."""
+        if entry.sender is not Sender.ANYONE:
+            base.refuse_spectator(self.room, self.player, message)  # no database trip
+        if entry.budget is Budget.MOVE:
+            await self._take_move_budget()
+        return await HANDLERS[entry.handler](self, message)
+
+    async def _play(self, message: Message) -> base.Outcome:
         with metrics.move_received():
             outcome = await _play(self.room, self.player, message)
         # The computer's reply, its opening after a rematch, or the Solver bot going on.
         autoplay.schedule(self.room, outcome.game)
         return outcome
+
+    async def _hint(self, message: Command) -> base.Outcome:
+        """Off the database thread and within the room's and address's limits (`hints`)."""
+        return await ask_hint_async(self.room, self.player, self.address)
+
+    async def _sync(self, message: Command) -> None:
+        self._want_snapshot()
+
+    async def _signal(self, message: Ping | React) -> None:
+        """Presence: no move budget (one read: a mute)."""
+        await signals.send(self.room, self.player, message, self.address)
+
+    async def _host(self, message: HostCommand) -> None:
+        await database_sync_to_async(host.apply)(self.room, self.player, message)
+
+    async def _leave_seat(self, message: Leave) -> None:
+        await seat_messages.leave(self)
+
+    async def _take_name(self, message: TakeName) -> None:
+        await seat_messages.take_name(self, message)
 
     async def _chat(self, message: Chat) -> None:
         """A chat line, paced per seat (a spectator: per socket), address and room (`chat`)."""
@@ -119,7 +130,7 @@ class Receiving(Output):
         )
 
     async def _acknowledge(
-        self, message: Message, outcome: base.Outcome | None, request_id: object
+        self, entry: Entry, outcome: base.Outcome | None, request_id: object
     ) -> None:
         """A bot's message taken: `ack` with the game as the message left it (a move that
         changed nothing leaves the version as it was; a `new_game` naming a game already
@@ -128,10 +139,10 @@ class Receiving(Output):
         if outcome is not None:
             game = outcome.game
             facts = {"number": game.number, "version": game.version, "status": game.status}
-            if "hint" in outcome.applied.summary and isinstance(message, Command):
+            if "hint" in outcome.applied.summary and entry.value is Command:
                 cell = outcome.applied.summary["hint"]
                 facts["cell"] = None if cell is None else {"x": cell[0], "y": cell[1]}
-        await self._reply_text(bot_events.ack(_action(message), request_id, **facts))
+        await self._reply_text(bot_events.ack(entry.name, request_id, **facts))
 
     async def _take_move_budget(self) -> None:
         """A seat's moves draw on one budget whichever door they come by (`flood.move_budget`),
@@ -183,7 +194,7 @@ class Receiving(Output):
 
     async def _send_hover(self) -> None:
         hover, self.pending_hover = self.pending_hover, None
-        if hover is None:
+        if hover is None or self.player is None:  # a spectator's pointer goes nowhere
             return
         self.last_hover = time.monotonic()
         html = cursor_html(self.player, hover.x, hover.y)
@@ -199,37 +210,27 @@ def _play(room: Room, player: Player | None, message: Message) -> base.Outcome:
     return dispatch.play(room, player, message)
 
 
-def _action(message: Message) -> str:
-    """The action a message named, as an `ack` repeats it."""
-    if isinstance(message, Command):
-        return message.name
-    if isinstance(message, Hover):
-        return "hover"
-    if isinstance(message, Ping):
-        return "ping"
-    if isinstance(message, React):
-        return "react"
-    if isinstance(message, Chat):
-        return "chat"
-    if isinstance(message, Leave | TakeName):
-        return "leave" if isinstance(message, Leave) else "name"
-    return getattr(message, "action", "mark")  # a cell move's or a host command's
-
-
-def _refusal(message: Message | None, error: Exception) -> str:
+def _refusal(entry: Entry | None, error: Exception) -> str:
     """The metrics' reason for a refused message: a few fixed words, never the message."""
     if isinstance(error, TooLarge):
         return "size"
-    if message is None:
-        return "malformed"
-    if isinstance(message, Command) and message.name == "hint":
-        return "hint"
-    if isinstance(message, Ping | React):
-        return "signal"
-    if isinstance(message, Chat):
-        return "chat"
-    if isinstance(message, HostCommand):
-        return "host"
-    if isinstance(message, Leave | TakeName):
-        return "seat"
-    return "move"
+    return "malformed" if entry is None else entry.refusal
+
+
+_Handle = Callable[[Receiving, Any], Awaitable[base.Outcome | None]]
+
+HANDLERS: dict[Handler, _Handle] = {
+    Handler.MOVE: Receiving._play,
+    Handler.NEW_GAME: Receiving._play,
+    Handler.SET_BOT: Receiving._play,
+    Handler.KIND_COMMAND: Receiving._play,
+    Handler.HINT: Receiving._hint,
+    Handler.SYNC: Receiving._sync,
+    Handler.HOVER: Receiving._hover,
+    Handler.SIGNAL: Receiving._signal,
+    Handler.CHAT: Receiving._chat,
+    Handler.HOST: Receiving._host,
+    Handler.LEAVE: Receiving._leave_seat,
+    Handler.NAME: Receiving._take_name,
+}
+"""The socket's handler of each name the message table gives (every name: a test checks)."""

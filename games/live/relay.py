@@ -35,6 +35,7 @@ reconnect and get a fresh snapshot.
 import asyncio
 import contextlib
 import logging
+from collections.abc import Iterable
 from typing import Any, Protocol
 
 from channels.layers import get_channel_layer
@@ -60,6 +61,10 @@ class Socket(Protocol):
         ...
 
     async def deliver(self, html: str) -> None: ...
+
+    async def control(self, control: audiences.Control) -> None:
+        """Do what `control` says (close, or take a snapshot): nothing is sent as it is."""
+        ...
 
 
 class Subscription:
@@ -136,19 +141,42 @@ class Subscription:
             metrics.MESSAGE_BYTES.observe(metrics.size_of(message["html"]))
             pages = [socket for socket in self.sockets if audiences.ALL in socket.audience]
             await self._forward(message["html"], pages)
+        elif "controls" in message:  # rare: a close, or bots' resync
+            await self._control_each(texts, message["controls"])
         else:
             await self._forward_each(texts)
 
-    async def _forward_each(self, texts: dict[str, str]) -> None:
-        """One message, a text per audience: each socket gets the one its keys pick first."""
+    async def _forward_each(
+        self, texts: dict[str, str], sockets: Iterable[Socket] | None = None
+    ) -> None:
+        """One message, a text per audience: each socket (of the room's, or of `sockets`) gets
+        the one its keys pick first."""
         takers: dict[str, list[Socket]] = {}
-        for socket in self.sockets:
+        for socket in self.sockets if sockets is None else sockets:
             text = audiences.pick(texts, socket.audience)
             if text is not None:
                 takers.setdefault(text, []).append(socket)
         for text, sockets in takers.items():
             metrics.MESSAGE_BYTES.observe(metrics.size_of(text))
             await self._forward(text, sockets)
+
+    async def _control_each(self, texts: dict[str, str], controls: dict[str, str]) -> None:
+        """A message with controls for some audiences (`audiences.Control`): the sockets whose
+        keys find a control first are told it, the others take their text as usual."""
+        told: list[tuple[Socket, audiences.Control]] = []
+        others: list[Socket] = []
+        for socket in self.sockets:
+            control = audiences.pick_control(texts, controls, socket.audience)
+            if control is None:
+                others.append(socket)
+            else:
+                told.append((socket, control))
+        await self._forward_each(texts, others)
+        for socket, control in told:
+            try:
+                await socket.control(control)
+            except Exception:  # one broken socket must not starve the others
+                log.exception("room %s: could not tell a socket %s", self.group, control)
 
     async def _forward(self, html: str, sockets: list[Socket]) -> None:
         for socket in sockets:

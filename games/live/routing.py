@@ -6,8 +6,9 @@ from django.urls import re_path
 
 from ..broadcast import bot_events
 from . import bot_sockets
-from .consumer import ROOM_NOT_FOUND, RoomConsumer
+from .consumer import RoomConsumer
 from .lobby import LobbyConsumer
+from .output import ROOM_NOT_FOUND
 
 NO_SUCH_PATH = "No websocket here: a room's is /ws/r/<code>/, the lobby's /ws/lobby/."
 

@@ -6,13 +6,13 @@ been told. `name` gives a spectator's socket a name, checked as a nickname is, w
 lines carry (their `author`) and by which the host's menu lists them; players have theirs.
 """
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from channels.db import database_sync_to_async
 from django.template.loader import render_to_string
 
 from ..kinds.table import Invalid, Refused
-from ..protocol.messages import Leave, TakeName
+from ..protocol.messages import TakeName
 from ..rooms import leaving, nicknames
 from ..store.models import Player, Room
 
@@ -26,31 +26,26 @@ class Socket(Protocol):
     room: Room
     player: Player | None
     json: bool
-    scope: dict
+    scope: dict[str, Any]
     spectator_name: str | None
 
     async def _reply_text(self, text: str) -> None: ...
 
 
-async def handle(socket: Socket, message: Leave | TakeName) -> None:
-    if isinstance(message, Leave):
-        await _leave(socket)
-    else:
-        await _take_name(socket, message)
-
-
-async def _leave(socket: Socket) -> None:
+async def leave(socket: Socket) -> None:
     if socket.player is None:
         raise Refused(NO_SEAT)
     await database_sync_to_async(leaving.leave)(socket.room, socket.player)
     session = socket.scope.get("session")
-    seats = dict(session.get("players", {})) if session is not None else {}
+    if session is None:
+        return
+    seats = dict(session.get("players", {}))
     if seats.pop(socket.room.code, None) is not None:
         session["players"] = seats
         await database_sync_to_async(session.save)()
 
 
-async def _take_name(socket: Socket, message: TakeName) -> None:
+async def take_name(socket: Socket, message: TakeName) -> None:
     if socket.player is not None:
         raise Refused(PLAYERS_NAMED)
     name = await database_sync_to_async(spectator_name)(socket.room, message.name)

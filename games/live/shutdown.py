@@ -27,7 +27,10 @@ def install() -> None:
         return
     from twisted.internet import reactor
 
-    reactor.addSystemEventTrigger("before", "shutdown", _close_all)
+    # IReactorCore is a zope Interface, whose methods are declared without `self`: mypy, without
+    # zope's plugin, reads them one argument short.
+    core: Any = reactor
+    core.addSystemEventTrigger("before", "shutdown", _close_all)
 
 
 def _close_all() -> Any:

@@ -4,11 +4,9 @@ Browsers send form fields through htmx's websocket extension, so numbers may arr
 a `HEADERS` object rides along; bots send plain JSON. Both end up as the same values here.
 """
 
-import json
 import re
-from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 MAX_MESSAGE_BYTES = 8 * 1024
 CELL_ACTIONS = ("reveal", "flag", "chord", "bomb")
@@ -29,17 +27,6 @@ SOCKET_ONLY_FIELDS = ("id", "HEADERS", "emote")
 SOCKET_ONLY_ACTIONS = ("hint", "sync", "hover", "ping", "react", "chat", "leave", "name")
 """What `POST /api/rooms/<code>/moves` refuses: hints, the board and the chat have endpoints of
 their own, and pings and reactions are presence."""
-
-
-def actions_help(commands: Collection[str] = (), *, moves_door: bool = False) -> str:
-    """The actions a room of a kind with these commands takes by one door, for an error's text:
-    the socket's, or the API's `/moves` (no `hint` or `sync` there)."""
-    actions = (*MOVES, "hint", "add_bot", "remove_bot", *commands, "new_game", "sync")
-    actions = (*actions[:-1], *SIGNALS, "chat", "leave", "name", actions[-1])
-    if moves_door:
-        actions = tuple(name for name in actions if name not in SOCKET_ONLY_ACTIONS)
-    *others, last = actions
-    return f"use {', '.join(others)} or {last}"
 
 
 class BadMessage(ValueError):
@@ -63,6 +50,8 @@ class CellMove:
 class SquareMove:
     """A tic-tac-toe mark on square 0..8."""
 
+    action: ClassVar[str] = "mark"
+
     cell: int
 
 
@@ -76,10 +65,17 @@ class Command:
     game: int | None = None
     pace: int | None = None
 
+    @property
+    def action(self) -> str:
+        """The name it came by, as every message value has (`message_table`)."""
+        return self.name
+
 
 @dataclass(frozen=True, slots=True)
 class Hover:
     """Where a player's pointer rests: presence, never stored, never part of the game."""
+
+    action: ClassVar[str] = "hover"
 
     x: int
     y: int
@@ -89,6 +85,8 @@ class Hover:
 class Ping:
     """A player points the room at the cell (x, y) for a few seconds: presence, never stored."""
 
+    action: ClassVar[str] = "ping"
+
     x: int
     y: int
 
@@ -96,6 +94,8 @@ class Ping:
 @dataclass(frozen=True, slots=True)
 class React:
     """A player shows an emote beside their name for a few seconds (`rooms.signals.EMOTES`)."""
+
+    action: ClassVar[str] = "react"
 
     emote: str
 
@@ -108,6 +108,8 @@ SIGNALS = ("ping", "react")
 class Chat:
     """A line for the room's chat (`games.rooms.chat`), checked there: on the socket only, as the API
     has `POST /api/rooms/<code>/chat`."""
+
+    action: ClassVar[str] = "chat"
 
     text: object
 
@@ -217,11 +219,15 @@ def _whom(action: str, data: dict[str, Any]) -> HostCommand:
 class Leave:
     """The sender's seat leaves the room for good (`games.rooms.leaving`)."""
 
+    action: ClassVar[str] = "leave"
+
 
 @dataclass(frozen=True, slots=True)
 class TakeName:
     """A spectator's name for this socket, which their chat lines carry (`live.seat_messages`); checked
     there, as a nickname is."""
+
+    action: ClassVar[str] = "name"
 
     name: object
 
@@ -249,67 +255,26 @@ def seat_message(data: dict[str, Any]) -> Leave | TakeName:
 Message = (
     CellMove | SquareMove | Command | Hover | Ping | React | Chat | HostCommand | Leave | TakeName
 )
+"""Every message value; each has the `action` it came by (`message_table`)."""
 
 
-def parse_message(text: str | bytes | None, commands: Collection[str] = ()) -> Message:
-    """A socket's frame as a message value; `commands`: the room's kind's own (a race's start)."""
-    if text is None:
-        raise BadMessage("Send text frames containing JSON.")
-    if len(text) > MAX_MESSAGE_BYTES:
-        raise TooLarge(f"Message too large: the limit is {MAX_MESSAGE_BYTES} bytes.")
-    try:
-        data = json.loads(text)
-    except (ValueError, UnicodeDecodeError, RecursionError):  # deep [[[[ may exhaust the stack
-        raise BadMessage("Message is not valid JSON.") from None
-    if not isinstance(data, dict):
-        raise BadMessage('Message must be a JSON object with an "action".')
-    return parse_payload(data, commands)
+def cell_move(action: str, data: dict[str, Any]) -> CellMove:
+    return CellMove(action, whole_number(data, "x"), whole_number(data, "y"))
 
 
-def parse_payload(
-    data: dict[str, Any], commands: Collection[str] = (), *, moves_door: bool = False
-) -> Message:
-    """A decoded JSON object (from a socket or the API's /moves) as a message value; `commands`
-    are the room's kind's own (`GameKind.commands`), taken as `Command`s beside the shell's;
-    `moves_door` says it came by `/moves`, for what an error lists."""
-    if not moves_door and not echoable_id(data.get("id")):
-        raise BadMessage(
-            f'"id" must be a string of at most {MAX_ID_CHARS} characters or an integer '
-            "(it is repeated in the reply): nothing was done."
-        )
-    if data.get("action") == "chat" and not moves_door:
-        return _chat(data)
-    if data.get("action") in HOST_ACTIONS and not moves_door:
-        return host_command(data)
-    if data.get("action") in tuple(SEAT_FIELDS) and not moves_door:
-        return seat_message(data)
-    allowed = FIELDS if moves_door else (*FIELDS, *SOCKET_ONLY_FIELDS)
-    unknown = [key for key in data if key not in allowed]
-    if unknown:
-        names = ", ".join(repr(str(key)[:40]) for key in unknown[:10])
-        raise BadMessage(
-            f"Unknown field{'s' if len(unknown) > 1 else ''} {names}: a message takes "
-            f"{', '.join(FIELDS)}."
-        )
-    help_text = actions_help(commands, moves_door=moves_door)
-    action = data.get("action")
-    if not isinstance(action, str) or not action:
-        raise BadMessage(f'Missing "action": {help_text}.')
-    if action in CELL_ACTIONS:
-        return CellMove(action, whole_number(data, "x"), whole_number(data, "y"))
-    if action == "hover":
-        return Hover(whole_number(data, "x"), whole_number(data, "y"))
-    if action in SIGNALS:
-        if moves_door:
-            raise BadMessage(f'"{action}" is presence, not a move: send it on the room websocket.')
-        return signal(action, data)
-    if action == "mark":
-        return SquareMove(whole_number(data, "cell"))
-    if action in COMMANDS or action in commands:
-        game = whole_number(data, "game") if data.get("game") not in (None, "") else None
-        given = action == "add_bot" and data.get("pace") not in (None, "")
-        return Command(action, game, whole_number(data, "pace") if given else None)
-    raise BadMessage(f"Unknown action {action[:40]!r}: {help_text}.")
+def square_move(action: str, data: dict[str, Any]) -> SquareMove:
+    return SquareMove(whole_number(data, "cell"))
+
+
+def command(action: str, data: dict[str, Any]) -> Command:
+    """The shell's commands and a kind's own: `game` for any, `pace` for `add_bot`."""
+    game = whole_number(data, "game") if data.get("game") not in (None, "") else None
+    given = action == "add_bot" and data.get("pace") not in (None, "")
+    return Command(action, game, whole_number(data, "pace") if given else None)
+
+
+def hover(action: str, data: dict[str, Any]) -> Hover:
+    return Hover(whole_number(data, "x"), whole_number(data, "y"))
 
 
 MAX_ID_CHARS = 64
@@ -337,7 +302,8 @@ def signal(action: str, data: dict[str, Any]) -> Ping | React:
     return React(emote[:40])
 
 
-def _chat(data: dict[str, Any]) -> Chat:
+def chat(action: str, data: dict[str, Any]) -> Chat:
+    """A chat line's own fields: its `text`, not a move's fields."""
     unknown = [key for key in data if key not in CHAT_FIELDS]
     if unknown:
         names = ", ".join(repr(str(key)[:40]) for key in unknown[:10])

@@ -128,6 +128,6 @@ def _announce(room_id: int, seat: int, notice: str, host_changed: bool) -> None:
     """The seat's sockets close (`LEFT`), then everyone reads who left, with the roster, the
     spectator count and the new host's menu as they are now (`announce.host`: a host notice,
     which spectators read too here, since the roster changes on their screens as well)."""
-    outbox.send(room_id, audiences.left(seat))
+    outbox.send(room_id, {}, controls=audiences.left(seat))
     menus = (seat,) if host_changed else ()
     announce.host(room_id, "leave", notice, (), menus, also=(audiences.SPECTATORS,))

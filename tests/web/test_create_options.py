@@ -7,7 +7,7 @@ import pytest
 from games.engine import minesweeper as engine
 from games.kinds import KINDS
 from games.kinds.race import rules as race_rules
-from games.protocol import messages
+from games.protocol import message_table, messages
 from games.store.models import Room
 from games.web.api import MoveIn
 
@@ -127,6 +127,6 @@ def test_a_kinds_own_command_is_unknown_in_another_kind(client):
 def test_the_socket_and_the_api_take_the_same_message_fields():
     assert set(MoveIn.model_fields) == set(messages.FIELDS)
     with pytest.raises(messages.BadMessage, match="Unknown field 'gmae'"):
-        messages.parse_message('{"action": "new_game", "gmae": 1}')
+        message_table.parse_message('{"action": "new_game", "gmae": 1}')
     page = '{"action": "new_game", "game": "2", "HEADERS": {"HX-Trigger": "face"}}'
-    assert messages.parse_message(page) == messages.Command("new_game", 2)
+    assert message_table.parse_message(page) == messages.Command("new_game", 2)

@@ -131,7 +131,7 @@ def test_a_moves_fragments_are_rendered_after_the_commit_without_a_query(kind, m
     announce_move = announce.move
     monkeypatch.setattr(announce, "move", counted_move)
     monkeypatch.setattr(
-        outbox, "send", lambda room_id, html, *timing: announced.append((room_id, html))
+        outbox, "send", lambda room_id, html, *timing, **controls: announced.append((room_id, html))
     )
     if kind == "minesweeper":
         room = make_room(9, 9, 10)

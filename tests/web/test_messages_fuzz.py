@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from games.protocol.message_table import parse_message, parse_payload
 from games.protocol.messages import (
     MAX_MESSAGE_BYTES,
     BadMessage,
@@ -14,8 +15,6 @@ from games.protocol.messages import (
     Command,
     Hover,
     SquareMove,
-    parse_message,
-    parse_payload,
     whole_number,
 )
 

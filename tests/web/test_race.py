@@ -392,7 +392,9 @@ def test_a_move_is_rendered_as_three_texts_whatever_the_number_of_screens(client
     refused = move(client, code, late["player_token"], action="reveal", x=0, y=0)
     assert refused.status_code == 409 and "next one" in refused.json()["error"]
     sent: list[dict] = []
-    monkeypatch.setattr(outbox, "send", lambda room_id, texts, *timing: sent.append(texts))
+    monkeypatch.setattr(
+        outbox, "send", lambda room_id, texts, *timing, **controls: sent.append(texts)
+    )
     x, y = safe_and_mine(code, 1)[0][0]
     assert move(client, code, bo, action="reveal", x=x, y=y).status_code == 200
     (texts,) = sent

@@ -157,7 +157,9 @@ def test_a_move_that_passes_a_racer_updates_every_racers_place(client, monkeypat
     move(client, code, ana, action="start")
     fast_forward(code)
     sent: list[dict] = []
-    monkeypatch.setattr(outbox, "send", lambda room_id, texts, *timing: sent.append(texts))
+    monkeypatch.setattr(
+        outbox, "send", lambda room_id, texts, *timing, **controls: sent.append(texts)
+    )
     x, y = next(c for c in safe_and_mine(code, 1)[0])
     assert move(client, code, bo, action="reveal", x=x, y=y).status_code == 200
     (texts,) = sent

@@ -495,7 +495,9 @@ def test_a_rematch_clears_the_rating_line_on_every_screen(client, monkeypatch):
     code, _ = tictactoe_won_by_x(client)
     room = Room.objects.get(code=code)
     sent = []
-    monkeypatch.setattr(outbox, "send", lambda room_id, texts, *rest: sent.append(texts))
+    monkeypatch.setattr(
+        outbox, "send", lambda room_id, texts, *rest, **controls: sent.append(texts)
+    )
 
     announce.new_game(room.pk, NewGame("Ana_r", interrupted=False))
 

@@ -11,7 +11,7 @@ import logging
 import pytest
 from channels.layers import get_channel_layer
 
-from games.broadcast import local
+from games.broadcast import local, outbox
 from games.live import relay
 from games.protocol import audiences
 from tests.helpers.servers import unique_name
@@ -25,6 +25,7 @@ class Socket:
     def __init__(self, audience: tuple[str, ...] = audiences.order(None)) -> None:
         self.audience = audience
         self.received: list[str] = []
+        self.told: list[audiences.Control] = []
         self.arrived = asyncio.Event()
 
     def deliver_now(self, html: str) -> bool:
@@ -32,6 +33,11 @@ class Socket:
 
     async def deliver(self, html: str) -> None:
         self.received.append(html)
+        self.arrived.set()
+
+    async def control(self, control: audiences.Control) -> None:
+        self.told.append(control)
+        self.received.append(f"told {control}")
         self.arrived.set()
 
     async def until(self, count: int) -> list[str]:
@@ -70,6 +76,26 @@ async def test_each_socket_takes_its_own_text_of_a_message_with_one_per_audience
     await get_channel_layer().group_send(GROUP, {"type": "room.html", "texts": texts})
     assert await bot.until(2) == ["{}", "{}"]
     for socket in (mover, racer, spectator, bot):
+        await relay.leave(GROUP, socket)
+
+
+async def test_a_control_reaches_the_sockets_it_names_as_a_control_and_never_as_a_text():
+    """A kick: the kicked seat's page and bot are told (a control, through the layer as a plain
+    string), not sent the notice every other player reads; a key of both is the control's."""
+    kicked, bot = Socket(audiences.order(3)), Socket(audiences.order(3, json=True))
+    other, spectator = Socket(audiences.order(1)), Socket(audiences.order(None))
+    for socket in (kicked, bot, other, spectator):
+        await relay.join(GROUP, socket)
+    texts = {"players": "notice", "seat:3": "menu", "json": "{}"}
+    controls = {"seat:3": audiences.Control.KICKED, "json:seat:3": audiences.Control.KICKED}
+    await get_channel_layer().group_send(GROUP, outbox.message_of(texts, controls))
+    await publish("next")
+    assert await other.until(2) == ["notice", "next"]
+    assert await kicked.until(2) == ["told kicked", "next"]
+    assert kicked.told == [audiences.Control.KICKED] and bot.told == [audiences.Control.KICKED]
+    assert isinstance(kicked.told[0], audiences.Control)
+    assert await spectator.until(1) == ["next"]
+    for socket in (kicked, bot, other, spectator):
         await relay.leave(GROUP, socket)
 
 

@@ -11,14 +11,8 @@ from pydantic import field_validator
 from ...kinds import kind_of
 from ...kinds.table import HostOnly, Invalid, Refused
 from ...protocol.flood import TOO_FAST, move_budget
-from ...protocol.messages import (
-    BadMessage,
-    Command,
-    Hover,
-    actions_help,
-    parse_payload,
-    whole_float,
-)
+from ...protocol.message_table import read_payload
+from ...protocol.messages import BadMessage, whole_float
 from ...rooms import autoplay, base, computers, dispatch
 from ...rooms import hints as rooms_hints
 from ..room_limit import (
@@ -44,7 +38,7 @@ from .schemas import CellOut, ClaimedOut, GameStatus, SquareOut
 
 
 class MoveIn(Schema):
-    """What a websocket message carries too (`messages.parse_payload` reads both)."""
+    """What a websocket message carries too (`message_table.read_payload` reads both)."""
 
     model_config = STRICT_CLOSED
     action: str = Field(
@@ -114,14 +108,8 @@ def make_move(request: HttpRequest, code: str, body: MoveIn) -> dict[str, Any]:
     catch_up(room)
     try:
         commands = kind_of(room.kind).commands
-        message = parse_payload(body.dict(exclude_none=True), commands, moves_door=True)
-        if isinstance(message, Hover):
-            raise BadMessage(f"Unknown action 'hover': {actions_help(commands, moves_door=True)}.")
-        if isinstance(message, Command) and message.name in ("hint", "sync"):
-            raise BadMessage(
-                f'"{message.name}" is not a move here: ask for hints with POST '
-                "/api/rooms/<code>/hint, read the board with GET /api/rooms/<code>."
-            )
+        # The table's `/moves` door refuses the socket's own messages, with their texts.
+        _, message = read_payload(body.dict(exclude_none=True), commands, moves_door=True)
         outcome = dispatch.play(room, player, message)
         if outcome.replaced is not None:  # as on the socket: no second new game
             raise Refused(
