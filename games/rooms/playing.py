@@ -212,9 +212,7 @@ def record(
 def _action_of(message: Message) -> str:
     """`Move.action`: a cell move's own, a command's name (a race's `start`, the clock's `tick`),
     or `mark` for a tic-tac-toe square."""
-    if isinstance(message, Command):
-        return message.name
-    return getattr(message, "action", "mark")
+    return message.action
 
 
 TICK = Command("tick")
