@@ -53,9 +53,8 @@ class Seekable:
         """The game a seek's `game` and `mode` name, with the seeker's choices checked;
         BadSeek naming the field at fault."""
         kind = _named_kind(payload)
-        refused = [name for name in GAME_FIELDS if name in payload]
-        for name in refused:
-            if name not in taken_fields(kind):
+        for name in GAME_FIELDS:
+            if name in payload and name not in taken_fields(kind):
                 raise BadSeek(f"{name}: only {_takers(name)} takes it.")
         return Wanted(kind.name, _preset(kind, payload), _players(kind, payload), rated)
 
@@ -106,9 +105,9 @@ def _preset(kind: GameKind, payload: Mapping[str, Any]) -> str:
 def _players(kind: GameKind, payload: Mapping[str, Any]) -> int:
     assert kind.seeking is not None
     counts = kind.seeking.players
-    players = payload.get("players", counts[0])
     if not kind.seeking.picks_players:
         return counts[0]
+    players = payload.get("players", counts[0])
     if isinstance(players, bool) or not isinstance(players, int) or players not in counts:
         raise BadSeek(f"players: a whole number from {counts[0]} to {counts[-1]}.")
     return players

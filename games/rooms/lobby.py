@@ -93,8 +93,9 @@ class SignInFirst(SeekError):
 
 
 def seek_rating(account: Any, game: str) -> float:
-    """The rating by which `account`'s rated seeks of `game` (a kind's name) pair: its shown rating in that kind (`games.rooms.ratings`), a newcomer's 1500 before
-    its first rated game there."""
+    """The rating by which `account`'s rated seeks of `game` (a kind's name) pair: its shown
+    rating in that kind (`games.rooms.ratings`), a newcomer's 1500 before its first rated game
+    there."""
     found = Rating.objects.filter(account=account, kind=game).values_list("rating", flat=True)
     return float(next(iter(found), ratings.CENTRE))
 

@@ -106,7 +106,8 @@
     if (button.dataset.mode) message.mode = button.dataset.mode;
     if (button.dataset.preset) message.preset = button.dataset.preset;
     // A kind whose seeker picks how many play has its choice beside its buttons (play.html).
-    const players = document.getElementById((button.dataset.mode || button.dataset.game) + "-players");
+    const chooser = (button.dataset.mode || button.dataset.game) + "-players";
+    const players = document.getElementById(chooser);
     if (players) message.players = Number(players.value);
     const rated = document.getElementById("seek-rated");
     if (rated && rated.checked) message.rated = true;
