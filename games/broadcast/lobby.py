@@ -16,6 +16,7 @@ from typing import Any
 from channels.layers import get_channel_layer
 from django.template.loader import render_to_string
 
+from ..kinds.seekable import label, seeking_kind
 from ..log_limit import warn
 from ..server_loop import server_loop
 from ..store.models import Seek
@@ -28,25 +29,21 @@ GROUP = "lobby"
 SHOWN = 50
 """Open seeks the page and the bots' list show, oldest first: a longer list helps nobody pick."""
 
-LABELS = {"race": "Race", "flags": "Flags", "tictactoe": "Tic-tac-toe"}
-
 
 def describe(seek: Seek) -> dict[str, Any]:
-    """A seek as the API, the bots' list and the page show it."""
-    race = seek.game == "race"
-    label = LABELS.get(seek.game, seek.game)
-    if race:
-        label += f" · {seek.preset} · {seek.players} players"
+    """A seek as the API, the bots' list and the page show it: its game and mode as the API
+    names them, and its kind's label (`GameKind.seeking`)."""
+    kind = seeking_kind(seek.game)
     return {
         "id": seek.pk,
-        "game": "minesweeper" if race else seek.game,
-        "mode": "race" if race else None,
+        "game": seek.game if kind is None else kind.api_game,
+        "mode": None if kind is None else kind.mode,
         "preset": seek.preset or None,
-        "players": seek.players if race else 2,
+        "players": seek.players,
         "rated": seek.rated,
         "name": seek.name,
         "rating": None if seek.rating is None else round(seek.rating),
-        "label": label,
+        "label": seek.game if kind is None else label(kind, seek.preset, seek.players),
     }
 
 

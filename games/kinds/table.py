@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, get_args
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..protocol.messages import Message, whole_floats
+from .seeking import Seeking
 
 if TYPE_CHECKING:  # forms and models are the shell's; the table only names them
     from django import forms
@@ -87,7 +88,6 @@ NAME_LIMIT = 24
 MAX_SEED = 2**62 - 1
 """The largest seed the server draws itself (`rooms.joining.new_seed`); every database's BigInteger
 holds it."""
-
 
 SIGN_IN_TO_RATE = "Sign in to play rated games"
 RATED_NO_COMPUTERS = "Rated rooms have no computer players: only signed-in people play."
@@ -478,6 +478,8 @@ class GameKind:
     """Each seat's own board (a race); None: one board everyone in the room sees."""
     replays: "Replays | None" = None
     """Replays, the room's history and records from the move log (`kinds.replays`)."""
+    seeking: Seeking | None = None
+    """How quick match offers it to strangers (`kinds.seeking`); None: played with friends."""
 
     @property
     def api_game(self) -> str:

@@ -21,6 +21,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 
 from ..broadcast.lobby import GROUP, seeks_html
 from ..broadcast.outbox import LAYER_ERRORS
+from ..kinds.seekable import SEEKABLE
 from ..limits import TokenBucket
 from ..log_limit import warn
 from ..protocol import flood
@@ -113,7 +114,7 @@ class LobbyConsumer(AsyncWebsocketConsumer):
             await self.close(code=POLICY_VIOLATION, reason=flood.FLOOD_REASON)
             return
         try:
-            message = messages.parse(text_data)
+            message = messages.parse(text_data, SEEKABLE)
             await self._handle(message)
         except (messages.BadSeek, lobby.SeekError) as error:
             await self._send({"type": "error", "error": str(error)})

@@ -3,18 +3,15 @@
 a `BadSeek` whose text names the field at fault, which the socket sends back as is."""
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-PRESETS = ("beginner", "intermediate", "expert")
-MIN_RACERS = 2
-MAX_RACERS = 8
 MAX_NAME = 24
 MAX_FRAME = 2_000
 """Bytes of one lobby message: the longest valid one is about 150."""
-
-GAMES = {"flags": "flags", "tictactoe": "tictactoe"}
-"""The API's `game` of a two-player kind → the room's kind; a race is `minesweeper` + `race`."""
+SEEK_FIELDS = ("action", "game", "rated", "name")
+"""The fields of every seek; the game's own (`Games.fields`) are the kinds' to say."""
 
 
 class BadSeek(ValueError):
@@ -27,7 +24,7 @@ class Wanted:
     rating)."""
 
     game: str
-    """The room's kind: "race", "flags" or "tictactoe"."""
+    """The room's kind (`GameKind.name`)."""
     preset: str = ""
     players: int = 2
     rated: bool = False
@@ -53,7 +50,21 @@ class Accept:
 LobbyMessage = Seek | Cancel | Accept
 
 
-def parse(text: str | None) -> LobbyMessage:
+class Games(Protocol):
+    """The seekable kinds, as the parser asks them (`games.kinds.seekable.SEEKABLE`): the kinds
+    sit above this layer (pyproject's import layers), so the socket hands them in."""
+
+    @property
+    def fields(self) -> frozenset[str]:
+        """A seek's fields beyond `SEEK_FIELDS` that some kind takes."""
+        ...
+
+    def wanted(self, payload: Mapping[str, Any], rated: bool) -> Wanted:
+        """The game `payload` names with its choices checked; BadSeek naming the field."""
+        ...
+
+
+def parse(text: str | None, games: Games) -> LobbyMessage:
     if text is None or len(text) > MAX_FRAME:
         raise BadSeek(f"Send one JSON object of at most {MAX_FRAME} bytes.")
     try:
@@ -64,7 +75,7 @@ def parse(text: str | None) -> LobbyMessage:
         raise BadSeek("Send one JSON object.")
     action = payload.get("action")
     if action == "seek":
-        return parse_seek(payload)
+        return parse_seek(payload, games)
     if action == "cancel":
         return Cancel()
     if action == "accept":
@@ -75,16 +86,17 @@ def parse(text: str | None) -> LobbyMessage:
     raise BadSeek(f"action: {str(action)[:40]!r} is not one of seek, cancel, accept.")
 
 
-def parse_seek(payload: dict[str, Any]) -> Seek:
-    """A seek's fields: `game` (and for a race `mode`, `preset`, `players`), `rated`, `name`."""
-    known = {"action", "game", "mode", "preset", "players", "rated", "name"}
+def parse_seek(payload: dict[str, Any], games: Games) -> Seek:
+    """A seek's fields: `game` (and what its kind takes: `mode`, `preset`, `players`),
+    `rated`, `name`."""
+    known = {*SEEK_FIELDS, *games.fields}
     unknown = sorted(key for key in payload if key not in known)
     if unknown:
         raise BadSeek(f"{unknown[0][:40]}: not a field of a seek.")
     rated = payload.get("rated", False)
     if not isinstance(rated, bool):
         raise BadSeek("rated: true or false.")
-    return Seek(_wanted(payload, rated), _name(payload))
+    return Seek(games.wanted(payload, rated), _name(payload))
 
 
 def _name(payload: dict[str, Any]) -> str | None:
@@ -93,25 +105,3 @@ def _name(payload: dict[str, Any]) -> str | None:
     if name is not None and (not isinstance(name, str) or not 1 <= len(name) <= MAX_NAME):
         raise BadSeek(f"name: from 1 to {MAX_NAME} characters.")
     return name
-
-
-def _wanted(payload: dict[str, Any], rated: bool) -> Wanted:
-    game = payload.get("game")
-    if game in GAMES:
-        for field in ("mode", "preset", "players"):
-            if field in payload:
-                raise BadSeek(f"{field}: only a race takes it.")
-        return Wanted(GAMES[game], rated=rated)
-    if game != "minesweeper":
-        raise BadSeek("game: one of minesweeper (with mode race), flags, tictactoe.")
-    if payload.get("mode") != "race":
-        raise BadSeek('mode: "race" (co-op Minesweeper is played with friends, not strangers).')
-    preset = payload.get("preset")
-    if preset not in PRESETS:
-        raise BadSeek(f"preset: one of {', '.join(PRESETS)}.")
-    players = payload.get("players", 2)
-    if isinstance(players, bool) or not isinstance(players, int):
-        raise BadSeek(f"players: a whole number from {MIN_RACERS} to {MAX_RACERS}.")
-    if not MIN_RACERS <= players <= MAX_RACERS:
-        raise BadSeek(f"players: a whole number from {MIN_RACERS} to {MAX_RACERS}.")
-    return Wanted("race", preset, players, rated)

@@ -11,9 +11,14 @@ queue lock two seekers arriving together would each see no one (the other's row 
 committed) and both wait for ever.
 
 Only after the commit is anyone told (`broadcast.lobby`): each matched socket its `matched`
-with its seat's token, and the lobby the open seeks. A matched race starts by itself once every
-racer is connected, or `RACE_START_WAIT` seconds after the match without the racers who have
-not come (`start_when_ready`, on the event loop of the process that paired them).
+with its seat's token, and the lobby the open seeks. A match of a kind that names a start
+command (`Seeking.start_command`) starts by itself once everyone matched is connected,
+or `START_WAIT` seconds after the match without those who have not come (`start_when_ready`, on
+the event loop of the process that paired them).
+
+What differs by kind (the seek's fields, its label, the room a match opens, whether it starts
+by itself) is the kind's `seeking` part, read through `games.kinds.seekable`: no kind is named
+here.
 
 Rated seeks pair only with rated seeks of the same settings, by rating: two seekers pair when
 their ratings differ by no more than the wider of their windows, each `RATING_WINDOW` plus
@@ -35,7 +40,8 @@ from django.utils import timezone
 
 from ..broadcast import lobby as news
 from ..kinds import create_options, kind_of
-from ..kinds.table import Refused
+from ..kinds.seekable import room_body
+from ..kinds.table import GameKind, Refused
 from ..protocol.messages import Command
 from ..protocol.seeks import Wanted
 from ..server_loop import server_loop
@@ -48,9 +54,10 @@ SEEK_LIFETIME = timedelta(minutes=10)
 SEEKS_PER_ADDRESS = 20
 """Open seeks of one client address (`flood.address_key`), counted in the queue itself so
 every process agrees: a classroom behind one NAT fits, a script filling the lobby does not."""
-RACE_START_WAIT = 15.0
-"""Seconds a matched race waits for racers who have not connected before it starts anyway."""
-RACE_START_POLL = 0.5
+START_WAIT = 15.0
+"""Seconds a match that starts by itself waits for players who have not connected before it
+starts anyway."""
+START_POLL = 0.5
 RATING_WINDOW = 100.0
 RATING_WIDENING = 50.0
 WIDENING_SECONDS = 5.0
@@ -86,9 +93,9 @@ class SignInFirst(SeekError):
 
 
 def seek_rating(account: Any, game: str) -> float:
-    """The rating by which `account`'s rated seeks of `game` ("race", "flags", "tictactoe")
-    pair: its shown rating in that kind (`games.rooms.ratings`), a newcomer's 1500 before
-    its first rated game there."""
+    """The rating by which `account`'s rated seeks of `game` (a kind's name) pair: its shown
+    rating in that kind (`games.rooms.ratings`), a newcomer's 1500 before its first rated game
+    there."""
     found = Rating.objects.filter(account=account, kind=game).values_list("rating", flat=True)
     return float(next(iter(found), ratings.CENTRE))
 
@@ -163,8 +170,8 @@ def seek(seeker: Seeker, wanted: Wanted) -> Waiting | Seat:
 
 
 def accept(seek_id: int, seeker: Seeker) -> Seat:
-    """Take the open seek `seek_id`: a room with its seeker (and, for a race of more, the other
-    seekers of that race waiting, oldest first) and `seeker`. The accepter's own open seek, if
+    """Take the open seek `seek_id`: a room with its seeker (and, for a game of more, the other
+    seekers of that game waiting, oldest first) and `seeker`. The accepter's own open seek, if
     any, ends: they play this game. Rated seeks take signed-in accepters, whatever their
     rating: accepting one is a choice."""
     name = seeker.shown()
@@ -328,19 +335,14 @@ def _in_window(other: Seek, mine: Seek, now: float) -> bool:
 
 def _settings(wanted: Wanted) -> dict[str, Any]:
     """The room's settings, as the API's create body would give them."""
-    if wanted.game == "race":
-        body: dict[str, Any] = {"game": "minesweeper", "mode": "race", "preset": wanted.preset}
-    else:
-        body = {"game": wanted.game, "o": "human"}
-    if wanted.rated:  # rated seeks are signed-in people's alone, and pair into a rated room
-        body["rated"] = True
-    return create_options(body)[1].settings()
+    return create_options(room_body(wanted))[1].settings()
 
 
 def _match(seeks: list[Seek], wanted: Wanted) -> dict[int, Seat]:
     """One room for `seeks` (the oldest hosts it), a seat each, every seek marked with it,
     and each seeker told after the commit. The room is locked: its seats are the strangers'."""
-    room, _ = joining.open_room(kind_of(wanted.game).name, _settings(wanted), None)
+    kind = kind_of(wanted.game)
+    room, _ = joining.open_room(kind.name, _settings(wanted), None)
     seats: dict[int, Seat] = {}
     for seek in seeks:
         player = _seat(room, seek)
@@ -349,7 +351,7 @@ def _match(seeks: list[Seek], wanted: Wanted) -> dict[int, Seat]:
     Room.objects.filter(pk=room.pk).update(locked=True, player_cap=len(seeks))
     Seek.objects.filter(pk__in=[seek.pk for seek in seeks]).update(room=room)
     transaction.on_commit(news.seeks_changed)
-    if "start" in kind_of(wanted.game).commands:
+    if _start_command(kind) is not None:
         transaction.on_commit(partial(_start_soon, room.pk))
     return seats
 
@@ -363,7 +365,13 @@ def _seat(room: Room, seek: Seek) -> Player:
         return joining.join_room(room, GUEST_NAME, seek.account)
 
 
-# A matched race starts by itself -------------------------------------------------------------------
+# A match starts by itself, when its kind says how ------------------------------------------------
+
+
+def _start_command(kind: GameKind) -> str | None:
+    """The command the server gives for a matched room's host (`Seeking.start_command`)."""
+    command = None if kind.seeking is None else kind.seeking.start_command
+    return command if command in kind.commands else None
 
 
 def _start_soon(room_id: int) -> None:
@@ -376,17 +384,17 @@ def _start_soon(room_id: int) -> None:
 
 
 _starting: set[asyncio.Task[bool]] = set()
-"""The waits of matched races of this process (kept, or asyncio may collect a task mid-wait)."""
+"""The waits of matches of this process (kept, or asyncio may collect a task mid-wait)."""
 
 
 def _start_task(loop: asyncio.AbstractEventLoop, room_id: int) -> None:
-    task = loop.create_task(start_when_ready(room_id), name=f"lobby-race-{room_id}")
+    task = loop.create_task(start_when_ready(room_id), name=f"lobby-start-{room_id}")
     _starting.add(task)
     task.add_done_callback(_starting.discard)
 
 
 async def stop() -> None:
-    """Cancel the waits of matched races (tests: nothing outlives its test's database)."""
+    """Cancel the waits of matches (tests: nothing outlives its test's database)."""
     tasks = [task for task in _starting if task.get_loop() is asyncio.get_running_loop()]
     for task in tasks:
         task.cancel()
@@ -394,17 +402,17 @@ async def stop() -> None:
 
 
 async def start_when_ready(room_id: int, wait: float | None = None) -> bool:
-    """Start the matched race once every racer has a socket open, or after `wait` seconds
-    (`RACE_START_WAIT`) with whoever came; whether this call started it."""
-    deadline = time.monotonic() + (RACE_START_WAIT if wait is None else wait)
+    """Start the matched game once every player matched has a socket open, or after `wait`
+    seconds (`START_WAIT`) with whoever came; whether this call started it."""
+    deadline = time.monotonic() + (START_WAIT if wait is None else wait)
     while time.monotonic() < deadline:
-        await asyncio.sleep(RACE_START_POLL)
+        await asyncio.sleep(START_POLL)
         if await database_sync_to_async(everyone_here)(room_id):
             break
-    outcome = await database_sync_to_async(start_race)(room_id)
+    outcome = await database_sync_to_async(start_matched)(room_id)
     if outcome is not None:
         room, game = outcome
-        autoplay.schedule(room, game)  # the countdown's clock
+        autoplay.schedule(room, game)  # its clock, if the kind keeps one (a countdown)
     return outcome is not None
 
 
@@ -413,23 +421,26 @@ def everyone_here(room_id: int) -> bool:
     return seats.exists() and not seats.filter(connections=0).exists()
 
 
-def start_race(room_id: int) -> tuple[Room, Any] | None:
-    """The host's `start`, given by the server for them, without the racers who have not
-    connected (they leave the room, `leaving.leave`) when at least two have; with them, as
-    away racers, when fewer have (a race needs two). None when the race has started already
-    (the host was quicker) or the room is gone."""
+def start_matched(room_id: int) -> tuple[Room, Any] | None:
+    """The host's start command (`Seeking.start_command`), given by the server for them,
+    without the players who have not connected (they leave the room, `leaving.leave`) when
+    enough have for a game (`Seeking.players`' fewest); with them, as away players, when fewer
+    have. None when the game has started already (the host was quicker) or the room is gone."""
     room = Room.objects.filter(pk=room_id).first()
     game = None if room is None else room.current_game()
     if room is None or game is None:
         return None
     kind = kind_of(room.kind)
+    command = _start_command(kind)
     if (
-        kind.rules.playing_seats is None
+        command is None
+        or kind.seeking is None
+        or kind.rules.playing_seats is None
         or kind.rules.playing_seats(game.state, game.params) is not None
     ):
-        return None  # under way: the seats racing are named
+        return None  # under way: the seats playing are named
     seats = list(Player.objects.filter(room=room, role=Player.Role.PLAYER))
-    if sum(1 for seat in seats if seat.connections > 0) >= 2:
+    if sum(1 for seat in seats if seat.connections > 0) >= kind.seeking.players[0]:
         for seat in seats:
             if seat.connections == 0:
                 leaving.leave(room, seat)
@@ -438,7 +449,7 @@ def start_race(room_id: int) -> tuple[Room, Any] | None:
     if host is None:
         return None
     try:
-        outcome = playing.command(room, host, Command("start"), kind)
+        outcome = playing.command(room, host, Command(command), kind)
     except (Refused, Forbidden):
         return None
     return room, outcome.game

@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST, require_safe
 
-from ..protocol.seeks import MAX_RACERS, MIN_RACERS, PRESETS
+from ..kinds.seekable import seekable
 from ..rooms import joining, lobby
 from .daily import person_of
 from .views import account_of, find_room, not_found, remember_seat
@@ -14,13 +14,13 @@ from .views import account_of, find_room, not_found, remember_seat
 
 @require_safe
 def play(request: HttpRequest) -> HttpResponse:
-    """The page; a guest's browser gets its random key here (`daily.person_of`), which its
-    lobby socket reads from the session to know it is one person however many tabs seek."""
+    """The page, its buttons the seekable kinds' (`GameKind.seeking`); a guest's browser gets
+    its random key here (`daily.person_of`), which its lobby socket reads from the session to
+    know it is one person however many tabs seek."""
     person_of(request, account_of(request))
     context = {
         "seeks": lobby.open_seeks(),
-        "presets": PRESETS,
-        "racers": range(MIN_RACERS, MAX_RACERS + 1),
+        "kinds": seekable(),
         "nickname": request.session.get("nickname", ""),
     }
     return render(request, "games/play.html", context)

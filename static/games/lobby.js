@@ -103,11 +103,12 @@
     const button = click.target.closest("button.seek");
     if (!button) return;
     const message = { action: "seek", game: button.dataset.game };
-    if (button.dataset.mode) {
-      message.mode = button.dataset.mode;
-      message.preset = button.dataset.preset;
-      message.players = Number(document.getElementById("race-players").value);
-    }
+    if (button.dataset.mode) message.mode = button.dataset.mode;
+    if (button.dataset.preset) message.preset = button.dataset.preset;
+    // A kind whose seeker picks how many play has its choice beside its buttons (play.html).
+    const chooser = (button.dataset.mode || button.dataset.game) + "-players";
+    const players = document.getElementById(chooser);
+    if (players) message.players = Number(players.value);
     const rated = document.getElementById("seek-rated");
     if (rated && rated.checked) message.rated = true;
     const name = nickname();

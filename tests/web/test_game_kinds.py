@@ -24,16 +24,19 @@ import games
 from games.broadcast import announce, outbox
 from games.engine import minesweeper as engine
 from games.kinds import KINDS, kind_of
+from games.kinds.seeking import Seeking
 from games.kinds.table import (
     GameKind,
     MoveNews,
 )
 from games.protocol.messages import CellMove, SquareMove
 from games.rooms import computers, dispatch, joining
+from games.rooms import lobby as rooms_lobby
 from games.store.models import Room
 from games.web import events_schema
 from games.web.api.schemas import RoomState, room_state
 from tests.helpers import toy_kind
+from tests.helpers.lobby import lobby, reply, seek
 from tests.helpers.toy_kind.kind import (
     LIGHTS,
     LIGHTS_OUT,
@@ -232,6 +235,67 @@ def test_no_shell_module_names_the_toy_kind():
         text = path.read_text().lower()
         assert "lights" not in text and "invert" not in text, path
         assert not re.search(r"\blit\b", text), path
+
+
+LOBBY = (
+    "games/protocol/seeks.py",
+    "games/rooms/lobby.py",
+    "games/broadcast/lobby.py",
+    "games/live/lobby.py",
+    "games/web/play.py",
+    "templates/games/play.html",
+    "static/games/lobby.js",
+)
+"""Quick match's parser, pairing, news, socket, page and script. (`web/api/seeks.py`'s fields
+are described by the kinds too, but its accept endpoint's prose, served in the OpenAPI schema,
+takes a race as its example.)"""
+
+
+def test_the_lobby_names_no_kind():
+    """Quick match offers the kinds that declare `seeking` and asks them the rest (the fields
+    of a seek, its label, the room a match opens, whether it starts by itself): no lobby
+    module, template or script names a registered kind (the site's own name aside)."""
+    project = Path(games.__file__).parent.parent
+    names = {
+        word.lower()
+        for kind in KINDS.values()
+        for word in (
+            kind.name,
+            kind.api_game,
+            kind.mode,
+            kind.label,
+            getattr(kind.seeking, "label", None),
+        )
+        if word
+    }
+    assert {"race", "flags", "tic-tac-toe", "tictactoe", "minesweeper"} <= names
+    named = re.compile(r"\b(" + "|".join(map(re.escape, sorted(names))) + r")\b")
+    for path in LOBBY:
+        text = (project / path).read_text().lower().replace("minesweeper live", "")
+        assert not named.search(text), (path, named.search(text))
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_registered_kind_that_seeks_strangers_is_offered_and_matched(monkeypatch):
+    """The toy kind with a `seeking` part: `/play/` offers it, a seek takes only its own fields,
+    and two seekers are matched into a room of it with the options it asked for."""
+    seeking = Seeking(label="Lights", room_options={"size": 4})
+    monkeypatch.setitem(KINDS, LIGHTS, replace(LIGHTS_OUT, seeking=seeking))
+    page = (await sync_to_async(Client().get)("/play/")).content.decode()
+    assert f'<button type="button" class="button seek" data-game="{LIGHTS}">Lights</button>' in page
+    ana, bo = await lobby(), await lobby()
+    await seek(ana, game=LIGHTS, players=3)
+    assert (await reply(ana))["error"] == "players: only a race takes it."
+    await seek(ana, game=LIGHTS)
+    assert (await reply(ana))["type"] == "waiting"
+    await seek(bo, game=LIGHTS)
+    told = [await reply(socket) for socket in (ana, bo)]
+    assert {m["type"] for m in told} == {"matched"} and told[0]["room"] == told[1]["room"]
+    room = await Room.objects.aget(code=told[0]["room"])
+    assert (room.kind, room.settings, room.locked) == (LIGHTS, {"size": 4}, True)
+    for socket in (ana, bo):
+        await socket.disconnect()
+    await rooms_lobby.stop()
 
 
 def test_the_api_declares_every_field_a_kind_gives():

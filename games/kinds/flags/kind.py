@@ -2,6 +2,7 @@
 person, against the computer (easy or strong), or two computers playing for spectators."""
 
 from .. import seats_away, sides
+from ..seeking import Seeking
 from ..table import ApiView, Clock, Computer, GameKind, Rendering, Rules, Setup
 from . import api, history, render, rules
 from .form import CreateFlagsRoomForm
@@ -60,4 +61,5 @@ KIND = GameKind(
     clock=Clock(due=rules.due, tick=rules.clock_tick),
     commands=rules.COMMANDS,
     replays=history.REPLAYS,
+    seeking=Seeking(label="Flags", room_options={"o": sides.HUMAN}),  # two people, X and O
 )

@@ -1,5 +1,8 @@
 """Minesweeper races: 2 to 8 racers, each on their own copy of one seeded board."""
 
+from games.engine import race as engine
+
+from ..seeking import Seeking
 from ..table import ApiView, Bot, Clock, GameKind, PerSeatBoards, Rendering, Rules, Setup
 from . import api, history, render, rules
 from .form import CreateRaceForm
@@ -59,4 +62,12 @@ KIND = GameKind(
     ),
     commands=rules.COMMANDS,
     replays=history.REPLAYS,
+    seeking=Seeking(
+        label="Race",
+        players=range(engine.MIN_RACERS, engine.MAX_RACERS + 1),
+        players_label="Racers",
+        presets=tuple(rules.PRESETS),
+        why_this_mode="co-op Minesweeper is played with friends, not strangers",
+        start_command="start",  # once every racer matched is connected
+    ),
 )

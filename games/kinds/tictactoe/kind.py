@@ -1,6 +1,7 @@
 """Tic-tac-toe: two entrants, each a person or a computer (random or perfect)."""
 
 from .. import seats_away, sides
+from ..seeking import Seeking
 from ..table import ApiView, Clock, Computer, GameKind, Rendering, Rules, Setup
 from . import api, history, render, rules
 from .form import CreateTicTacToeRoomForm
@@ -57,4 +58,5 @@ KIND = GameKind(
     clock=Clock(due=rules.due, tick=rules.tick),
     commands=rules.COMMANDS,
     replays=history.REPLAYS,
+    seeking=Seeking(label="Tic-tac-toe", room_options={"o": sides.HUMAN}),  # two people, X and O
 )

@@ -8,6 +8,7 @@ from django.http import HttpRequest
 from ninja import Body, Field, Schema, Status
 from ninja.errors import HttpError
 
+from ...kinds.seekable import api_descriptions
 from ...rooms import lobby
 from ..daily import person_of
 from ..room_limit import client_address, room_reservation
@@ -22,13 +23,16 @@ from .base import (
     optional_name,
 )
 
+DESCRIBED = api_descriptions()
+"""The seekable kinds' words for the fields that differ by kind (`GameKind.seeking`)."""
+
 
 class SeekOut(Schema):
     id: int
-    game: str = Field(description='"minesweeper" (a race), "flags" or "tictactoe".')
-    mode: str | None = Field(description='"race" for a race, else null.')
-    preset: str | None = Field(description="A race's board: beginner, intermediate or expert.")
-    players: int = Field(description="Players the game is for (a race: 2 to 8).")
+    game: str = Field(description=DESCRIBED["game"])
+    mode: str | None = Field(description=DESCRIBED["mode"])
+    preset: str | None = Field(description=DESCRIBED["preset"])
+    players: int = Field(description=DESCRIBED["players"])
     rated: bool
     name: str = Field(description="The seeker's name.")
     rating: int | None = Field(description="The seeker's rating for the game when signed in.")
