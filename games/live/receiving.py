@@ -99,7 +99,9 @@ class Receiving(Output):
         """Off the database thread and within the room's and address's limits (`hints`)."""
         return await ask_hint_async(self.room, self.player, self.address)
 
-    async def _sync(self, message: Command) -> None:
+    async def _snapshot_on_request(self, message: Command) -> None:
+        """`sync`. Not named `_sync`: Channels reads a consumer's `_sync` as "a sync consumer"
+        and wraps its `send` for another thread (every handshake failed with the shortcuts off)."""
         self._want_snapshot()
 
     async def _signal(self, message: Ping | React) -> None:
@@ -225,7 +227,7 @@ HANDLERS: dict[Handler, _Handle] = {
     Handler.SET_BOT: Receiving._play,
     Handler.KIND_COMMAND: Receiving._play,
     Handler.HINT: Receiving._hint,
-    Handler.SYNC: Receiving._sync,
+    Handler.SYNC: Receiving._snapshot_on_request,
     Handler.HOVER: Receiving._hover,
     Handler.SIGNAL: Receiving._signal,
     Handler.CHAT: Receiving._chat,
