@@ -14,8 +14,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from games.engine.flags import STANDARD, Action, Move, Seat, apply_move, new_game, render
-from games.management.commands.flags import UnknownCommand, parse_command
-from games.management.commands.minesweeper import with_rulers
+from games.kinds.flags.management.commands.flags import UnknownCommand, parse_command
+from games.kinds.terminal import with_rulers
 
 ROOT = Path(__file__).resolve().parents[2]
 USAGE = (

@@ -25,7 +25,8 @@ from games.engine.minesweeper import (
     apply_move,
     new_game,
 )
-from games.management.commands.minesweeper import UnknownCommand, parse_command, with_rulers
+from games.kinds.minesweeper.management.commands.minesweeper import UnknownCommand, parse_command
+from games.kinds.terminal import with_rulers
 
 ROOT = Path(__file__).resolve().parents[2]
 USAGE = "usage: manage.py minesweeper WIDTH HEIGHT MINES [--seed N] [--no-guess] [--plain]"

@@ -19,7 +19,7 @@ from django.core.management.base import CommandParser
 from games.engine.ascii import render
 from games.engine.errors import EngineError, InvalidBoardError
 from games.engine.minesweeper import Action, Config, GameState, Move, Status, apply_move, new_game
-from games.management.commands._terminal import TerminalGame
+from games.kinds.terminal import TerminalGame, with_rulers
 
 # Nine digits cover any board and keep int() away from its limit on absurdly long numbers.
 COMMAND = re.compile(
@@ -28,24 +28,6 @@ COMMAND = re.compile(
 ACTIONS = {None: Action.REVEAL, "f": Action.FLAG, "c": Action.CHORD}
 USAGE = "WIDTH HEIGHT MINES [--seed N] [--no-guess] [--plain]"
 HOW_TO = "use 'x, y' to reveal, 'f x, y' to flag or 'c x, y' to chord"
-
-
-def with_rulers(board: str) -> str:
-    """The board with column numbers above and row numbers at the left, so that `x, y` can be
-    read off a large board. Each column's number is written top-down, one digit a line."""
-    rows = board.splitlines()
-    width, height = len(rows[0]), len(rows)
-    label = len(str(height - 1))
-    rulers = [
-        " " * (label + 1) + "".join(_digit(x, place) for x in range(width))
-        for place in reversed(range(len(str(width - 1))))
-    ]
-    return "\n".join([*rulers, *(f"{y:>{label}} {row}" for y, row in enumerate(rows))])
-
-
-def _digit(number: int, place: int) -> str:
-    """One digit of `number` (place 0 is the units); leading zeros are blank."""
-    return str(number // 10**place % 10) if number >= 10**place or place == 0 else " "
 
 
 class UnknownCommand(ValueError):

@@ -1,6 +1,6 @@
 """What the terminal games share: a command that runs only the pure engine (no checks, no
 migrations to wait for), reads its moves from stdin, and answers bad arguments as argparse does.
-The leading underscore keeps Django from listing it as a command."""
+It lives beside the kinds, not among the commands, so Django lists only the games themselves."""
 
 from typing import Any, NoReturn
 
@@ -24,3 +24,21 @@ class TerminalGame(BaseCommand):
         if self.parser.called_from_command_line:
             self.parser.error(message)
         raise CommandError(message, returncode=2)
+
+
+def with_rulers(board: str) -> str:
+    """The board with column numbers above and row numbers at the left, so that `x, y` can be
+    read off a large board. Each column's number is written top-down, one digit a line."""
+    rows = board.splitlines()
+    width, height = len(rows[0]), len(rows)
+    label = len(str(height - 1))
+    rulers = [
+        " " * (label + 1) + "".join(_digit(x, place) for x in range(width))
+        for place in reversed(range(len(str(width - 1))))
+    ]
+    return "\n".join([*rulers, *(f"{y:>{label}} {row}" for y, row in enumerate(rows))])
+
+
+def _digit(number: int, place: int) -> str:
+    """One digit of `number` (place 0 is the units); leading zeros are blank."""
+    return str(number // 10**place % 10) if number >= 10**place or place == 0 else " "

@@ -32,8 +32,7 @@ from games.engine.flags import (
     render,
 )
 from games.engine.flags_ai import Strategy, choose_move
-from games.management.commands._terminal import TerminalGame
-from games.management.commands.minesweeper import with_rulers
+from games.kinds.terminal import TerminalGame, with_rulers
 
 HUMAN = "human"
 PLAYERS = [HUMAN, *(strategy.value for strategy in Strategy)]
