@@ -6,11 +6,8 @@ import os
 
 import pytest
 from asgiref.sync import sync_to_async
-from django.contrib.sessions.backends.db import SessionStore
 from django.db import connections
 
-IN_CI = os.environ.get("CI", "").lower() == "true"
-ORIGIN = "http://127.0.0.1:8000"
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 """`gw0`, `gw1`... under pytest-xdist (`make test` runs three workers), else empty."""
 
@@ -38,21 +35,6 @@ def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item):
     from games.server_loop import new_event_loop
 
     return {"server": new_event_loop}
-
-
-def skip_or_fail(reason: str) -> None:
-    """Outside CI a missing service skips with its reason; under CI=true it fails the test."""
-    if IN_CI:
-        pytest.fail(f"{reason} (CI must run this test)")
-    pytest.skip(reason)
-
-
-def session_cookie(seats: dict[str, str]) -> bytes:
-    """A real session holding seat tokens, as the room page would have stored them."""
-    session = SessionStore()
-    session["players"] = seats
-    session.create()
-    return f"sessionid={session.session_key}".encode()
 
 
 @pytest.fixture(scope="session")

@@ -69,13 +69,12 @@ def test_the_engine_imports_only_the_standard_library_and_itself(graph):
 
 def imports_of_test_modules(graph: grimp.ImportGraph) -> list[str]:
     """Each import, anywhere under tests/, of a module of tests/ that is not a shared helper
-    (`tests.helpers…`) or a conftest: a test module that imports another runs the other's
-    module-level set-up, breaks when the other is renamed or split, and hides what it shares."""
+    (`tests.helpers…`): a test module that imports another runs the other's module-level set-up,
+    breaks when the other is renamed or split, and hides what it shares. A conftest counts as
+    another: pytest loads it by path, and an import makes a second copy of its module."""
 
     def shared(module: str) -> bool:
-        return (
-            module == "tests" or module.startswith("tests.helpers") or module.endswith(".conftest")
-        )
+        return module == "tests" or module.startswith("tests.helpers")
 
     return sorted(
         f"{module} imports {imported}"
@@ -95,12 +94,13 @@ def test_an_import_of_one_test_module_from_another_is_found():
     graph = grimp.ImportGraph()
     for importer, imported in [
         ("tests.web.test_a", "tests.helpers.web"),  # shared: fine
-        ("tests.e2e.test_b", "tests.e2e.conftest"),  # a conftest: fine
+        ("tests.e2e.test_b", "tests.e2e.conftest"),  # a conftest: its fixtures, not imports
         ("tests.web.test_c", "tests.web.test_a"),  # another test module
         ("tests.helpers.race", "tests.web.helpers"),  # a helpers.py left in a test folder
     ]:
         graph.add_import(importer=importer, imported=imported)
     assert imports_of_test_modules(graph) == [
+        "tests.e2e.test_b imports tests.e2e.conftest",
         "tests.helpers.race imports tests.web.helpers",
         "tests.web.test_c imports tests.web.test_a",
     ]

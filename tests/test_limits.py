@@ -17,7 +17,7 @@ from games.limits import (
     take_all,
     take_all_async,
 )
-from tests.conftest import skip_or_fail
+from tests.helpers.environment import skip_or_fail
 from tests.helpers.servers import free_port
 
 

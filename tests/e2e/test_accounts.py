@@ -6,7 +6,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import screenshot
+from tests.helpers.e2e.site import screenshot
 
 pytestmark = pytest.mark.e2e
 

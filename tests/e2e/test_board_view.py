@@ -12,9 +12,9 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import EXPECTED_CONSOLE_ERRORS, screenshot
 from tests.helpers import servers
 from tests.helpers.e2e.rooms import create_room, invite_link, join_room, wait_until_live
+from tests.helpers.e2e.site import EXPECTED_CONSOLE_ERRORS, screenshot
 
 pytestmark = pytest.mark.e2e
 

@@ -6,8 +6,8 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import own_site, screenshot
 from tests.helpers.e2e.rooms import PHONE, cell
+from tests.helpers.e2e.site import own_site, screenshot
 
 site = own_site("daily", DAILY_BOARD="9x9x10")
 """A server of its own: a small daily board to click through, and results only this module's."""

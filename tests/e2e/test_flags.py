@@ -10,10 +10,10 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import screenshot
 from tests.helpers.e2e.flags import a_number, cell, create_room, hidden_mines, wait_until_live
 from tests.helpers.e2e.narration import narrated, record_narration
 from tests.helpers.e2e.record import record, seen
+from tests.helpers.e2e.site import screenshot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 

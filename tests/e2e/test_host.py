@@ -13,8 +13,7 @@ from tests.helpers.e2e.accessibility import audit
 from tests.helpers.e2e.chat import say
 from tests.helpers.e2e.rooms import PHONE, cell, wait_until_live
 from tests.helpers.e2e.signals import ping_on
-
-from .conftest import EXPECTED_CONSOLE_ERRORS
+from tests.helpers.e2e.site import EXPECTED_CONSOLE_ERRORS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 

@@ -5,9 +5,9 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import screenshot
 from tests.helpers.e2e.flags import a_number, cell
 from tests.helpers.e2e.rooms import PHONE
+from tests.helpers.e2e.site import screenshot
 
 LAPTOP = {"width": 1280, "height": 800}
 

@@ -5,8 +5,8 @@ by mouse and by keyboard, and everyone is told who started the new game.
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import screenshot
 from tests.helpers.e2e.rooms import cell, create_room, invite_link, join_room, wait_until_live
+from tests.helpers.e2e.site import screenshot
 
 pytestmark = pytest.mark.e2e
 

@@ -12,11 +12,10 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Playwright, expect
 
-from tests.conftest import skip_or_fail
 from tests.helpers import servers
 from tests.helpers.e2e.rooms import create_room
-
-from .conftest import CHROMIUM, CHROMIUM_ARGS
+from tests.helpers.e2e.site import CHROMIUM, CHROMIUM_ARGS
+from tests.helpers.environment import skip_or_fail
 
 pytestmark = pytest.mark.e2e
 

@@ -8,9 +8,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from games.engine.race import COUNTDOWN_MS
-from tests.e2e.conftest import own_site
 from tests.helpers.e2e.race import create_race, join, live, safe_cells, shot
 from tests.helpers.e2e.record import record, seen
+from tests.helpers.e2e.site import own_site
 
 pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 

@@ -9,9 +9,9 @@ import re
 import pytest
 from playwright.sync_api import APIRequestContext, Page, expect
 
-from tests.e2e.conftest import own_site
 from tests.helpers.e2e.replays import at_move, scrub, shot
 from tests.helpers.e2e.rooms import PHONE
+from tests.helpers.e2e.site import own_site
 
 pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 

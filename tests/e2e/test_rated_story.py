@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, Playwright, expect
 
-from tests.e2e.conftest import own_site, screenshot
 from tests.helpers.e2e.accessibility import BLOCKING, SCHEMES, report, violations
 from tests.helpers.e2e.accounts import (
     personal_token,
@@ -25,6 +24,7 @@ from tests.helpers.e2e.accounts import (
 from tests.helpers.e2e.flags import a_number, cell, hidden_mines
 from tests.helpers.e2e.race import safe_cells
 from tests.helpers.e2e.rooms import reveal_all
+from tests.helpers.e2e.site import own_site, screenshot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 

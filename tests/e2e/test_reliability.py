@@ -22,9 +22,9 @@ from playwright.sync_api import Page, expect
 
 from games.engine import minesweeper as engine
 from games.protocol.flood import FLOOD_REASON
-from tests.conftest import skip_or_fail
-from tests.e2e.conftest import EXPECTED_CONSOLE_ERRORS, screenshot
 from tests.helpers import servers
+from tests.helpers.e2e.site import EXPECTED_CONSOLE_ERRORS, screenshot
+from tests.helpers.environment import skip_or_fail
 from tests.helpers.servers import Daphne, GameDatabase, RedisServer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`

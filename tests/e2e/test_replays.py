@@ -7,7 +7,6 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import own_site
 from tests.helpers.e2e.accessibility import audit
 from tests.helpers.e2e.replays import at_move, scrub, shot
 from tests.helpers.e2e.rooms import (
@@ -19,6 +18,7 @@ from tests.helpers.e2e.rooms import (
     next_safe_cell,
     reveal_all,
 )
+from tests.helpers.e2e.site import own_site
 
 pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`
 

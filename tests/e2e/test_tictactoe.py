@@ -6,8 +6,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import screenshot
 from tests.helpers.e2e.record import record, recorded, seen
+from tests.helpers.e2e.site import screenshot
 from tests.helpers.e2e.tictactoe import create_room, square, wait_until_live
 
 pytestmark = [pytest.mark.e2e, pytest.mark.long]  # started first under `make test`

@@ -8,8 +8,8 @@ from django.contrib.sessions.backends.db import SessionStore
 
 from config.asgi import application
 from games.rooms.lobby import BROWSER_KEY
-from tests.conftest import ORIGIN
 from tests.helpers.bots import event
+from tests.helpers.environment import ORIGIN
 from tests.helpers.web import TIMEOUT
 
 

@@ -16,7 +16,7 @@ from games.engine import minesweeper as engine
 from games.kinds.minesweeper import rules as minesweeper
 from games.rooms import joining
 from games.store.models import Game, Player, Room
-from tests.conftest import ORIGIN, session_cookie
+from tests.helpers.environment import ORIGIN, session_cookie
 
 TIMEOUT = 15  # generous: only a failing test waits this long, and CI machines get busy
 

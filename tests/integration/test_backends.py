@@ -16,7 +16,7 @@ from channels_redis.pubsub import RedisPubSubChannelLayer
 from django.conf import settings
 from django.db import connection
 
-from tests.conftest import IN_CI, skip_or_fail
+from tests.helpers.environment import IN_CI, skip_or_fail
 
 pytestmark = pytest.mark.integration
 

@@ -7,9 +7,9 @@ import struct
 import pytest
 
 from games.patches.daphne_frames import MESSAGE_LIMIT_BYTES
-from tests.conftest import skip_or_fail
 from tests.helpers import servers
 from tests.helpers.clients import api, open_non_reading_socket
+from tests.helpers.environment import skip_or_fail
 from tests.helpers.servers import Daphne
 
 pytestmark = pytest.mark.integration

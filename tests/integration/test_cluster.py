@@ -22,9 +22,9 @@ from channels_redis.core import RedisChannelLayer
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from games.engine import minesweeper as engine
-from tests.conftest import skip_or_fail
 from tests.helpers import servers
 from tests.helpers.clients import HttpSession, LiveClient, api, public_board, replay, running
+from tests.helpers.environment import skip_or_fail
 from tests.helpers.servers import Daphne, GameDatabase, RedisServer
 
 pytestmark = pytest.mark.integration

@@ -11,9 +11,9 @@ import os
 import pytest
 import websockets
 
-from tests.conftest import skip_or_fail
 from tests.helpers import servers
 from tests.helpers.clients import api
+from tests.helpers.environment import skip_or_fail
 from tests.helpers.servers import Daphne
 
 pytestmark = pytest.mark.integration

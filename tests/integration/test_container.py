@@ -9,10 +9,10 @@ import asyncio
 import pytest
 import websockets
 
-from tests.conftest import skip_or_fail
 from tests.helpers import servers
 from tests.helpers.clients import HttpSession, api
 from tests.helpers.deploy import dockerfile_daphne_options
+from tests.helpers.environment import skip_or_fail
 from tests.helpers.servers import Daphne
 
 pytestmark = pytest.mark.integration

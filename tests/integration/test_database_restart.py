@@ -18,9 +18,9 @@ import psycopg
 import pytest
 import websockets
 
-from tests.conftest import skip_or_fail
 from tests.helpers import servers
 from tests.helpers.clients import HttpSession
+from tests.helpers.environment import skip_or_fail
 from tests.helpers.servers import Daphne, GameDatabase
 
 pytestmark = pytest.mark.integration

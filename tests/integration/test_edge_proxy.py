@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import skip_or_fail
 from tests.helpers import servers
 from tests.helpers.clients import HttpSession, LiveClient, running
 from tests.helpers.deploy import dockerfile_daphne_options
+from tests.helpers.environment import skip_or_fail
 from tests.helpers.servers import Daphne, Nginx
 
 pytestmark = pytest.mark.integration

@@ -11,8 +11,8 @@ from collections import Counter
 import pytest
 import websockets
 
-from tests.conftest import skip_or_fail
 from tests.helpers import servers
+from tests.helpers.environment import skip_or_fail
 
 pytestmark = pytest.mark.integration
 

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import skip_or_fail
 from tests.helpers import servers
+from tests.helpers.environment import skip_or_fail
 from tests.helpers.servers import GameDatabase
 
 pytestmark = pytest.mark.integration

@@ -18,9 +18,9 @@ import pytest
 import websockets
 
 from games.protocol.flood import ADDRESS_CONTROL_FLOOD_REASON, CONTROL_FLOOD_REASON
-from tests.conftest import skip_or_fail
 from tests.helpers import servers
 from tests.helpers.clients import api, raw_websocket
+from tests.helpers.environment import skip_or_fail
 from tests.helpers.servers import Daphne
 
 pytestmark = [pytest.mark.integration, pytest.mark.serial]  # alone: it measures latency

@@ -14,9 +14,9 @@ import time
 import pytest
 import websockets
 
-from tests.conftest import skip_or_fail
 from tests.helpers import servers
 from tests.helpers.clients import HttpSession, LiveClient, api, running
+from tests.helpers.environment import skip_or_fail
 from tests.helpers.servers import Daphne, GameDatabase
 
 pytestmark = pytest.mark.integration

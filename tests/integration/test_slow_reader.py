@@ -20,9 +20,9 @@ import psutil
 import pytest
 
 from games.protocol.flood import SPECTATOR_MESSAGES
-from tests.conftest import skip_or_fail
 from tests.helpers import servers
 from tests.helpers.clients import api, open_non_reading_socket
+from tests.helpers.environment import skip_or_fail
 from tests.helpers.servers import Daphne
 
 pytestmark = [pytest.mark.integration, pytest.mark.serial]  # alone: load, memory

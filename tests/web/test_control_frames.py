@@ -23,7 +23,7 @@ from games.protocol.flood import (
     CONTROL_FLOOD_REASON,
     CONTROL_FRAMES,
 )
-from tests.conftest import ORIGIN
+from tests.helpers.environment import ORIGIN
 from tests.helpers.web import TIMEOUT, connect, make_room, open_socket
 
 PING, PONG, CLOSE = 0x9, 0xA, 0x8

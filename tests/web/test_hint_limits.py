@@ -13,7 +13,7 @@ from games.protocol.messages import CellMove
 from games.rooms import dispatch, hints, joining, playing
 from games.rooms import hints as rooms_hints
 from games.store.models import Room
-from tests.conftest import ORIGIN, session_cookie
+from tests.helpers.environment import ORIGIN, session_cookie
 from tests.helpers.web import (
     SOLVED_SEED,
     TIMEOUT,

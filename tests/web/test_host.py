@@ -25,8 +25,8 @@ from games.rooms import chat, host, joining, signals
 from games.store.models import ChatMessage, Player, Room
 from games.web import events_schema, on_now
 from games.web.views import live_rooms_context
-from tests.conftest import ORIGIN, session_cookie
 from tests.helpers.bots import bot, event
+from tests.helpers.environment import ORIGIN, session_cookie
 from tests.helpers.host import HANDLE
 from tests.helpers.web import (
     TIMEOUT,

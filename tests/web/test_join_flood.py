@@ -26,8 +26,8 @@ from games.patches import daphne_frames
 from games.patches.daphne_frames import MESSAGE_LIMIT_BYTES
 from games.rooms import joining
 from games.store.models import Player, Room
-from tests.conftest import ORIGIN
 from tests.helpers import servers
+from tests.helpers.environment import ORIGIN
 from tests.helpers.web import make_room, retry_after
 
 ROOT = Path(__file__).resolve().parents[2]

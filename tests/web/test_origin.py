@@ -5,7 +5,7 @@ from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
 from games.live.origin import same_origin
-from tests.conftest import ORIGIN
+from tests.helpers.environment import ORIGIN
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -25,7 +25,7 @@ from games.engine import race as engine
 from games.kinds.race import rules
 from games.rooms import joining
 from games.store.models import ChatMessage, Player, Room
-from tests.conftest import ORIGIN, session_cookie
+from tests.helpers.environment import ORIGIN, session_cookie
 from tests.helpers.web import TIMEOUT, send
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -8,7 +8,7 @@ import json
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page
 
-from tests.e2e.conftest import screenshot
+from tests.helpers.e2e.site import screenshot
 
 BLOCKING = {"critical", "serious"}
 

@@ -7,7 +7,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import screenshot
+from tests.helpers.e2e.site import screenshot
 
 
 def create_race(page: Page, nickname: str, screenshots=None, scheme: str = "") -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import screenshot
+from tests.helpers.e2e.site import screenshot
 
 
 def shot(page: Page, screenshots: Path, name: str, **options) -> None:

@@ -7,7 +7,7 @@ import re
 
 from playwright.sync_api import BrowserContext, Page, expect
 
-from tests.e2e.conftest import screenshot as take_screenshot
+from tests.helpers.e2e.site import screenshot as take_screenshot
 
 PHONE = {"width": 390, "height": 844}
 
