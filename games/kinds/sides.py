@@ -11,7 +11,8 @@ no Django, like the rules that use it.
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
-from .table import SettingsError, StateField
+from . import seats_away
+from .table import Applied, Message, Params, Rules, SettingsError, State, StateField
 
 HUMAN = "human"
 
@@ -135,3 +136,21 @@ YOU = StateField(
     "player token (null without a seat in this game).",
 )
 """What both two-sided kinds add to the API's room state (`ApiView.state_fields`)."""
+
+
+def two_sided_rules(
+    apply: Callable[[State, Message, int, Params], Applied],
+    presence: Callable[[State, Params, int, bool], Applied | None],
+    sides: Callable[[dict[str, Any]], Mapping[Any, Any]],
+) -> Rules:
+    """A two-sided kind's rules: its own moves and presence, and the room's life every such kind
+    lives alike (who may call a game off, a seat left free, who plays, how a game ranks)."""
+    return Rules(
+        apply=apply,
+        may_restart=may_restart(sides),
+        presence=presence,
+        leave=seats_away.left,
+        carry_over=seats_away.still_away,
+        playing_seats=playing_seats,
+        standings=standings,
+    )

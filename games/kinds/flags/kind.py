@@ -1,9 +1,9 @@
 """Minesweeper Flags: two players take turns on one board and claim mines; a person against a
 person, against the computer (easy or strong), or two computers playing for spectators."""
 
-from .. import seats_away, sides
+from .. import sides
 from ..seeking import Seeking
-from ..table import ApiView, Clock, Computer, GameKind, Rendering, Rules, Setup
+from ..table import ApiView, Clock, Computer, GameKind, Rendering, Setup
 from . import api, history, render, rules
 from .form import CreateFlagsRoomForm
 from .options import FlagsOptions
@@ -21,15 +21,7 @@ KIND = GameKind(
         grid=rules.grid,
         seats_for_people=sides.seats_for_people,
     ),
-    rules=Rules(
-        apply=rules.apply,
-        may_restart=sides.may_restart(rules.sides),
-        presence=rules.presence,
-        leave=seats_away.left,
-        carry_over=seats_away.still_away,
-        playing_seats=sides.playing_seats,
-        standings=sides.standings,
-    ),
+    rules=sides.two_sided_rules(rules.apply, rules.presence, rules.sides),
     api=ApiView(
         text_rows=rules.text_rows,
         changed_cells=rules.changed_cells,

@@ -1,8 +1,8 @@
 """Tic-tac-toe: two entrants, each a person or a computer (random or perfect)."""
 
-from .. import seats_away, sides
+from .. import sides
 from ..seeking import Seeking
-from ..table import ApiView, Clock, Computer, GameKind, Rendering, Rules, Setup
+from ..table import ApiView, Clock, Computer, GameKind, Rendering, Setup
 from . import api, history, render, rules
 from .form import CreateTicTacToeRoomForm
 from .options import TicTacToeOptions
@@ -19,15 +19,7 @@ KIND = GameKind(
         creator_sits=rules.creator_sits,
         seats_for_people=sides.seats_for_people,
     ),
-    rules=Rules(
-        apply=rules.apply,
-        may_restart=sides.may_restart(rules.sides),
-        presence=rules.presence,
-        leave=seats_away.left,
-        carry_over=seats_away.still_away,
-        playing_seats=sides.playing_seats,
-        standings=sides.standings,
-    ),
+    rules=sides.two_sided_rules(rules.apply, rules.presence, rules.sides),
     api=ApiView(
         text_rows=rules.text_rows,
         changed_cells=rules.changed_cells,
