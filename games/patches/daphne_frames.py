@@ -42,6 +42,7 @@ from typing import Any
 from autobahn.websocket.protocol import PreparedMessage
 from daphne.server import Server
 from daphne.ws_protocol import WebSocketProtocol
+from django.core.signals import setting_changed
 
 from .switch import shortcut
 
@@ -56,7 +57,19 @@ log = logging.getLogger(__name__)
 _last: tuple[str, PreparedMessage | None] | None = None
 """The message framed last (None when it is over the limit): the relay hands the same string to
 every socket of a room in turn, so one entry serves them all (the event loop's thread is the
-only one that sends)."""
+only one that sends). A message framed here was framed with the shortcut on, so the shortcut is
+read once per message, not per socket: a setting read per socket was about 2 % of a 100-socket
+room's CPU (docs/performance.md)."""
+
+
+def _forget(*, setting: str, **kwargs: Any) -> None:
+    """A test that turns the shortcuts on or off: the next message is framed (or not) anew."""
+    global _last
+    if setting == "SPEED_SHORTCUTS":
+        _last = None
+
+
+setting_changed.connect(_forget)
 
 
 def connection_of(send: Callable[..., Any]) -> WebSocketProtocol | None:
@@ -85,25 +98,19 @@ def send(connection: WebSocketProtocol | None, html: str) -> bool:
     (`PayloadExceededError`), so the limit is the same on both paths.
     The frame is never compressed: a permessage-deflate connection takes plain frames too."""
     global _last
-    if connection is None or not shortcut("frames"):
+    if connection is None:
+        return False
+    framed = _last is not None and _last[0] is html  # so the shortcut was on
+    if not framed and not shortcut("frames"):
         return False
     state = getattr(connection, "state", None)
     if state in _GONE:
         return True
     if state != WebSocketProtocol.STATE_OPEN:
         return False
-    if _last is None or _last[0] is not html:
-        payload = html.encode()
-        if 0 < connection.maxMessagePayloadSize < len(payload):
-            log.warning(
-                "not framing a message of %d bytes: over the websocket limit of %d",
-                len(payload),
-                connection.maxMessagePayloadSize,
-            )
-            _last = (html, None)
-        else:
-            _last = (html, connection.factory.prepareMessage(payload, doNotCompress=True))
-    prepared = _last[1]
+    if not framed:
+        _last = (html, _framed(connection, html))
+    prepared = _last[1] if _last is not None else None
     if prepared is None:
         return False
     if connection.send_queue:  # autobahn holds frames back: this one queues behind them
@@ -111,6 +118,21 @@ def send(connection: WebSocketProtocol | None, html: str) -> bool:
     elif not _write_now(connection.transport, prepared.payloadHybi):
         connection.transport.write(prepared.payloadHybi)
     return True
+
+
+def _framed(connection: WebSocketProtocol, html: str) -> PreparedMessage | None:
+    """`html` framed once for every connection; None when it is over the connection's size
+    limit."""
+    payload = html.encode()
+    if 0 < connection.maxMessagePayloadSize < len(payload):
+        log.warning(
+            "not framing a message of %d bytes: over the websocket limit of %d",
+            len(payload),
+            connection.maxMessagePayloadSize,
+        )
+        return None
+    prepared: PreparedMessage = connection.factory.prepareMessage(payload, doNotCompress=True)
+    return prepared
 
 
 def _write_now(transport: Any, frame: bytes) -> bool:

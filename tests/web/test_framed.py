@@ -164,6 +164,17 @@ def test_each_message_is_framed_for_itself():
     assert wire.value() == b"".join(bytes([0x81, 8]) + m.encode() for m in (first, second, first))
 
 
+def test_turning_the_shortcut_off_holds_for_a_message_framed_already(settings):
+    """The shortcut is read once per message (`_last`), so a change of it must drop the frame
+    kept: the same text is then left to the usual send."""
+    protocol, wire = open_socket()
+    text = "<p>same</p>"
+    assert framed.send(protocol, text)
+    settings.SPEED_SHORTCUTS = frozenset()
+    assert not framed.send(protocol, text)
+    assert wire.value() == bytes([0x81, 11]) + text.encode()
+
+
 class Plain:
     """A plain-TCP transport as `_write_now` reads it, over one end of a socket pair."""
 
