@@ -84,6 +84,7 @@ def run_peer_probe(clients: int, node_pid: int, peer_bench: Path) -> dict[str, o
             "SIO_MODULE": str(module),
             "URL": f"http://127.0.0.1:{PEER_PORT}",
             "N": str(clients),
+            "PAUSE_MS": probe.METHOD["PAUSE_MS"],
         },
         capture_output=True,
         text=True,

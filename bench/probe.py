@@ -2,8 +2,10 @@
 
     python -m bench.probe [--shape embedded|production ...] [--clients 2 20 100] [--processes K]
 
-Player A and N-1 others in one co-op room (32x16, 20 mines), MOVERS=3 so the flood limit stays
-at its default; latency is a move's send -> the LAST other socket's frame holding the changed cell.
+Player A and N-1 others in one co-op room (32x16, 20 mines), MOVERS=3 and a 30-60 ms pause
+between moves so the flood limit stays at its default, 40 seated and the rest watching (`METHOD`,
+../shared/peer-bench/README.md); latency is a move's send -> the LAST other socket's frame
+holding the changed cell. `--profile --whole-run` samples the joins, sockets and snapshots too.
 Our server is started as users start it (DEBUG off, `migrate`, `collectstatic`, Daphne with the
 Makefile's websocket limits): `embedded` is `make run`'s shape (SQLite file, in-memory layer),
 `production` is PostgreSQL + Redis pub/sub (bench/procs.py; `--processes K` runs K Daphnes on
@@ -73,10 +75,15 @@ class CpuWatch:
     counts as busy where it waits, which once made a database thread's `call_soon_threadsafe`
     look like 12 % of a move's work (docs/performance.md, issue 17 round six)."""
 
-    def __init__(self, pids: list[int], profile_to: Path | None = None) -> None:
+    def __init__(
+        self, pids: list[int], profile_to: Path | None = None, whole_run: bool = False
+    ) -> None:
         self.procs = [psutil.Process(pid) for pid in pids]
         self.marks: dict[str, float] = {}
         self.profile_to = profile_to
+        self.profile_from = "start" if whole_run else "measuring"
+        """Where py-spy starts: at the run's start (joins, sockets, snapshots too) or at the
+        measured moves; it stops at their end or at the run's."""
         self.spy: subprocess.Popen[bytes] | None = None
 
     def seconds(self) -> float:
@@ -89,7 +96,7 @@ class CpuWatch:
 
     def mark(self, name: str) -> None:
         self.marks[name] = self.seconds()
-        if self.profile_to is not None and name == "measuring":
+        if self.profile_to is not None and name == self.profile_from:
             self.spy = subprocess.Popen(
                 [str(Path(sys.executable).parent / "py-spy"), "record", "--pid"]
                 + [str(self.procs[0].pid), "--rate", "1000", "--format", "raw", "--gil"]
@@ -98,11 +105,18 @@ class CpuWatch:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )
-        if self.spy is not None and name in ("measured", "end"):
+        stop = ("end",) if self.profile_from == "start" else ("measured", "end")
+        if self.spy is not None and name in stop:
             self.spy.send_signal(signal.SIGINT)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.spy.wait(timeout=30)
             self.spy = None
+
+
+METHOD = {"PAUSE_MS": "30", "SEATS": "40"}
+"""../shared/peer-bench/README.md's settings for both probes: a pause of 30-60 ms between moves
+keeps two movers under the flood limit (10-20 ms closed one with 1008 at N = 2), and 40 players
+seated, the rest of N watching."""
 
 
 def run_probe(
@@ -111,6 +125,7 @@ def run_probe(
     server_pids: list[int],
     extra_env: dict[str, str] | None = None,
     profile_to: Path | None = None,
+    whole_run: bool = False,
 ) -> dict[str, object]:
     """One probe run; its JSON line plus the server's CPU and the load."""
     module = ensure_node_module()
@@ -121,9 +136,10 @@ def run_probe(
         "BASES": ",".join(bases),
         "N": str(clients),
         "MOVERS": "3",
+        **METHOD,
         **(extra_env or {}),
     }
-    watch = CpuWatch(server_pids, profile_to)
+    watch = CpuWatch(server_pids, profile_to, whole_run)
     before = load()
     watch.mark("start")
     started = time.perf_counter()
@@ -210,6 +226,7 @@ def shape_runs(
     processes: int = 1,
     progress=None,
     profile: bool = False,
+    whole_run: bool = False,
 ) -> list[dict[str, object]]:
     """Start the shape, run the probe at each N, stop it."""
     shape = make_shape(name, workdir, processes)
@@ -220,7 +237,7 @@ def shape_runs(
         bases = [f"http://{procs.HOST}:{port}" for port in server.ports]
         for count in counts:
             spy = logdir.parent / f"probe-profile-{name}-{count}.txt" if profile else None
-            result = run_probe(bases, count, server.pids, profile_to=spy)
+            result = run_probe(bases, count, server.pids, profile_to=spy, whole_run=whole_run)
             result["shape"] = name if processes == 1 else f"{name} x{processes}"
             if spy is not None:
                 result["profile"] = summarise([spy], top=40)
@@ -316,6 +333,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="py-spy over the measured moves (the GIL's holder; raw stacks in bench/results/)",
     )
+    parser.add_argument(
+        "--whole-run",
+        action="store_true",
+        help="with --profile: over the whole run, the joins, sockets and snapshots too",
+    )
     args = parser.parse_args(argv)
     from .report import progress
 
@@ -327,7 +349,14 @@ def main(argv: list[str] | None = None) -> int:
             for name in args.shape or SHAPES:
                 processes = args.processes if name == "production" else 1
                 runs += shape_runs(
-                    name, Path(tmp), logdir, tuple(args.clients), processes, progress, args.profile
+                    name,
+                    Path(tmp),
+                    logdir,
+                    tuple(args.clients),
+                    processes,
+                    progress,
+                    args.profile,
+                    args.whole_run,
                 )
         finally:
             procs.stop_all()

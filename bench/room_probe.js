@@ -28,7 +28,9 @@ const TIMEOUT = 5000;
 const TAG = process.env.TAG || '';
 const PICK = process.env.PICK || 'solver';
 const sleep = ms => new Promise(r => setTimeout(r, ms));
-const pause = () => sleep(10 + Math.random() * 10); // 10-20 ms between moves, as coop_probe_n.js
+// PAUSE_MS (10): a pause of PAUSE_MS to 2×PAUSE_MS between moves; 30 keeps two movers under a 20/s flood limit
+const PAUSE_MS = Math.max(0, +(process.env.PAUSE_MS || 10));
+const pause = () => sleep(PAUSE_MS + Math.random() * PAUSE_MS);
 const META = '<div id="game-meta"';
 const ERROR = '<div id="room-error"';
 

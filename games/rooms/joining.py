@@ -133,10 +133,10 @@ def join_refusal(room: Room) -> str | None:
 def seats_taken(room: Room) -> str | None:
     """Why a newcomer cannot take a seat that plays (every seat taken), for the invite to say
     before it asks a name; None while one is free. A read, not a lock: `join_room` decides."""
-    refused = join_refusal(room)
+    people = Player.objects.filter(room=room, role=Player.Role.PLAYER).count()
+    refused = join_refused(room.locked, room.player_cap, people)
     if refused is not None:
         return refused
-    people = Player.objects.filter(room=room, role=Player.Role.PLAYER).count()
     seats = kind_of(room.kind).setup.seats_for_people
     if seats is None or people < seats(room.settings):
         return None

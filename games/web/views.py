@@ -37,8 +37,11 @@ def remember_seat(request: HttpRequest, room: Room, player: Player, nickname: st
     in the next.
     """
     # A new session key with every seat taken: a session planted in the browser beforehand
-    # (its key known to whoever planted it) never holds the seat (session fixation).
-    request.session.cycle_key()
+    # (its key known to whoever planted it) never holds the seat (session fixation). A browser
+    # with no key yet gets a new one when the session is saved: cycling it first would write
+    # an empty session, then the seat over it (two write transactions a join instead of one).
+    if request.session.session_key is not None:
+        request.session.cycle_key()
     seats = dict(request.session.get("players", {}))
     seats[room.code] = player.token
     request.session["players"] = dict(list(seats.items())[-ROOMS_REMEMBERED:])

@@ -311,6 +311,27 @@ def test_taking_a_seat_cycles_the_session_key(client, settings):
     assert not SessionStore().exists(key)  # the old key is gone, not left holding the seat
 
 
+def test_a_new_browser_takes_a_seat_with_one_session_write(client):
+    """A browser with no session yet has no key to fix: its seat is written once, under a new
+    key, not as an empty session first and the seat over it (docs/performance.md, issue 34)."""
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    code = create(client)["Location"].split("/")[2]
+    newcomer = Client()
+    assert newcomer.get(f"/r/{code}/").status_code == 200
+    with CaptureQueriesContext(connection) as queries:
+        assert newcomer.post(f"/r/{code}/join/", {"nickname": "Bo"}).status_code == 302
+    writes = [
+        q["sql"]
+        for q in queries
+        if "django_session" in q["sql"] and q["sql"].startswith(("INSERT", "UPDATE"))
+    ]
+    assert len(writes) == 1 and writes[0].startswith("INSERT")
+    assert "Playing as" in newcomer.get(f"/r/{code}/").content.decode()
+
+
 @pytest.mark.parametrize("path", ["/", "/records/"])
 def test_the_home_and_records_pages_describe_themselves_once(client, path):
     """Issue 35: neither carried a meta description (search results showed page text)."""
