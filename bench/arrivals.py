@@ -9,7 +9,7 @@ the invite page (GET /r/<code>/), the nickname form (POST /r/<code>/join/), the 
 Daphne's CPU (user + system, psutil) over each step, less the idle rate measured with the room's
 sockets open, is printed per arrival. The peer's players arrive by one socket.io message each,
 so this is the part of `make bench-peer`'s CPU per run that is ours alone (docs/performance.md,
-issue 34). About 30 s a round.
+issue 34). About a minute a round.
 """
 
 import argparse
@@ -29,6 +29,8 @@ from . import clients, probe, procs
 PAUSE_S = 0.02
 SETTLE_S = 0.5
 """After the last step: the presence messages it set off (at most one each 0.25 s) are told."""
+IDLE_SETTLE_S = 6.0
+IDLE_S = 15.0
 
 
 def api(port: int, path: str, body: dict[str, object], token: str = "") -> dict[str, object]:
@@ -55,6 +57,9 @@ class Meter:
         return float(times.user + times.system)
 
     async def idle(self, seconds: float) -> float:
+        """The CPU rate over `seconds`, after a pause for what the last step set off (presence
+        messages, the heartbeat's first beat): psutil counts in 10 ms ticks, so a long window."""
+        await asyncio.sleep(IDLE_SETTLE_S)
         before, started = self.cpu(), time.monotonic()
         await asyncio.sleep(seconds)
         self.idle_per_second = (self.cpu() - before) / (time.monotonic() - started)
@@ -100,13 +105,13 @@ async def one_round(port: int, pid: int, players: int) -> dict[str, float]:
 
         return open_one
 
-    await meter.idle(3.0)  # nothing open yet: the process's own timers
+    await meter.idle(IDLE_S)  # nothing open yet: the process's own timers
     figures["idle, no socket (ms/s)"] = 1000 * meter.idle_per_second
     figures["invite page"] = await meter.step(page, players)
     figures["nickname form"] = await meter.step(form, players)
     figures["player's socket"] = await meter.step(socket(cookies.__getitem__), players)
     figures["spectator's socket"] = await meter.step(socket(lambda index: ""), players)
-    figures["idle, sockets open (ms/s)"] = 1000 * await meter.idle(5.0)
+    figures["idle, sockets open (ms/s)"] = 1000 * await meter.idle(IDLE_S)
 
     async def close(index: int) -> None:
         await sockets[index].close()
