@@ -156,13 +156,15 @@ async def _stop(how: str, room: Room, ana: Player, screen: Frames, ana_bot: Fram
 
 
 def _safe_hidden(race: engine.Race, seat: int) -> list[int]:
+    """The racer's hidden safe cells, those showing a number first: one of them opens alone,
+    where a zero's cascade could finish the board and end the race under the test."""
     racer = race.racer(seat)
-    assert racer is not None and race.field is not None
-    return [
-        c
-        for c in range(race.grid.size)
-        if c not in race.field.mines and c not in racer.board.revealed
-    ]
+    field = race.field
+    assert racer is not None and field is not None
+    hidden = [c for c in range(race.grid.size) if c not in field.mines]
+    return sorted(
+        (c for c in hidden if c not in racer.board.revealed), key=lambda c: field.counts[c] == 0
+    )
 
 
 @pytest.mark.parametrize("how", ["give_up", "out", "finished"])
