@@ -59,6 +59,14 @@ def safe_hidden(code: str, seat: int) -> list[tuple[int, int]]:
     return racer_safe_hidden(race_of(code), seat)
 
 
+def numbered_hidden(code: str, seat: int) -> list[tuple[int, int]]:
+    """The racer's hidden safe cells that show a number: each opens alone, so none finishes the
+    board (a zero's cascade can, and a finished racer's next move or give-up gets a 409)."""
+    race = race_of(code)
+    assert race.field is not None
+    return [xy for xy in safe_hidden(code, seat) if race.field.counts[race.grid.index(*xy)]]
+
+
 def replay_data(html: str) -> dict:
     found = re.search(r'<script id="replay-data" type="application/json">(.*?)</script>', html)
     assert found is not None

@@ -15,7 +15,15 @@ from games.kinds.race import rules
 from games.rooms import playing
 from games.store.models import GameSummary, Move, Room
 from games.web import history
-from tests.helpers.race_replays import api_race, go, race_of, replay_data, safe_hidden, send
+from tests.helpers.race_replays import (
+    api_race,
+    go,
+    numbered_hidden,
+    race_of,
+    replay_data,
+    safe_hidden,
+    send,
+)
 from tests.helpers.web import records_html, table
 
 pytestmark = pytest.mark.django_db
@@ -33,17 +41,6 @@ def a_mine(code: str) -> tuple[int, int]:
     race = race_of(code)
     assert race.field is not None
     return race.grid.xy(min(race.field.mines))
-
-
-def a_number(code: str, seat: int) -> tuple[int, int]:
-    """A hidden safe cell of the racer's board that shows a number: revealing it opens that
-    cell alone, so it never finishes the board (a zero's cascade once did, and the racer, done,
-    could not give up)."""
-    race = race_of(code)
-    assert race.field is not None
-    numbers = [xy for xy in safe_hidden(code, seat) if race.field.counts[race.grid.index(*xy)]]
-    assert numbers, "every hidden safe cell is a zero"
-    return numbers[0]
 
 
 def finish(client: Client, code: str, token: str, seat: int, snapshots: list | None = None) -> None:
@@ -65,7 +62,7 @@ def played_race(client: Client, **body) -> tuple[str, list[engine.Race]]:
     for action, (x, y) in (("flag", mine), ("flag", mine), ("reveal", mine)):
         assert send(client, code, bo, action=action, x=x, y=y) == 200
         seen.append(race_of(code))
-    x, y = a_number(code, 1)  # a zero's opening could finish Bo's board: no give-up then
+    x, y = numbered_hidden(code, 1)[0]  # a zero's cascade could finish Bo's board
     assert send(client, code, bo, action="reveal", x=x, y=y) == 200
     seen.append(race_of(code))
     finish(client, code, ana, 0, seen)
