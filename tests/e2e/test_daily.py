@@ -6,7 +6,7 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.helpers.e2e.rooms import PHONE, cell
+from tests.helpers.e2e.rooms import PHONE, cell, wait_until_live
 from tests.helpers.e2e.site import own_site, screenshot
 
 site = own_site("daily", DAILY_BOARD="9x9x10")
@@ -35,6 +35,9 @@ def test_a_guest_plays_todays_board_and_sees_the_result_and_the_share_text(
     code = page.url.rstrip("/").rsplit("/", 1)[1]
     opened = page.locator('#board .cell[data-state="revealed"]')
     expect(opened.first).to_be_visible()  # the day's opening, dealt with the copy
+    # The page is drawn before its socket opens, and a click before that is dropped, not queued
+    # (a CI run clicked too soon once: the cell stayed hidden).
+    wait_until_live(page)
     mines = set(game_db.mines(code))
     for y in range(9):
         for x in range(9):
