@@ -161,10 +161,10 @@ def _safe_hidden(race: engine.Race, seat: int) -> list[int]:
     racer = race.racer(seat)
     field = race.field
     assert racer is not None and field is not None
-    hidden = [c for c in range(race.grid.size) if c not in field.mines]
-    return sorted(
-        (c for c in hidden if c not in racer.board.revealed), key=lambda c: field.counts[c] == 0
+    hidden = (
+        c for c in range(race.grid.size) if c not in field.mines and c not in racer.board.revealed
     )
+    return sorted(hidden, key=lambda c: field.counts[c] == 0)
 
 
 @pytest.mark.parametrize("how", ["give_up", "out", "finished"])
