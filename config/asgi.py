@@ -19,6 +19,7 @@ from django.conf import settings  # noqa: E402
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware  # noqa: E402
 
 from games import patches  # noqa: E402
+from games.patches.django_pages import Pages  # noqa: E402
 from games.live import glibc_malloc, shutdown  # noqa: E402
 from games.live.origin import SameOriginValidator  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
@@ -28,6 +29,8 @@ from games.server_loop import KnowsItsLoop  # noqa: E402
 from games.store import sqlite_checkpoints  # noqa: E402
 
 patches.install(flood.ControlFrames)
+# Each page in one trip to a page thread, not Django's hop per middleware layer (`django_pages`).
+pages = Pages(settings.PAGE_THREADS) if patches.shortcut("pages") else django_asgi_app
 shutdown.install()
 glibc_malloc.keep_large_blocks_mapped()
 sqlite_checkpoints.start_in_server()
@@ -41,7 +44,7 @@ application = KnowsItsLoop(
     ProxyHeadersMiddleware(
         ProtocolTypeRouter(
             {
-                "http": django_asgi_app,
+                "http": pages,
                 # Scheme, host and port of the page must be the site's own (Channels' own check
                 # compares host names only).
                 "websocket": SameOriginValidator(

@@ -235,7 +235,7 @@ else:
         "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1000}}
     }
 
-SPEED_SHORTCUTS_ALL = frozenset({"frames", "dispatch", "serve"})
+SPEED_SHORTCUTS_ALL = frozenset({"frames", "dispatch", "serve", "pages"})
 """Every speed-only shortcut through a library's private parts (`games.patches`)."""
 
 
@@ -259,6 +259,10 @@ def speed_shortcuts(value: str) -> frozenset[str]:
 
 SPEED_SHORTCUTS = speed_shortcuts(os.environ.get("SPEED_SHORTCUTS", "on"))
 """The speed shortcuts on in this process (docs/operations.md, "Library internals")."""
+
+PAGE_THREADS = int(os.environ.get("PAGE_THREADS", "4"))
+"""Threads that serve pages, each keeping its database connection (`games.patches.django_pages`):
+a page runs there start to finish; more pages at once wait their turn."""
 
 # The cache holds rate-limit counters; Redis shares them between processes in production.
 if REDIS_URL:
