@@ -19,11 +19,11 @@ from django.conf import settings  # noqa: E402
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware  # noqa: E402
 
 from games import patches  # noqa: E402
-from games.patches.django_pages import Pages  # noqa: E402
 from games.live import glibc_malloc, shutdown  # noqa: E402
 from games.live.origin import SameOriginValidator  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
 from games.live.socket_session import ReadOnlySessionStack  # noqa: E402
+from games.patches.django_pages import Pages  # noqa: E402
 from games.protocol import flood  # noqa: E402
 from games.server_loop import KnowsItsLoop  # noqa: E402
 from games.store import sqlite_checkpoints  # noqa: E402

@@ -2,7 +2,7 @@
 pinned versions.
 
 Each module of games/patches says why it touches one; these tests fail, by name, when an upgrade
-of Daphne, autobahn, Twisted or Channels changes what it relies on.
+of Daphne, autobahn, Twisted, Channels or Django changes what it relies on.
 (`games.patches.daphne_frames` has its own, in `test_framed.py`.) docs/operations.md, "Library
 internals", says what to do then.
 """
@@ -19,6 +19,7 @@ import pytest
 from channels.consumer import AsyncConsumer
 from channels.exceptions import StopConsumer
 from daphne.ws_protocol import WebSocketProtocol
+from django.core.handlers.asgi import ASGIHandler
 from twisted.internet import tcp
 from twisted.internet.error import ConnectionDone
 from twisted.internet.interfaces import ITCPTransport
@@ -335,6 +336,36 @@ def test_channels_dispatch_still_only_closes_old_connections_before_the_handler(
         "handler",
         "ValueError",
     ]
+
+
+def test_djangos_asgi_handle_still_does_only_what_pages_does():
+    """`django_pages.Pages.handle` stands in for `ASGIHandler.handle`: it reads the body, makes
+    and answers the request in Django's sync mode on a page thread, and sends the answer. An
+    upgrade that makes Django's do anything more fails here."""
+    source = inspect.getsource(ASGIHandler.handle).split("\n", 1)[1]
+    assert re.findall(r"(?:await )?([\w.]+)\(", source) == [
+        "self.read_body",
+        "closing",
+        "set_script_prefix",
+        "get_script_prefix",
+        "signals.request_started.asend",
+        "self.create_request",
+        "body_file.close",
+        "self.send_response",
+        "sync_to_async",
+        "RequestProcessed",
+        "asyncio.TaskGroup",
+        "tg.create_task",
+        "self.listen_for_disconnect",
+        "self.run_get_response",
+        "self.send_response",
+        "len",
+        "signals.request_finished.asend",
+        "sync_to_async",
+    ]
+    assert "response.block_size = self.chunk_size" in inspect.getsource(
+        ASGIHandler.run_get_response
+    )
 
 
 def test_djangos_orm_still_gives_the_converters_and_casts_rowsql_reads_and_writes_through():
