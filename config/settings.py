@@ -137,8 +137,8 @@ def sqlite_database(path: str) -> dict[str, Any]:
         "NAME": path,
         "OPTIONS": SQLITE_OPTIONS,
         # Kept open between calls: a socket's database work all runs on one thread per
-        # process, and reopening (with its pragmas) cost 2-3 ms per move. Threads of HTTP
-        # requests take theirs away with them; a SQLite connection is only a file handle.
+        # process, and reopening (with its pragmas) cost 2-3 ms per move. The page threads
+        # keep theirs too (`games.patches.django_pages`); a SQLite connection is a file handle.
         "CONN_MAX_AGE": 600,
         # A file, not memory, so threads in the tests share it; one per test process.
         "TEST": {
