@@ -37,7 +37,7 @@ from django.http import FileResponse, HttpResponseBase
 from django.urls import set_script_prefix
 
 
-class Pages(ASGIHandler):
+class Pages(ASGIHandler):  # type: ignore[misc]  # Django ships no types
     """`ASGIHandler`, each request one call on `threads` (see the module)."""
 
     def __init__(self, threads: int) -> None:
