@@ -17,7 +17,7 @@ import weakref
 from collections.abc import Mapping
 from typing import Any
 
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -137,9 +137,17 @@ async def _everywhere(group: str, message: dict[str, Any]) -> None:
     two processes, issue 28: about 20 ms a thousand sockets), which the other processes' sockets
     waited for when they went first. One turn of the loop lets the send reach its socket write
     before the local pass, which needs no turn at all; the send's answer is awaited after it,
-    so the room's messages still leave in order."""
-    here = local.hearing_here(group, message)
-    sending = asyncio.ensure_future(get_channel_layer().group_send(group, message))
+    so the room's messages still leave in order. The in-memory layer reaches no other process:
+    there the sockets here go first, and the layer's copy (for any other channel of the group)
+    after them, off the move's path."""
+    here, layer = local.hearing_here(group, message), get_channel_layer()
+    if here is not None and isinstance(layer, InMemoryChannelLayer):
+        try:
+            await here
+        finally:
+            await layer.group_send(group, message)
+        return
+    sending = asyncio.ensure_future(layer.group_send(group, message))
     try:
         if here is not None:
             await asyncio.sleep(0)

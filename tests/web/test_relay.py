@@ -211,3 +211,40 @@ async def test_a_room_without_sockets_here_is_left_to_the_layer():
     message = {"type": "room.html", "html": "x"}
     await local.hear_here(GROUP, message)
     assert "origin" not in message  # not heard here: a socket that joins hears the layer's copy
+
+
+class Recording(Socket):
+    def __init__(self, events: list[str]) -> None:
+        super().__init__()
+        self.events = events
+
+    async def deliver(self, html: str) -> None:
+        self.events.append(f"socket {html}")
+        await super().deliver(html)
+
+
+async def test_with_one_process_the_sockets_here_come_before_the_layers_copy(
+    local_layer, monkeypatch
+):
+    """The in-memory layer reaches no other process, so no one waits on its copy: the outbox
+    hands a message to the sockets here first, and the layer still carries it to any channel
+    in the group. With a layer between processes, its copy goes first (`_everywhere`)."""
+    events: list[str] = []
+    send = local_layer.group_send
+
+    async def recorded(group, message):
+        events.append(f"layer {message['html']}")
+        await send(group, message)
+
+    monkeypatch.setattr(local_layer, "group_send", recorded)
+    here = Recording(events)
+    await relay.join(GROUP, here)
+    elsewhere = await local_layer.new_channel()
+    await local_layer.group_add(GROUP, elsewhere)
+    await outbox._everywhere(GROUP, {"type": "room.html", "html": "move"})
+    assert events == ["socket move", "layer move"]
+    assert (await local_layer.receive(elsewhere))["html"] == "move"
+    await publish("next")
+    assert await here.until(2) == ["move", "next"]  # the layer's copy not heard twice
+    await local_layer.group_discard(GROUP, elsewhere)
+    await relay.leave(GROUP, here)
