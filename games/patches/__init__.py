@@ -10,8 +10,8 @@ keeps the one inventory, with the figure that kept each speed shortcut. Two kind
   counted against a budget, issue 33's ping flood; `django_orm`: the ORM's converters and casts
   that the move's hand-written SQL reads and writes rows through, so they match the ORM's);
 - speed shortcuts, each measured at a tenth of a move's CPU or more (`daphne_frames`,
-  `channels_consumer`, `django_pages`): `SPEED_SHORTCUTS=off` turns them all off (`shortcut`), and CI runs the
-  websocket and relay tests once that way too.
+  `channels_consumer`, `django_pages`): `SPEED_SHORTCUTS=off` turns them all off (`shortcut`),
+  and CI runs the websocket and relay tests once that way too.
 """
 
 from collections.abc import Callable

@@ -44,6 +44,7 @@ class Pages(ASGIHandler):  # type: ignore[misc]  # Django ships no types
         BaseHandler.__init__(self)  # not ASGIHandler's: it loads the middleware in async mode
         self.load_middleware(is_async=False)
         self.threads = ThreadPoolExecutor(threads, thread_name_prefix="page")
+        self.respond_there = self.on_page_thread(self.respond)  # wrapped once, as `receiving._play`
 
     async def handle(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         try:
@@ -51,7 +52,7 @@ class Pages(ASGIHandler):  # type: ignore[misc]  # Django ships no types
         except RequestAborted:
             return
         with closing(body_file):
-            response = await self.on_page_thread(self.respond)(scope, body_file)
+            response = await self.respond_there(scope, body_file)
             await self.send_response(response, send)
             if response.streaming:
                 await self.on_page_thread(response.close)()

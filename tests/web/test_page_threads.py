@@ -125,40 +125,43 @@ async def test_a_static_file_streams_whole(pages):
     assert len(answer["body"]) == int(header(answer, b"content-length")[0]) > 1000
 
 
+async def served(app) -> tuple[list[int], list[int], int]:
+    """Three requests through `app`: the threads `request_started` and `request_finished` ran
+    on, and how many database connections were opened."""
+    started: list[int] = []
+    finished: list[int] = []
+    opened: list[str] = []
+
+    def on_start(**_):
+        started.append(threading.get_ident())
+
+    def on_finish(**_):
+        finished.append(threading.get_ident())
+
+    def on_connect(connection, **_):
+        opened.append(connection.vendor)
+
+    signals.request_started.connect(on_start)
+    signals.request_finished.connect(on_finish)
+    connection_created.connect(on_connect)
+    try:
+        for _ in range(3):
+            assert (await ask(app, "GET", "/r/NOPE99/"))["status"] == 404
+    finally:
+        signals.request_started.disconnect(on_start)
+        signals.request_finished.disconnect(on_finish)
+        connection_created.disconnect(on_connect)
+    return started, finished, len(opened)
+
+
 async def test_pages_run_on_one_lasting_thread_and_signal_each_request(pages):
     """Django's handler serves each request on a new thread, with a new database connection;
     a page thread serves them all and keeps its own (SQLite; PostgreSQL's go back to its pool)."""
-    threads: dict[str, list[int]] = {"started": [], "finished": []}
-    opened = []
-
-    def started(**_):
-        threads["started"].append(threading.get_ident())
-
-    def finished(**_):
-        threads["finished"].append(threading.get_ident())
-
-    def connected(connection, **_):
-        opened.append(connection.vendor)
-
-    signals.request_started.connect(started)
-    signals.request_finished.connect(finished)
-    connection_created.connect(connected)
-    try:
-        for _ in range(3):
-            assert (await ask(pages, "GET", "/r/NOPE99/"))["status"] == 404
-        ours = dict(threads), len(opened)
-        threads["started"], threads["finished"], opened[:] = [], [], []
-        for _ in range(3):
-            assert (await ask(ASGIHandler(), "GET", "/r/NOPE99/"))["status"] == 404
-        djangos = dict(threads), len(opened)
-    finally:
-        signals.request_started.disconnect(started)
-        signals.request_finished.disconnect(finished)
-        connection_created.disconnect(connected)
-    (our_threads, our_connections), (their_threads, their_connections) = ours, djangos
-    assert len(our_threads["started"]) == len(our_threads["finished"]) == 3
-    assert set(our_threads["started"]) == set(our_threads["finished"])
-    assert len(set(our_threads["started"])) == 1
-    assert len(set(their_threads["started"])) == 3
+    our_started, our_finished, our_connections = await served(pages)
+    their_started, _, their_connections = await served(ASGIHandler())
+    assert len(our_started) == len(our_finished) == 3
+    assert set(our_started) == set(our_finished)
+    assert len(set(our_started)) == 1
+    assert len(set(their_started)) == 3
     if connections["default"].vendor == "sqlite":
         assert (our_connections, their_connections) == (1, 3)
