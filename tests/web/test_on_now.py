@@ -191,3 +191,23 @@ def test_on_now_and_live_now_give_the_same_watching_count_from_one_read(client, 
     polled = client.get("/rooms/live/").content.decode()
     assert re.search(r'<span id="on-now-watching" [^>]*hx-swap-oob="true">2 watching<', polled)
     assert "2 watching" in client.get("/on-now/").content.decode()
+
+
+WATCHING_TARGET = '<span id="on-now-watching" class="on-now-watching" hidden></span>'
+
+
+def test_the_panel_always_holds_the_watching_count_that_live_nows_poll_swaps_in(client):
+    """Live now's poll (every 5 s) swaps the count in out of band, and can bring one before
+    the panel (every 15 or 30 s) shows its pick, or shows the count the host had hidden: the
+    panel keeps an empty, hidden target, or the page logs htmx:oobErrorNoTarget."""
+    nothing = client.get("/on-now/").content.decode()
+    assert WATCHING_TARGET in nothing and "No public game is under way right now" in nothing
+    room = live_room(2)
+    Room.objects.filter(pk=room.pk).update(spectator_count_shown=False)
+    on_now.forget()  # as the next view would, once the process's second is up
+    hidden = client.get("/on-now/").content.decode()
+    assert f'ws-connect="/ws/r/{room.code}/?watch=1"' in hidden and WATCHING_TARGET in hidden
+    Room.objects.filter(pk=room.pk).update(spectator_count_shown=True)
+    on_now.forget()
+    polled = client.get("/rooms/live/").content.decode()
+    assert re.search(r'<span id="on-now-watching" [^>]*hx-swap-oob="true">2 watching<', polled)
