@@ -41,6 +41,7 @@ __all__ = [
     "seconds",
     "solved_three_bv",
     "Tally",
+    "stats_at_end",
     "stats_from",
     "three_bv",
 ]
@@ -155,6 +156,34 @@ def stats_from(start: GameState, moves: Sequence[LoggedMove]) -> GameStats:
     return Tally(start).add(moves).stats()
 
 
+def stats_at_end(start: GameState, end: GameState, moves: Sequence[LoggedMove]) -> GameStats:
+    """`stats_from(start, moves)` for a log that led from `start` to `end` and holds only moves
+    that changed the game (the shell logs no other), without playing every move again: each
+    is a click, and the clock starts at the first reveal, which opens cells whenever the mines
+    are placed at it; from a layout placed beforehand, the moves up to the first that opened
+    cells are played. A finished game's banner replayed its whole log once the game ended
+    (costs in docs/performance.md). A played move that changes nothing breaks the premise:
+    then the whole log is played, as `stats_from` does."""
+    first_reveal = None
+    if start.field is None:  # the first reveal places the mines clear of itself and opens cells
+        first_reveal = next((m.at_ms for m in moves if Action(m.action) is Action.REVEAL), None)
+    else:  # a layout placed beforehand (tests): the first reveal may hit a mine
+        state = start
+        for logged in moves:
+            state, events = apply_move(state, logged.move())
+            if not events:
+                return stats_from(start, moves)
+            if any(isinstance(event, CellsRevealed) for event in events):
+                first_reveal = logged.at_ms
+                break
+    clicks: dict[int, int] = {}
+    for logged in moves:
+        clicks[logged.seat] = clicks.get(logged.seat, 0) + 1
+    timed = all(logged.at_ms is not None for logged in moves)
+    last_move = moves[-1].at_ms if moves else None
+    return Tally(end, tuple(clicks.items()), first_reveal, last_move, timed).stats()
+
+
 @dataclass(frozen=True, slots=True)
 class Tally:
     """What the statistics count move by move, up to some move of a game: kept, later moves
@@ -189,12 +218,13 @@ class Tally:
         if self.timed and self.first_reveal is not None and self.last_move is not None:
             time_ms = self.last_move - self.first_reveal
         field = state.field
+        bv = None if field is None else list(bv_clicks(state.grid, field))  # one walk for both
         return GameStats(
             status=state.status,
-            three_bv=None if field is None else three_bv(state.grid, field),
+            three_bv=None if bv is None else len(bv),
             solved_three_bv=None
-            if field is None
-            else solved_three_bv(state.grid, field, state.revealed),
+            if bv is None
+            else sum(1 for click in bv if all(c in state.revealed for c in click)),
             clicks=sum(clicks.values()),
             time_ms=time_ms,
             hit_by=state.ended_by if state.status is Status.LOST else None,

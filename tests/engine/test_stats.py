@@ -10,6 +10,7 @@ from games.engine.minesweeper import (
     Action,
     Config,
     GameState,
+    Move,
     Status,
     apply_move,
     max_mines,
@@ -24,6 +25,7 @@ from games.engine.stats import (
     rounded,
     seconds,
     solved_three_bv,
+    stats_at_end,
     stats_from,
     three_bv,
 )
@@ -290,3 +292,58 @@ def test_solved_three_bv_never_exceeds_the_total_and_equals_it_exactly_on_a_win(
     assert stats.solved_three_bv is not None
     assert 0 <= stats.solved_three_bv <= stats.three_bv
     assert (stats.solved_three_bv == stats.three_bv) == (stats.status is Status.WON)
+
+
+# Property: a finished game's figures read off its log and its end equal a replay's ------------
+
+
+@st.composite
+def logged_games(draw: st.DrawFn) -> tuple[GameState, GameState, list[LoggedMove]]:
+    """A game as the shell logs it: only the moves that changed it, each with a time (or, now
+    and then, none); from a fresh game or from a fixed layout, where a first reveal can hit a
+    mine; the state it started from and the one it ended in."""
+    width, height = draw(st.integers(4, 8)), draw(st.integers(2, 6))
+    config = Config(width, height, draw(st.integers(1, max_mines(width, height))))
+    state = start = new_game(config, draw(st.integers(0, 2**32)))
+    if draw(st.booleans()):  # a layout placed before the first move, as tests start from
+        state = start = apply_move(state, Move(REVEAL, 0, 0, 0))[0]
+    timed, at_ms, moves = draw(st.booleans()), 0, []
+    for _ in range(draw(st.integers(0, 40))):
+        if state.is_over:
+            break
+        move = LoggedMove(
+            draw(st.integers(0, 3)),
+            draw(st.sampled_from([REVEAL, FLAG, FLAG, CHORD])),
+            draw(st.integers(0, width - 1)),
+            draw(st.integers(0, height - 1)),
+            at_ms if timed else None,
+        )
+        at_ms += draw(st.integers(0, 5_000))
+        state, events = apply_move(state, move.move())
+        if events:
+            moves.append(move)
+    return start, state, moves
+
+
+@settings(max_examples=150, deadline=None)
+@given(logged_games())
+def test_the_figures_at_a_games_end_equal_a_replay_of_its_log(
+    game: tuple[GameState, GameState, list[LoggedMove]],
+) -> None:
+    start, end, moves = game
+    assert stats_at_end(start, end, moves) == stats_from(start, moves)
+
+
+def test_a_logged_move_that_changes_nothing_sends_the_figures_to_a_full_replay() -> None:
+    moves = log(
+        (0, FLAG, 0, 0, 0),
+        (2, REVEAL, 0, 0, 5),  # a flagged cell: no change, which the shell never logs
+        (1, REVEAL, 4, 2, 10),
+    )
+    start = board(TWO_BV)
+    end = start
+    for move in moves:
+        end, _ = apply_move(end, move.move())
+    replayed = stats_from(start, moves)
+    assert [(p.seat, p.clicks) for p in replayed.players] == [(0, 1), (1, 1), (2, 0)]
+    assert stats_at_end(start, end, moves) == replayed

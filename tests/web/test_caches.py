@@ -1,6 +1,8 @@
 """The caches docs/caches.md lists that no other test watched: each keeps what it says, under the
 key it says, and lets go when it says (docs/caches.md names the tests of the others)."""
 
+import re
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -10,10 +12,12 @@ from games.engine import solver
 from games.engine.grid import Grid
 from games.kinds.flags import render as flags_render
 from games.kinds.minesweeper import history as minesweeper_history
+from games.kinds.minesweeper import render as minesweeper_render
 from games.kinds.minesweeper import rules as minesweeper_rules
 from games.protocol.messages import CellMove
 from games.rooms import joining
 from games.store import hint_cache
+from games.store.models import Game
 from tests.helpers.replays import win
 from tests.helpers.web import make_room
 
@@ -50,6 +54,25 @@ def test_a_finished_games_banner_figures_read_its_log_once_per_version():
     with CaptureQueriesContext(connection) as other:
         minesweeper_history.end_stats(game)
     assert len(other) == 1
+
+
+def test_a_boards_cells_are_kept_by_what_they_show_so_an_edit_in_place_shows_at_once():
+    room = make_room()
+    other = make_room()  # a fresh board of the same size shares the kept markup
+    minesweeper_render._boards.clear()
+    first = minesweeper_render.snapshot_html(room, room.current_game())
+    assert len(minesweeper_render._boards) == 1
+    assert minesweeper_render.snapshot_html(other, other.current_game()).count(
+        'data-state="hidden"'
+    ) == first.count('data-state="hidden"')
+    assert len(minesweeper_render._boards) == 1
+    game = room.current_game()
+    applied = minesweeper_rules.apply(game.state, CellMove("reveal", 4, 4), 0)
+    Game.objects.filter(pk=game.pk).update(state=applied.state)  # an edit, version unchanged
+    edited = minesweeper_render.snapshot_html(room, room.current_game())
+    assert len(minesweeper_render._boards) == 2
+    opened = sum(1 for _ in re.finditer(r'data-state="revealed"', edited))
+    assert opened == len(engine.from_dict(applied.state).revealed) > 0
 
 
 def test_the_next_move_starts_from_the_board_the_last_move_made():

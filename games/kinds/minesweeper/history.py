@@ -56,13 +56,9 @@ def board_name(params: Mapping[str, Any]) -> str:
     return next((name for name, preset in rules.PRESETS.items() if preset == size), "")
 
 
-def statistics(game: Game, moves: Sequence[engine_stats.LoggedMove]) -> dict[str, Any]:
-    """The game's figures by seat (docs/contracts.md, "Statistics"); before its end, only those that
-    say nothing of the mines: time so far, clicks and cells revealed, never 3BV or flags."""
-    return _shown(game, engine_stats.game_stats(rules.config(game.params), game.seed, moves))
-
-
 def _shown(game: Game, figures: engine_stats.GameStats) -> dict[str, Any]:
+    """The game's figures by seat (docs/contracts.md, "Statistics"); before its end, only those
+    that say nothing of the mines: time so far, clicks and cells revealed, never 3BV or flags."""
     over = figures.status is not engine.Status.PLAYING
     players = []
     for p in figures.players:
@@ -198,16 +194,19 @@ def _line(
     return f"revealed {cells_word}"
 
 
-def end_stats(game: Game) -> dict[str, Any] | None:
+def end_stats(game: Game, board: engine.GameState | None = None) -> dict[str, Any] | None:
     """The statistics of a finished game for its banner; None while it is played. Read from the
-    move log once per game and version, then kept."""
+    move log and the game's end (`board`: the state the last move left, when the caller holds
+    it) once per game and version, then kept."""
     if game.status == Game.Status.PLAYING or game.pk is None:
         return None
     key = (game.pk, game.version, game.seed)  # the seed: a reset database reuses ids
     kept = _kept.get(key)
     if kept is None:
-        moves = list(Move.objects.filter(game_id=game.pk).order_by("seq"))
-        kept = statistics(game, logged(moves))
+        moves = logged(list(Move.objects.filter(game_id=game.pk).order_by("seq")))
+        start = engine.new_game(rules.config(game.params), game.seed)
+        end = board if board is not None else engine.from_dict(game.state)
+        kept = _shown(game, engine_stats.stats_at_end(start, end, moves))
         _kept[key] = kept
     return kept
 

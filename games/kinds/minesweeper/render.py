@@ -15,12 +15,14 @@ everything the plain way.
 """
 
 import logging
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from cachetools import LRUCache
 from django.template.loader import render_to_string
 from django.utils.html import escape
 
@@ -34,16 +36,24 @@ from . import history, rules, words
 
 TEMPLATE = "games/minesweeper.html"
 CELL_CACHE_LIMIT = 100_000
+"""Distinct cells kept: a 50x50 board has 2,500 positions in at most 15 looks (with and without
+hx-swap-oob); about 20 MB at most, the least recently used dropped first."""
 COMPACT_CELLS = 1_000
 """Boards over this many cells (expert has 480) are sent compact: each cell keeps the markup
 contract (id, data-x, data-y, data-state, data-count) and its class, and leaves out its type,
 aria-label and tabindex, which room.js restores from the cell's data and `words.WORDS`.
 A 50×50 watch page had been 416 KB (docs/performance.md, "Compressed pages")."""
-"""Distinct cells kept: a 50x50 board has 2,500 positions in at most 15 looks (with and without
-hx-swap-oob); about 20 MB at most, the least recently used dropped first."""
+BOARDS_KEPT_BYTES = 4_000_000
+"""The markup of whole boards kept (`_board_cells`): a snapshot's cells change only with a
+move, but the roster, which the same snapshot shows, changes with each socket that comes or
+goes, so every arrival between two moves rendered the same board again, and every new game
+an empty one. A 50x50 board is about 400 KB, an expert one 40 KB; the least recently used
+dropped first."""
 
 log = logging.getLogger(__name__)
 _verified: dict[str, bool] = {}
+_boards: LRUCache[tuple[object, ...], str] = LRUCache(BOARDS_KEPT_BYTES, getsizeof=len)
+_boards_lock = threading.Lock()
 
 
 def cell(
@@ -199,21 +209,44 @@ def snapshot_html(room: Room, game: Game, narration: str = "") -> str:
     """The whole game; with `narration`, also a line for the live region (a new game)."""
     state = engine.from_dict(game.state)
     context = {**_around_board(room, game, state), "rows": (), "narration": narration}
+    cells = _board_cells(state, context["compact"])
     fast = _fill(
-        render_to_string(f"{TEMPLATE}#snapshot", context),
-        '<div id="board"',
-        False,
-        (
-            cell_html(x, y, shown, count, True, context["compact"])
-            for y, row in enumerate(engine.public_board(state))
-            for x, (shown, count) in enumerate(row)
-        ),
+        render_to_string(f"{TEMPLATE}#snapshot", context), '<div id="board"', False, [cells]
     )
 
     def plain() -> str:
         return render_to_string(f"{TEMPLATE}#snapshot", {**context, "rows": board_rows(state)})
 
     return _checked("snapshot", fast, plain)
+
+
+def _board_cells(state: engine.GameState, compact: bool) -> str:
+    """Every cell of the board as a snapshot shows it, kept by what decides each cell's look
+    (the public view reads no more than this), so a board edited in place can never show a
+    kept copy, and every fresh board of one size shares one."""
+    field = state.field
+    key = (
+        state.grid.width,
+        state.grid.height,
+        compact,
+        state.status,
+        frozenset(state.revealed),
+        frozenset(state.flags),
+        state.exploded,
+        None if field is None else field.mines,
+        None if field is None else field.counts,
+    )
+    with _boards_lock:
+        kept = _boards.get(key)
+    if kept is None:
+        kept = "".join(
+            cell_html(x, y, shown, count, True, compact)
+            for y, row in enumerate(engine.public_board(state))
+            for x, (shown, count) in enumerate(row)
+        )
+        with _boards_lock:
+            _boards[key] = kept
+    return kept
 
 
 def new_game_html(room: Room, game: Game, news: NewGame) -> str:
@@ -231,7 +264,8 @@ def gather(room: Room, game: Game, applied: Applied) -> Room | None:
     end (who revealed how much), and the roster in rooms with the Solver bot. None for the rest
     (most moves), which name only the mover."""
     if rules.has_bot(game.params) or applied.status != "playing":
-        history.end_stats(game)  # the banner's figures, from the move log: kept for move_html
+        # the banner's figures, from the move log: kept for move_html
+        history.end_stats(game, applied.loaded(engine.from_dict))
         return Room.objects.prefetch_related("players").get(pk=room.pk)
     return None
 
