@@ -75,7 +75,9 @@ def snapshot_for(room: Room, seat: int | None, *, json: bool = False) -> str:
 
 
 def roster(room_id: int) -> None:
-    outbox.send(room_id, roster_html(room_id))
+    """Who is in the room, to everyone in it: not rendered when nobody can hear it."""
+    if outbox.anyone_hears(room_id):
+        outbox.send(room_id, roster_html(room_id))
 
 
 def roster_html(room_id: int) -> Fragment:

@@ -62,6 +62,14 @@ async def hear_here(group: str, message: dict[str, Any]) -> None:
         await hearing
 
 
+def subscribed(loop: asyncio.AbstractEventLoop, group: str) -> bool:
+    """Whether `loop` has a subscription of the room, asked from any thread (a database thread
+    working for that loop): the relay registers one, from the loop, before the room's first
+    socket here reads its snapshot, and drops it after the last one has gone."""
+    rooms = _rooms_by_loop.get(loop)
+    return rooms is not None and group in rooms
+
+
 def sockets_in(group: str) -> int:
     """How many sockets of the room this process feeds (the computers' driver, tests)."""
     subscription = rooms_here().get(group)

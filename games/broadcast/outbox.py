@@ -101,6 +101,19 @@ def send(
         loop.call_soon_threadsafe(_post, loop, group, message, started, context=context)
 
 
+def anyone_hears(room_id: int) -> bool:
+    """Whether a message sent to the room now could reach a socket. Only the in-memory layer
+    (one process) knows that nobody can: the room has no subscription on this process's loop.
+    A socket that subscribes after this answer reads its snapshot after it too, so a message
+    left unrendered then, about something already committed, is missed by nobody. Taking a
+    seat rendered the roster for a room nobody had opened yet, as every invite's first
+    visitors do (docs/performance.md, issue 34)."""
+    loop = server_loop()
+    if loop is None or not isinstance(get_channel_layer(), InMemoryChannelLayer):
+        return True
+    return local.subscribed(loop, group_name(room_id))
+
+
 SEND_NOW_SECONDS = 5.0
 """How long a send outside the server's loop may wait for the layer: the layer's Redis sockets
 have no timeout (settings.REDIS_LAYER_CONFIG), and a process shutting down must not hang."""

@@ -9,13 +9,17 @@ import asyncio
 import logging
 
 import pytest
+from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
-from games.broadcast import local, outbox
+from games import server_loop
+from games.broadcast import announce, local, outbox
 from games.live import relay
 from games.protocol import audiences
 from tests.helpers.servers import unique_name
-from tests.helpers.web import TIMEOUT
+from tests.helpers.web import TIMEOUT, make_room
 
 GROUP = unique_name("room-relay-test")
 """A run's own group, as its layer prefix is its own: runs sharing one Redis never cross."""
@@ -248,3 +252,26 @@ async def test_with_one_process_the_sockets_here_come_before_the_layers_copy(
     assert await here.until(2) == ["move", "next"]  # the layer's copy not heard twice
     await local_layer.group_discard(GROUP, elsewhere)
     await relay.leave(GROUP, here)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_with_one_process_a_roster_nobody_can_hear_is_not_rendered(local_layer):
+    """A seat taken in a room no socket has opened here: nobody can hear its roster, and a
+    socket that opens the room later reads the seat in its snapshot. Once a socket is there, the
+    roster is rendered and reaches it. (A layer between processes cannot tell: it renders.)"""
+    room = await database_sync_to_async(make_room)()
+    group = outbox.group_name(room.pk)
+    server_loop.note(asyncio.get_running_loop())  # as the server notes it for each connection
+
+    def rendering_queries() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            announce.roster(room.pk)
+        return len(queries)
+
+    assert await database_sync_to_async(rendering_queries)() == 0
+    socket = Socket()
+    await relay.join(group, socket)
+    assert await database_sync_to_async(rendering_queries)() > 0
+    assert 'id="roster"' in (await socket.until(1))[0]
+    await relay.leave(group, socket)
+    assert await database_sync_to_async(rendering_queries)() == 0
