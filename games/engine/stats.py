@@ -6,7 +6,7 @@ stored alongside a game, so a change to a definition applies to every game playe
 changed, so any position can be shown without replaying from the start.
 """
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -70,7 +70,12 @@ def solved_three_bv(grid: Grid, field: Minefield, revealed: Collection[int]) -> 
     zeros and their numbered border, are revealed, a lone number (one no opening reaches) once it is revealed. A number on an
     opening's border opened by hand before the opening counts for nothing on its own. Equal
     to `three_bv` exactly when every safe cell is revealed."""
-    return sum(1 for click in bv_clicks(grid, field) if all(c in revealed for c in click))
+    return _solved(bv_clicks(grid, field), revealed)
+
+
+def _solved(clicks: Iterable[frozenset[int]], revealed: Collection[int]) -> int:
+    """How many of 3BV's `clicks` (`bv_clicks`) the `revealed` cells achieved."""
+    return sum(1 for click in clicks if all(c in revealed for c in click))
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,9 +227,7 @@ class Tally:
         return GameStats(
             status=state.status,
             three_bv=None if bv is None else len(bv),
-            solved_three_bv=None
-            if bv is None
-            else sum(1 for click in bv if all(c in state.revealed for c in click)),
+            solved_three_bv=None if bv is None else _solved(bv, state.revealed),
             clicks=sum(clicks.values()),
             time_ms=time_ms,
             hit_by=state.ended_by if state.status is Status.LOST else None,

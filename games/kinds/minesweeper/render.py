@@ -264,7 +264,7 @@ def gather(room: Room, game: Game, applied: Applied) -> Room | None:
     end (who revealed how much), and the roster in rooms with the Solver bot. None for the rest
     (most moves), which name only the mover."""
     if rules.has_bot(game.params) or applied.status != "playing":
-        # the banner's figures, from the move log: kept for move_html
+        # the banner's figures, from the move log and this move's board: kept for move_html
         history.end_stats(game, applied.loaded(engine.from_dict))
         return Room.objects.prefetch_related("players").get(pk=room.pk)
     return None
