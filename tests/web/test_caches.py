@@ -112,3 +112,20 @@ def test_the_engines_memos_share_one_minefield_per_layout_and_one_table_per_grid
     table = solver._neighbour_table(grid)
     assert solver._neighbour_table(Grid(9, 9)) is table
     assert table[0] == tuple(grid.neighbours(0))
+
+
+def test_kept_boards_stay_within_their_bound_the_least_recently_used_going_first():
+    minesweeper_render._boards.clear()
+    config = engine.Config(50, 50, 10)
+    boards = [
+        engine.apply_move(engine.new_game(config, 0), engine.Move(engine.Action.FLAG, x, 0, 0))[0]
+        for x in range(20)  # a 50x50 board's markup is some 270 KB: twenty pass the bound
+    ]
+    for board in boards:
+        minesweeper_render._board_cells(board, compact=True)
+    kept = minesweeper_render._boards
+    assert kept.maxsize == minesweeper_render.BOARDS_KEPT_BYTES
+    assert 0 < kept.currsize <= kept.maxsize
+    assert len(kept) < len(boards)
+    first, last = (frozenset(board.flags) for board in (boards[0], boards[-1]))
+    assert not any(first in key for key in kept) and any(last in key for key in kept)
