@@ -116,7 +116,7 @@ def test_the_lobby_and_the_join_page_name_the_kind(client):
     from django.test import Client
 
     join = Client().get(f"/r/{room.code}/").content.decode()
-    assert "invited you to a Flags room" in join
+    assert "<strong>Ana</strong> invited you to a Flags room" in join
 
 
 def test_no_page_or_answer_shows_a_mine_before_the_end(client):
