@@ -25,6 +25,7 @@ from games.live.routing import websocket_urlpatterns  # noqa: E402
 from games.live.socket_session import ReadOnlySessionStack  # noqa: E402
 from games.patches.django_pages import Pages  # noqa: E402
 from games.protocol import flood  # noqa: E402
+from games.rooms import nicknames  # noqa: E402
 from games.server_loop import KnowsItsLoop  # noqa: E402
 from games.store import sqlite_checkpoints  # noqa: E402
 
@@ -34,6 +35,7 @@ pages = Pages(settings.PAGE_THREADS) if patches.shortcut("pages") else django_as
 shutdown.install()
 glibc_malloc.keep_large_blocks_mapped()
 sqlite_checkpoints.start_in_server()
+nicknames.warm()  # the confusables' table, before the first name rather than during it
 
 # Outermost: work handed to the database thread knows the server's loop (`games.server_loop`).
 # Then the client's address and scheme, for pages and sockets alike: the peer's own, unless the

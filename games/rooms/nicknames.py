@@ -84,6 +84,12 @@ def looks(text: str) -> frozenset[str]:
     return frozenset((skeleton(text), skeleton(text.casefold())))
 
 
+def warm() -> None:
+    """Build the confusables' table now (`config/asgi.py`, at a server's start): built on first
+    use, its 25 ms of CPU fell on the first room's creation (docs/performance.md)."""
+    reserved_words()
+
+
 @cache
 def reserved_words() -> frozenset[str]:
     """The skeletons of every word the app shows as a name."""

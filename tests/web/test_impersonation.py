@@ -1,6 +1,10 @@
 """Names that impersonate (issue 33, item 9): look-alikes of a name in the room (Unicode's
 confusable skeleton), stacks of combining marks, and the app's own words."""
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from games.kinds.table import Invalid
@@ -128,3 +132,17 @@ def test_the_skeleton_folds_scripts_and_case():
     assert names.looks("ADMIN") & names.looks("admin")
     assert names.skeleton("Paypal") == names.skeleton("\u0420\u0430yp\u0430l")
     assert names.skeleton("Ana") != names.skeleton("Ada")
+
+
+def test_the_server_builds_the_confusables_table_before_the_first_name():
+    """At the server's start (`config/asgi.py`), not during the first room's creation."""
+    asked = (
+        "import config.asgi; from games.rooms import nicknames; "
+        "print(nicknames._prototypes.cache_info().currsize)"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
+    done = subprocess.run(
+        [sys.executable, "-c", asked], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-1] == "1"
