@@ -86,7 +86,7 @@ def looks(text: str) -> frozenset[str]:
 
 def warm() -> None:
     """Build the confusables' table now (`config/asgi.py`, at a server's start): built on first
-    use, its 25 ms of CPU fell on the first room's creation (docs/performance.md)."""
+    use, it fell on the first room's creation (its cost: docs/history/performance-2026.md)."""
     reserved_words()
 
 

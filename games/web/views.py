@@ -361,7 +361,7 @@ def join_page(
 
 def host_name(room: Room) -> str | None:
     """The host's nickname alone: the page read `room.host`, a whole Player, for one word
-    (a tenth of the invite page's time in process)."""
+    (its cost: docs/history/performance-2026.md, issue 34 on a new machine)."""
     if room.host_id is None:
         return None
     return Player.objects.filter(pk=room.host_id).values_list("nickname", flat=True).first()
