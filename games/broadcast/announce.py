@@ -15,6 +15,7 @@ from ..kinds import kind_of
 from ..kinds.roster import spectators
 from ..kinds.table import Fragment, GameKind, MoveNews, NewGame
 from ..protocol import audiences
+from ..store import rows
 from ..store.models import ChatMessage, Player, Room
 from . import bot_events, chat_view, host_view, outbox
 
@@ -52,7 +53,7 @@ def token_revoked(room_id: int, seat: int) -> None:
 
 def new_game(room_id: int, news: NewGame) -> None:
     """The room's next game for everyone, with a line saying who started it."""
-    room = Room.objects.get(pk=room_id)
+    room = rows.get(Room, id=room_id)
     html = kind_of(room.kind).rendering.new_game_html(room, room.current_game(), news)
     outbox.send(room.pk, audiences.with_texts(html, {}), controls=NEW_GAME_FOR_BOTS)
     if room.settings.get("rated"):  # the last game's rating line goes with it
@@ -81,12 +82,12 @@ def roster(room_id: int) -> None:
 
 
 def roster_html(room_id: int) -> Fragment:
-    room = Room.objects.get(pk=room_id)
+    room = rows.get(Room, id=room_id)
     return kind_of(room.kind).rendering.roster_html(room, room.current_game())
 
 
 def spectators_html(room_id: int) -> str:
-    room = Room.objects.only("kind", "spectators", "spectator_count_shown").get(pk=room_id)
+    room = rows.get(Room, id=room_id)
     kind = kind_of(room.kind)
     playing = None
     if kind.rules.playing_seats is not None:  # seated people with no part in the game watch too
@@ -97,7 +98,7 @@ def spectators_html(room_id: int) -> str:
 
 def hint(room_id: int, asker: str, cell: tuple[int, int] | None) -> None:
     """A hint for everyone: the cell highlighted, who asked, the hint counter."""
-    room = Room.objects.get(pk=room_id)
+    room = rows.get(Room, id=room_id)
     hints = kind_of(room.kind).hints
     assert hints is not None  # only kinds with hints have a hint to announce
     game = room.current_game()
@@ -107,7 +108,7 @@ def hint(room_id: int, asker: str, cell: tuple[int, int] | None) -> None:
 
 def bot_changed(room_id: int, host: str, on: bool, stuck: bool) -> None:
     """The bot joined or left: the roster and a line saying so."""
-    room = Room.objects.get(pk=room_id)
+    room = rows.get(Room, id=room_id)
     bot = kind_of(room.kind).bot
     assert bot is not None  # only kinds with a bot have one to seat
     game = room.current_game()
@@ -145,7 +146,7 @@ def chat(room_id: int, message_id: int) -> None:
 def chat_after_race(room_id: int) -> None:
     """The race is over: its players see the spectators' channel at last. A query in a move's
     announcer, once per race (the move that ends it)."""
-    room = Room.objects.get(pk=room_id)
+    room = rows.get(Room, id=room_id)
     outbox.send(room_id, {audiences.PLAYERS: chat_view.logs_html(room, player=True)})
 
 

@@ -24,6 +24,7 @@ from channels.db import database_sync_to_async
 
 from .. import metrics
 from ..broadcast import announce
+from ..store import rows
 from ..store.models import Room
 
 MAX_AGE = 2.0
@@ -89,7 +90,7 @@ async def render(room_id: int, view: View = EVERYONE) -> str:
 
 def _render(room_id: int, view: View) -> str:
     """From the room as it is now: a socket's own copy of the room may be minutes old."""
-    room = Room.objects.get(pk=room_id)
+    room = rows.get(Room, id=room_id)
     html = announce.snapshot_for(room, view.seat, json=view.json)
     metrics.SNAPSHOT_BYTES.observe(metrics.size_of(html))
     return html

@@ -14,7 +14,7 @@ from django.utils import timezone
 from ..broadcast import announce
 from ..kinds import kind_of, seats_away
 from ..kinds.table import SIGN_IN_TO_RATE
-from ..store import kept_games
+from ..store import kept_games, rows
 from ..store.models import Game, Player, Room
 from ..store.palette import colour_for_seat
 from . import nicknames
@@ -207,4 +207,4 @@ def join_room(room: Room, nickname: str, account: Any = None) -> Player:
 def find_player(room: Room, token: object) -> Player | None:
     if not isinstance(token, str) or not token:
         return None
-    return Player.objects.filter(room=room, token=token).first()
+    return rows.first(Player, room=room.pk, token=token)

@@ -13,6 +13,7 @@ from django.db import models
 from django.db.models import Q
 
 from ..engine.stats import seconds
+from . import rows
 from .fields import TextJSONField
 from .palette import PALETTE_SIZE
 
@@ -97,7 +98,9 @@ class Room(models.Model):
         return f"{self.kind} room {self.code}"
 
     def current_game(self) -> "Game":
-        return self.games.order_by("-number").first()
+        """The newest game. Every room has one from its creation; a room deleted meanwhile has
+        None, as the ORM's `first()` said (`rows.first`: read on every page and socket)."""
+        return rows.first(Game, newest="number", room=self.pk)  # type: ignore[return-value]
 
 
 class Player(models.Model):

@@ -4,10 +4,9 @@ Building them through querysets and `Model.save` / `create` was more than half o
 a move's write (`rooms.playing`), several times what the database itself spends on them
 (docs/performance.md). Here the SQL is made once per model and field list from
 the models' own metadata (tables, columns, quoting, `FOR UPDATE` where the database has it),
-values go in through each field's `get_db_prep_save`, and rows come back through the converters
-the ORM's compiler would apply (found through `games.patches.django_orm`, the one place that
-touches the ORM's internals) and `Model.from_db`, so JSON, time zones and types behave exactly
-as through the ORM, on SQLite and PostgreSQL alike (tests/web/test_rowsql.py compares the two).
+values go in through each field's `get_db_prep_save`, and rows come back as `games.store.rows`
+reads them, so JSON, time zones and types behave exactly as through the ORM, on SQLite and
+PostgreSQL alike (tests/web/test_rowsql.py compares the two).
 
 No signals are sent: nothing in the project listens to the saves of games and moves.
 
@@ -27,48 +26,17 @@ from django.db import connection, models, transaction
 from django.utils import timezone
 
 from ..patches import django_orm
+from . import rows
 from .identity_memo import IdentityMemo
-from .models import Game, Move
-
-
-def _quote(name: str) -> str:
-    return connection.ops.quote_name(name)
-
+from .models import Game, Move, Room, is_room_code
 
 # The `vendor` arguments below only key the caches: quoting and locking differ per database.
 
 
-@cache
-def _current_game_sql(vendor: str, locked: bool) -> str:
-    meta = Game._meta
-    columns = ", ".join(_quote(field.column) for field in meta.concrete_fields)
-    lock = " FOR UPDATE" if locked and connection.features.has_select_for_update else ""
-    return (
-        f"SELECT {columns} FROM {_quote(meta.db_table)}"
-        f" WHERE {_quote(meta.get_field('room').column)} = %s"
-        f" ORDER BY {_quote(meta.get_field('number').column)} DESC LIMIT 1{lock}"
-    )
-
-
-@cache
-def _converters(model: type[models.Model], vendor: str) -> list[tuple[int, list, Any]]:
-    """What the ORM's compiler does to each column it reads (JSON parsed, times made aware):
-    (position, converters, column) for the columns that need any."""
-    found = []
-    for position, field in enumerate(model._meta.concrete_fields):
-        converters, column = django_orm.read_converters(model, field)
-        if converters:
-            found.append((position, converters, column))
-    return found
-
-
-def _model_from_row[M: models.Model](model: type[M], row: Sequence[Any]) -> M:
-    values = list(row)
-    # A model class hashes by identity; mypy, seeing Django untyped, cannot tell.
-    for position, converters, column in _converters(model, connection.vendor):  # type: ignore[arg-type]
-        for convert in converters:
-            values[position] = convert(values[position], column, connection)
-    return model.from_db(connection.alias, None, values)
+def room_by_code(code: str) -> Room | None:
+    """The room whose invite code is `code`, for every page, socket and API call that names
+    one; None for none, and for text that cannot be a code (not looked up)."""
+    return rows.first(Room, code=code) if is_room_code(code) else None
 
 
 def current_game(room_id: int, *, locked: bool) -> Game:
@@ -76,12 +44,10 @@ def current_game(room_id: int, *, locked: bool) -> Game:
     PostgreSQL; SQLite's immediate transactions already let one writer in at a time). Every
     room has one from its creation, so none means the room was deleted meanwhile:
     `Game.DoesNotExist`, as a `get` would raise."""
-    with connection.cursor() as cursor:
-        cursor.execute(_current_game_sql(connection.vendor, locked), [room_id])
-        row = cursor.fetchone()
-    if row is None:
+    game = rows.first(Game, newest="number", locked=locked, room=room_id)
+    if game is None:
         raise Game.DoesNotExist(f"room {room_id} has no game")
-    return _model_from_row(Game, row)
+    return game
 
 
 @cache
@@ -90,18 +56,18 @@ def _update_game_sql(names: tuple[str, ...], vendor: str, checked: bool = False)
     also only while the row holds the state and params given and its room has no newer game
     (`write_move`'s `unchanged`)."""
     meta = Game._meta
-    column = {name: _quote(meta.get_field(name).column) for name in ("state", "params", "room")}
-    assignments = ", ".join(f"{_quote(meta.get_field(name).column)} = %s" for name in names)
+    column = {name: rows.quote(meta.get_field(name).column) for name in ("state", "params", "room")}
+    assignments = ", ".join(f"{rows.quote(meta.get_field(name).column)} = %s" for name in names)
     sql = (
-        f"UPDATE {_quote(meta.db_table)} SET {assignments}"
-        f" WHERE {_quote(meta.pk.column)} = %s AND {_quote(meta.get_field('version').column)} = %s"
+        f"UPDATE {rows.quote(meta.db_table)} SET {assignments}"
+        f" WHERE {rows.quote(meta.pk.column)} = %s AND {rows.quote(meta.get_field('version').column)} = %s"
     )
     if not checked:
         return sql
     state = f"CAST({column['state']} AS text)" if vendor == "postgresql" else column["state"]
-    number = _quote(meta.get_field("number").column)
+    number = rows.quote(meta.get_field("number").column)
     newer = (
-        f"SELECT 1 FROM {_quote(meta.db_table)} AS newer"
+        f"SELECT 1 FROM {rows.quote(meta.db_table)} AS newer"
         f" WHERE newer.{column['room']} = %s AND newer.{number} > %s"
     )
     return f"{sql} AND {state} = %s AND {column['params']} = %s AND NOT EXISTS ({newer})"
@@ -114,8 +80,8 @@ def _inserted_fields(model: type[models.Model]) -> list[models.Field]:
 
 def _insert_head(model: type[models.Model]) -> str:
     fields = _inserted_fields(model)  # type: ignore[arg-type]  # hashes by identity (above)
-    columns = ", ".join(_quote(field.column) for field in fields)
-    return f"INSERT INTO {_quote(model._meta.db_table)} ({columns})"
+    columns = ", ".join(rows.quote(field.column) for field in fields)
+    return f"INSERT INTO {rows.quote(model._meta.db_table)} ({columns})"
 
 
 @cache
@@ -184,7 +150,7 @@ def _move_values(move: MoveRow) -> list[Any]:
         value = move.get(field.attname)
         if value is None and getattr(field, "auto_now_add", False):
             value = timezone.now()
-        values.append(_db_value(field, value))
+        values.append(rows.db_value(field, value))
     return values
 
 
@@ -204,27 +170,7 @@ def _execute_write(statements: Sequence[tuple[str, Sequence[Any]]]) -> bool:
 
 
 def _prepared(game: Game, name: str) -> Any:
-    return _db_value(Game._meta.get_field(name), getattr(game, name))
-
-
-_PLAIN_TYPES = frozenset(
-    ("AutoField", "BigAutoField", "BigIntegerField", "CharField", "ForeignKey")
-    + ("IntegerField", "PositiveIntegerField", "TextField")
-)
-
-
-@cache
-def _plain(field: models.Field) -> bool:
-    return field.get_internal_type() in _PLAIN_TYPES
-
-
-def _db_value(field: models.Field, value: Any) -> Any:
-    """`field.get_db_prep_save(value)`, which for a plain int, str or None in a number, text or
-    key column is the value itself on both databases: that skips its chain of calls, a sixth
-    of a move's CPU on SQLite (docs/performance.md)."""
-    if (value is None or type(value) is int or type(value) is str) and _plain(field):
-        return value
-    return field.get_db_prep_save(value, connection)
+    return rows.db_value(Game._meta.get_field(name), getattr(game, name))
 
 
 def _state_text(game: Game) -> str:

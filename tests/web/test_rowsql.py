@@ -12,8 +12,8 @@ from django.utils import timezone
 from games.engine import minesweeper as engine
 from games.protocol.messages import CellMove
 from games.rooms import dispatch, playing
-from games.store import rowsql
-from games.store.models import Game, Move
+from games.store import rows, rowsql
+from games.store.models import Game, Move, Player, Room
 
 pytestmark = pytest.mark.django_db
 
@@ -47,9 +47,27 @@ def test_a_room_without_games_has_no_current_game(room):
 
 
 def test_the_lock_is_a_row_lock_where_the_database_has_one():
-    sql = rowsql._current_game_sql(connection.vendor, locked=True)
+    sql = rows._first_sql(Game, ("room",), "number", connection.vendor, True)
     assert sql.endswith(" FOR UPDATE") == connection.features.has_select_for_update
-    assert "FOR UPDATE" not in rowsql._current_game_sql(connection.vendor, locked=False)
+    assert "FOR UPDATE" not in rows._first_sql(Game, ("room",), "number", connection.vendor, False)
+
+
+def test_a_room_read_by_its_code_or_id_reads_as_the_orm_reads_it(room, ana):
+    room.settings = {**room.settings, "note": 'it\'s "quoted"'}
+    room.save()
+    theirs = Room.objects.get(code=room.code)
+    for mine in (rows.first(Room, code=room.code), rows.get(Room, id=room.pk)):
+        assert type(mine) is Room and fields(mine) == fields(theirs)
+        assert mine.created_at.tzinfo is not None and mine.settings["note"] == 'it\'s "quoted"'
+        assert not mine._state.adding and mine._state.db == "default"
+    assert fields(rows.first(Player, room=room.pk, token=ana.token)) == fields(ana)
+
+
+def test_a_row_that_is_not_there_is_none_or_does_not_exist(room):
+    assert rows.first(Room, code="no-such-room") is None
+    assert rows.first(Player, room=room.pk, token="") is None
+    with pytest.raises(Room.DoesNotExist):
+        rows.get(Room, id=room.pk + 1000)
 
 
 def a_move(game, player, seq=1) -> dict:

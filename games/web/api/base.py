@@ -17,7 +17,8 @@ from pydantic import ConfigDict, Field
 from ...kinds import KINDS, create_schema
 from ...limits import Decision, headers
 from ...rooms import host, joining, playing
-from ...store.models import MAX_NICKNAME, Player, Room, is_room_code
+from ...store import rowsql
+from ...store.models import MAX_NICKNAME, Player, Room
 from ..events_schema import assembled as assembled_events_schema
 
 
@@ -181,7 +182,7 @@ def events_schema(request: HttpRequest) -> HttpResponse:
 
 
 def find_room(code: str) -> Room:
-    room = Room.objects.filter(code=code).first() if is_room_code(code) else None
+    room = rowsql.room_by_code(code)
     if room is None:
         raise HttpError(404, "No room with that code.")
     return room
