@@ -1,6 +1,6 @@
 """Ours side by side with the fastest open peer, the issue-17 table with ratios: one command.
 
-    python -m bench.peer [--rounds 2] [--clients 2 20 100] [--peer /tmp/peer]
+    python -m bench.peer [--rounds 2] [--clients 2 20 100] [--peer /tmp/peer] [--shape embedded]
     make bench-peer
 
 The peer is Michaell14/Minesweeper-Co-op (Next.js + socket.io + Redis, one Node process), cloned
@@ -8,15 +8,23 @@ outside the project (`--peer`, its `server/` folder after `npm ci`; never copied
 
     git clone https://github.com/Michaell14/Minesweeper-Co-op /tmp/peer && (cd /tmp/peer/server && npm ci)
 
-Started here as ../shared/peer-bench/README.md says: a private Redis on 127.0.0.1:6390, the peer
-bound to loopback on 3201 (`node -r loopback.js server.js`), ours embedded (one Daphne, SQLite,
+Started here as ../shared/peer-bench/README.md says: a private Redis on 127.0.0.1, the peer
+bound to loopback (`node -r loopback.js server.js`; free ports, so a Redis or peer left running
+by hand is neither reused nor measured), ours embedded (one Daphne, SQLite,
 the in-memory layer: `make run`'s shape) and in production shape (one Daphne, PostgreSQL, Redis
 pub/sub), all with DEBUG off. For each round and each N, interleaved: the peer's probe
 (../shared/peer-bench/peer_probe.js, socket.io-client@4), then ours embedded, then ours in
 production (bench/room_probe.js, MOVERS=3). Each row: flag and reveal p50/p99 (ms), the ratio
 ours / peer from the same round, bytes of a one-cell update, the server's CPU seconds over the
 whole run, and the load averages when it started (other work on the machine shows as latency:
-quote figures from a quiet machine). About 25 s a run, 4-5 minutes for two rounds.
+quote figures from a quiet machine). About 25 s a run, 4-5 minutes for two rounds. The means of
+the rounds close the table: the latency ratios' means, and the ratio of the mean CPUs.
+
+The peer's server CPU is its Node process and its Redis together, as ours embedded is the Daphne
+with SQLite inside it: the peer keeps every room's state in Redis and reads and writes it there on
+each move, so its store's work is part of a move's cost as our SQLite's is of ours (Redis took
+0.23-0.24 s of a 1.4-2.0 s run on the development machine, docs/performance.md). Node's alone
+is kept beside it (`node_cpu_s`, and the last lines of the table) for the figures quoted before.
 """
 
 import argparse
@@ -39,8 +47,6 @@ PEER_BENCH = Path(
 )
 """The peer's probe and loopback preload: ../shared/peer-bench beside the project, or
 `PEER_BENCH_DIR` for a checkout elsewhere (`--peer-bench` on the command line)."""
-PEER_PORT = 3201
-PEER_REDIS_PORT = 6390
 
 
 def start(command: list[str], cwd: Path, env: dict[str, str], log: Path) -> subprocess.Popen:
@@ -72,17 +78,35 @@ def wait_http(url: str, timeout: float = 30.0) -> None:
             time.sleep(0.3)
 
 
-def run_peer_probe(clients: int, node_pid: int, peer_bench: Path) -> dict[str, object]:
+def wait_redis(port: int, timeout: float = 10.0) -> None:
+    import redis
+
+    client = redis.Redis(host="127.0.0.1", port=port, socket_timeout=1)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            client.ping()
+            return
+        except redis.RedisError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the peer's Redis on {port} did not answer") from None
+            time.sleep(0.1)
+
+
+def run_peer_probe(
+    clients: int, port: int, node_pid: int, redis_pid: int, peer_bench: Path
+) -> dict[str, object]:
     module = probe.ensure_node_module("socket.io-client", "socket.io-client@4")
-    watch = probe.CpuWatch([node_pid])
+    watch, store = probe.CpuWatch([node_pid]), probe.CpuWatch([redis_pid])
     before = probe.load()
     watch.mark("start")
+    store.mark("start")
     done = subprocess.run(
         ["node", str(peer_bench / "peer_probe.js")],
         env={
             **os.environ,
             "SIO_MODULE": str(module),
-            "URL": f"http://127.0.0.1:{PEER_PORT}",
+            "URL": f"http://127.0.0.1:{port}",
             "N": str(clients),
             "PAUSE_MS": probe.METHOD["PAUSE_MS"],
         },
@@ -91,13 +115,18 @@ def run_peer_probe(clients: int, node_pid: int, peer_bench: Path) -> dict[str, o
         timeout=probe.RUN_TIMEOUT,
     )
     watch.mark("end")
+    store.mark("end")
     if done.returncode:
         raise RuntimeError(f"peer probe N={clients} failed: {done.stderr[-2000:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
     result.update(
         shape="peer",
         N=clients,
-        server_cpu_s=round(watch.marks["end"] - watch.marks["start"], 2),
+        node_cpu_s=round(watch.marks["end"] - watch.marks["start"], 2),
+        server_cpu_s=round(
+            watch.marks["end"] - watch.marks["start"] + store.marks["end"] - store.marks["start"],
+            2,
+        ),
         load_before=before,
     )
     return result
@@ -142,8 +171,45 @@ def table(rounds: list[list[dict[str, object]]]) -> list[str]:
             )
     lines.append(
         "  (x.xx) = ours / peer; goal: embedded <= 1.0, production <= 1.2; cpu s = the server's"
-        " CPU over the whole run (Node for the peer, the Daphne for ours)"
+        " CPU over the whole run (Node and its Redis for the peer, the Daphne for ours)"
     )
+    return lines + means(rounds)
+
+
+def means(rounds: list[list[dict[str, object]]]) -> list[str]:
+    """Per shape and N over the rounds: the mean of each latency ratio (flag p50, reveal p50),
+    and the ratio of the mean CPUs, with the peer's Node and Redis and with its Node alone."""
+    lines = [f"Means of {len(rounds)} rounds: flag p50, reveal p50 (mean of the ratios); cpu"]
+    shapes = dict.fromkeys(
+        run["shape"] for runs in rounds for run in runs if run["shape"] != "peer"
+    )
+    for shape in shapes:
+        for clients in dict.fromkeys(run["N"] for runs in rounds for run in runs):
+            pairs = [
+                (mine, peer)
+                for runs in rounds
+                for mine in runs
+                for peer in runs
+                if mine["shape"] == shape
+                and peer["shape"] == "peer"
+                and mine["N"] == peer["N"]
+                and mine["N"] == clients
+            ]
+            if not pairs:
+                continue
+            ratio = {
+                key: sum(figures(m)[key] / figures(p)[key] for m, p in pairs) / len(pairs)
+                for key in ("flag p50", "reveal p50")
+            }
+            ours = sum(float(m["server_cpu_s"]) for m, _ in pairs)
+            theirs = sum(float(p["server_cpu_s"]) for _, p in pairs)
+            node = sum(float(p.get("node_cpu_s", p["server_cpu_s"])) for _, p in pairs)
+            lines.append(
+                f"  {shape:<11} N={clients:<4} flag {ratio['flag p50']:.2f}  reveal"
+                f" {ratio['reveal p50']:.2f}  cpu {ours / theirs:.2f} (Node alone {ours / node:.2f});"
+                f" ours {ours / len(pairs):.2f} s, the peer's {theirs / len(pairs):.2f} s"
+                f" (Node {node / len(pairs):.2f})"
+            )
     return lines
 
 
@@ -154,6 +220,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--clients", type=int, nargs="+", default=list(probe.CLIENTS))
     parser.add_argument("--json", type=Path, default=procs.ROOT / "bench/results/peer.json")
+    parser.add_argument(
+        "--shape",
+        action="append",
+        choices=probe.SHAPES,
+        help="ours in this shape only (repeatable; default: both): embedded alone takes a"
+        " third less time, for more rounds in the same minutes",
+    )
     args = parser.parse_args(argv)
     server_dir = args.peer / "server"
     if not (server_dir / "node_modules").exists():
@@ -165,9 +238,10 @@ def main(argv: list[str] | None = None) -> int:
     logdir.mkdir(parents=True, exist_ok=True)
     rounds: list[list[dict[str, object]]] = []
     servers: list[procs.Server] = []
+    peer_port, redis_port = procs.free_port(), procs.free_port()
     try:
         redis = start(
-            ["redis-server", "--port", str(PEER_REDIS_PORT), "--bind", "127.0.0.1"]
+            ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1"]
             + ["--save", "", "--appendonly", "no"],
             server_dir,
             dict(os.environ),
@@ -178,16 +252,17 @@ def main(argv: list[str] | None = None) -> int:
             server_dir,
             {
                 **os.environ,
-                "PORT": str(PEER_PORT),
+                "PORT": str(peer_port),
                 "HOST": "127.0.0.1",
-                "REDIS_PORT": str(PEER_REDIS_PORT),
+                "REDIS_PORT": str(redis_port),
             },
             logdir / "peer.log",
         )
-        wait_http(f"http://127.0.0.1:{PEER_PORT}/socket.io/?EIO=4&transport=polling")
+        wait_redis(redis_port)
+        wait_http(f"http://127.0.0.1:{peer_port}/socket.io/?EIO=4&transport=polling")
         with tempfile.TemporaryDirectory(prefix="minesweeper-peer-") as tmp:
             ours = {}
-            for name in probe.SHAPES:
+            for name in args.shape or probe.SHAPES:
                 shape = probe.make_shape(name, Path(tmp) / name)
                 (Path(tmp) / name).mkdir()
                 procs.prepare(shape)
@@ -197,7 +272,9 @@ def main(argv: list[str] | None = None) -> int:
             for number in range(1, args.rounds + 1):
                 runs = []
                 for clients in args.clients:
-                    runs.append(run_peer_probe(clients, node.pid, args.peer_bench))
+                    runs.append(
+                        run_peer_probe(clients, peer_port, node.pid, redis.pid, args.peer_bench)
+                    )
                     progress(f"round {number} peer N={clients}", figures(runs[-1]))
                     for name, server in ours.items():
                         base = f"http://{procs.HOST}:{server.ports[0]}"
