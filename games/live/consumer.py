@@ -34,8 +34,7 @@ from ..protocol import audiences, flood
 from ..protocol.flood import MESSAGES, SPECTATOR_MESSAGES
 from ..rooms import autoplay, host, joining, presence
 from ..rooms.hints import address_of
-from ..store import rowsql
-from ..store.models import Player, Room
+from ..store.models import Player, Room, room_by_code
 from . import bot_sockets, heartbeat, layer_watch, relay, rosters, sockets
 from .delayed import DelayedSender
 from .fragments import error_html
@@ -151,7 +150,7 @@ class RoomConsumer(Receiving):
     def _enter(
         self, code: str, credentials: bot_sockets.Credentials
     ) -> tuple[Room | None, Player | None]:
-        room = rowsql.room_by_code(code)
+        room = room_by_code(code)
         if room is None:
             return None, None
         if credentials.token is not None:  # a bot: its token, never the session

@@ -54,6 +54,13 @@ def is_room_code(code: str) -> bool:
     return _ROOM_CODE.fullmatch(code) is not None
 
 
+def room_by_code(code: str) -> "Room | None":
+    """The room whose invite code is `code`, for every page, socket and API call that names
+    one (`rows.first`: no query compiled per call); None for none, and for text that cannot be
+    a code (not looked up)."""
+    return rows.first(Room, code=code) if is_room_code(code) else None
+
+
 def new_player_token() -> str:
     return secrets.token_urlsafe(24)
 

@@ -28,15 +28,9 @@ from django.utils import timezone
 from ..patches import django_orm
 from . import rows
 from .identity_memo import IdentityMemo
-from .models import Game, Move, Room, is_room_code
+from .models import Game, Move
 
 # The `vendor` arguments below only key the caches: quoting and locking differ per database.
-
-
-def room_by_code(code: str) -> Room | None:
-    """The room whose invite code is `code`, for every page, socket and API call that names
-    one; None for none, and for text that cannot be a code (not looked up)."""
-    return rows.first(Room, code=code) if is_room_code(code) else None
 
 
 def current_game(room_id: int, *, locked: bool) -> Game:

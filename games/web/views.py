@@ -17,8 +17,7 @@ from ..kinds.replays import Page
 from ..kinds.table import SIGN_IN_TO_RATE, GameKind
 from ..limits import Decision, headers
 from ..rooms import host, joining, nicknames
-from ..store import rowsql
-from ..store.models import Game, Player, Room
+from ..store.models import Game, Player, Room, room_by_code
 from . import history, on_now
 from .forms import NicknameForm
 from .preview_tags import tags
@@ -50,7 +49,7 @@ def remember_seat(request: HttpRequest, room: Room, player: Player, nickname: st
 
 
 def find_room(code: str) -> Room | None:
-    return rowsql.room_by_code(code)
+    return room_by_code(code)
 
 
 def seat_of(request: HttpRequest, room: Room) -> Player | None:

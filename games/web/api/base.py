@@ -17,8 +17,7 @@ from pydantic import ConfigDict, Field
 from ...kinds import KINDS, create_schema
 from ...limits import Decision, headers
 from ...rooms import host, joining, playing
-from ...store import rowsql
-from ...store.models import MAX_NICKNAME, Player, Room
+from ...store.models import MAX_NICKNAME, Player, Room, room_by_code
 from ..events_schema import assembled as assembled_events_schema
 
 
@@ -182,7 +181,7 @@ def events_schema(request: HttpRequest) -> HttpResponse:
 
 
 def find_room(code: str) -> Room:
-    room = rowsql.room_by_code(code)
+    room = room_by_code(code)
     if room is None:
         raise HttpError(404, "No room with that code.")
     return room
