@@ -22,6 +22,18 @@ ERROR = '<div id="room-error"'
 CSRF_FIELD = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 
+SOCKETS_PER_SOURCE = 50
+"""Sockets a bench gives one forwarded address: each address may hold 200 sockets per process
+(`games.protocol.flood.SOCKETS_PER_ADDRESS`), and a crowd comes from many."""
+
+
+def source(n: int) -> str:
+    """The forwarded client address of socket `n` (`Client.source`): 198.18.x.y, the benchmark
+    network, `SOCKETS_PER_SOURCE` sockets each."""
+    block = n // SOCKETS_PER_SOURCE
+    return f"198.18.{block // 250}.{block % 250 + 1}"
+
+
 @dataclass
 class Reply:
     status: int

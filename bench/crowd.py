@@ -45,6 +45,7 @@ from .clients import (
     http,
     join,
     percentiles,
+    source,
 )
 from .scenarios import Matcher, Room, load_step, size_spec, start_games
 
@@ -52,7 +53,6 @@ PLAYERS = 4
 MOVES_PER_SECOND = 4.0
 """Four players at one move a second each."""
 FEW = 10
-SOCKETS_PER_SOURCE = 50
 HOME_VIEWS = 40
 TARGET_P99_MS = 250.0
 TARGET_KB_PER_SOCKET = 30.0
@@ -95,12 +95,6 @@ class ByProcess(Tracker):
             side: {k: v for k, v in percentiles(t.samples.get(phase, [])).items() if k != "moves"}
             for side, t in self.sides.items()
         }
-
-
-def source(n: int) -> str:
-    """The forwarded client address of spectator `n`: 198.18.x.y, 50 spectators each."""
-    block = n // SOCKETS_PER_SOURCE
-    return f"198.18.{block // 250}.{block % 250 + 1}"
 
 
 async def home_cost(server: procs.Server, code: str) -> dict[str, object]:

@@ -20,34 +20,15 @@ Run it pinned to one CPU (`taskset -c 0`) on a quiet machine.
 import argparse
 import asyncio
 import json
-import os
 import statistics
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
-
-def _setup() -> None:
-    workdir = tempfile.mkdtemp(prefix="minesweeper-flag-write-")
-    os.environ.update(
-        DJANGO_SETTINGS_MODULE="config.settings",
-        SQLITE_PATH=os.path.join(workdir, "flag-write.sqlite3"),
-        DEBUG="false",
-        SECRET_KEY="bench-only-" + "x" * 50,
-        BEHIND_TLS="false",
-        LOG_LEVEL="WARNING",
-    )
-    for key in ("DATABASE_URL", "REDIS_URL"):
-        os.environ.pop(key, None)
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", verbosity=0)
+from . import procs
 
 
 def _server_loop() -> None:
@@ -142,7 +123,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--flags", type=int, default=500)
     options = parser.parse_args()
-    _setup()
+    procs.setup_django("flag-write")
     _server_loop()
     json.dump(measure(options.rounds, options.flags), sys.stdout)
     print()

@@ -374,12 +374,10 @@ async def wait_quiet(max_wait: float = 3.0, threshold: float = 40.0) -> float:
             return round(busy, 1)
 
 
-@contextlib.contextmanager
-def django_here(name: str, database_url: str = "", **env: str) -> Iterator[str]:
-    """Django in this process for a bench that calls views and services directly: migrated on
-    a throwaway SQLite file (or `database_url`), nothing broadcast, plain static files (pages
-    name them, and the plain storage needs no collectstatic manifest). `env` adds settings.
-    Yields which database it is."""
+def setup_django(name: str, database_url: str = "", **env: str) -> str:
+    """Django set up in this process for a bench that calls views and services directly:
+    the server's settings with DEBUG off, migrated on a throwaway SQLite file (or
+    `database_url`), no Redis. `env` adds settings. Returns which database it is."""
     import tempfile
 
     workdir = tempfile.mkdtemp(prefix=f"minesweeper-{name}-")
@@ -400,10 +398,19 @@ def django_here(name: str, database_url: str = "", **env: str) -> Iterator[str]:
         os.environ.pop("DATABASE_URL", None)
     import django
     from django.core.management import call_command
-    from django.test.utils import override_settings
 
     django.setup()
     call_command("migrate", verbosity=0)
+    return "postgresql" if database_url else "sqlite"
+
+
+@contextlib.contextmanager
+def django_here(name: str, database_url: str = "", **env: str) -> Iterator[str]:
+    """`setup_django`, with nothing broadcast and plain static files (pages name them, and the
+    plain storage needs no collectstatic manifest). Yields which database it is."""
+    from django.test.utils import override_settings
+
+    database = setup_django(name, database_url, **env)
     from games.broadcast import outbox
 
     outbox.send = lambda *args, **kwargs: None  # nobody listens
@@ -412,4 +419,4 @@ def django_here(name: str, database_url: str = "", **env: str) -> Iterator[str]:
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
     with override_settings(STORAGES=plain):
-        yield "postgresql" if database_url else "sqlite"
+        yield database

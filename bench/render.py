@@ -7,10 +7,10 @@ Runs against a throwaway SQLite database; prints JSON.
 """
 
 import json
-import os
 import sys
-import tempfile
 import time
+
+from . import procs
 
 REPEATS = 30
 KINDS = ("snapshot", "move", "midgame move")
@@ -83,25 +83,10 @@ def board_rows(name, mines, room, game, player, applied, loss) -> list[dict[str,
 
 
 def main() -> int:
-    workdir = tempfile.mkdtemp(prefix="minesweeper-render-")
-    os.environ.update(
-        DJANGO_SETTINGS_MODULE="config.settings",
-        SQLITE_PATH=os.path.join(workdir, "render.sqlite3"),
-        DEBUG="false",
-        SECRET_KEY="bench-only-" + "x" * 50,
-        BEHIND_TLS="false",
-        LOG_LEVEL="WARNING",
-    )
-    for key in ("DATABASE_URL", "REDIS_URL"):
-        os.environ.pop(key, None)
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", verbosity=0)
+    procs.setup_django("render")
     from games.broadcast import outbox
 
-    outbox.send = lambda room_id, html, started=None: None  # rendering only: nobody listens
+    outbox.send = lambda *args, **kwargs: None  # rendering only: nobody listens
     json.dump(measure(), sys.stdout)
     return 0
 

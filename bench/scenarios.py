@@ -19,6 +19,7 @@ from .clients import (
     gather_limited,
     join,
     percentiles,
+    source,
     version_of,
 )
 
@@ -479,7 +480,10 @@ async def memory(
     tabs = []
     for index, code in enumerate(codes):
         tabs.append(Client(index, code, port_of(index, 0), cookies[index], f"m{index}"))
-        tabs += [Client(index, code, port_of(index, s)) for s in range(1, per_room)]
+        tabs += [  # watchers from many addresses, as a crowd's are (200 sockets per address)
+            Client(index, code, port_of(index, s), source=source(len(tabs) + s))
+            for s in range(1, per_room)
+        ]
     await asyncio.sleep(1.0)
     baseline = sum(server.rss())
     points = []
